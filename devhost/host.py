@@ -1,0 +1,88 @@
+"""The devhost itself: loads the app, then serves HTTP and runs queue and blob triggers."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+import uvicorn
+
+from .blobs import BlobScanner
+from .config import HostConfig, load_host_config, load_local_settings
+from .http import HttpGateway, build_routes
+from .invoke import Invoker
+from .loader import LoadedFunction, import_app
+from .queues import QueueListener
+from .storage import StorageClients
+
+log = logging.getLogger("devhost")
+
+
+def load(app_dir: Path) -> tuple[HostConfig, list[LoadedFunction]]:
+    """Settings first (the app may read them at import), then host.json, then the app."""
+    load_local_settings(app_dir)
+    config = load_host_config(app_dir)
+    return config, import_app(app_dir)
+
+
+def host_id(app_dir: Path) -> str:
+    # The real host derives its id from the site name; locally the app folder stands in.
+    configured = os.environ.get("AzureFunctionsWebHost__hostid")  # noqa: SIM112  (host name)
+    if configured:
+        return configured
+    return "devhost-" + hashlib.sha256(str(app_dir.resolve()).encode()).hexdigest()[:16]
+
+
+class DevHost:
+    def __init__(self, app_dir: Path, config: HostConfig, functions: list[LoadedFunction]) -> None:
+        self.storage = StorageClients()
+        self.invoker = Invoker(self.storage, config.queues.message_encoding, self._woken)
+        self.queue_listeners = [
+            QueueListener(f, config.queues, self.storage, self.invoker)
+            for f in functions
+            if f.trigger.type == "queueTrigger"
+        ]
+        hid = host_id(app_dir)
+        self.blob_scanners = [
+            BlobScanner(f, config.blobs, self.storage, self.invoker, hid)
+            for f in functions
+            if f.trigger.type == "blobTrigger"
+        ]
+        self.gateway = HttpGateway(build_routes(functions), config.route_prefix, self.invoker)
+
+    def _woken(self, queue_name: str) -> None:
+        for listener in self.queue_listeners:
+            if listener.queue_name == queue_name:
+                listener.wake()
+
+    def wake_all(self) -> None:
+        """Poll every trigger now (the app's own SDK writes can call this through the hook)."""
+        for listener in self.queue_listeners:
+            listener.wake()
+        for scanner in self.blob_scanners:
+            scanner.wake()
+
+    async def serve(self, host: str, port: int) -> None:
+        server = uvicorn.Server(
+            uvicorn.Config(
+                self.gateway,
+                host=host,
+                port=port,
+                log_level="warning",
+                lifespan="on",
+                timeout_graceful_shutdown=2,
+            )
+        )
+        workers = [
+            asyncio.create_task(t.run()) for t in [*self.queue_listeners, *self.blob_scanners]
+        ]
+        try:
+            await server.serve()
+        finally:
+            for task in workers:
+                task.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            await self.storage.close()

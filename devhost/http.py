@@ -1,0 +1,97 @@
+"""HTTP triggers: routePrefix, route templates, methods, and responses streamed as yielded."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from .invoke import Invoker
+from .loader import LoadedFunction
+from .routes import RouteTemplate, compile_route
+
+log = logging.getLogger("devhost.http")
+
+
+@dataclass(frozen=True)
+class HttpRoute:
+    function: LoadedFunction
+    template: RouteTemplate
+    methods: frozenset[str]
+
+
+def build_routes(functions: list[LoadedFunction]) -> list[HttpRoute]:
+    routes = []
+    for fn in functions:
+        if fn.trigger.type != "httpTrigger":
+            continue
+        raw = fn.trigger.raw
+        methods = frozenset(m.upper() for m in raw.get("methods") or ()) or frozenset(
+            {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"}
+        )
+        routes.append(HttpRoute(fn, compile_route(raw.get("route") or fn.name), methods))
+    # Literal segments win over parameters, as in ASP.NET's route precedence.
+    routes.sort(key=lambda r: r.template.template.count("{"))
+    return routes
+
+
+class HttpGateway:
+    """The ASGI app uvicorn serves; everything else the host does runs beside it."""
+
+    def __init__(self, routes: list[HttpRoute], route_prefix: str, invoker: Invoker) -> None:
+        self._routes = routes
+        self._prefix = f"/{route_prefix}" if route_prefix else ""
+        self._invoker = invoker
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        if self._prefix and not (path == self._prefix or path.startswith(self._prefix + "/")):
+            await Response(status_code=404)(scope, receive, send)
+            return
+        relative = path[len(self._prefix) :]
+        allowed: set[str] = set()
+        for route in self._routes:
+            params = route.template.match(relative)
+            if params is None:
+                continue
+            if scope["method"] not in route.methods:
+                allowed |= route.methods
+                continue
+            await self._invoke(route, params, scope, receive, send)
+            return
+        if allowed:
+            headers = {"Allow": ", ".join(sorted(allowed))}
+            await Response(status_code=405, headers=headers)(scope, receive, send)
+        else:
+            await Response(status_code=404)(scope, receive, send)
+
+    async def _invoke(
+        self, route: HttpRoute, params: dict[str, str], scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        scope = {**scope, "path_params": params}
+        request = Request(scope, receive)
+        try:
+            response = await self._invoker.call(route.function, request, params)
+        except Exception:
+            log.exception("function %s failed", route.function.name)
+            response = Response(status_code=500)
+        # A starlette Response is an ASGI app: StreamingResponse sends each chunk as yielded.
+        await response(scope, receive, send)
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

@@ -1,0 +1,33 @@
+"""Create what the app expects to exist; in Azure the infrastructure templates do this."""
+
+from __future__ import annotations
+
+import contextlib
+
+from azure.core.exceptions import ResourceExistsError
+from azure.cosmos import PartitionKey
+
+from shared import clients
+from shared.settings import (
+    BUCKET_CONTAINERS,
+    CLASSIFY_QUEUE,
+    INBOX,
+    OUTCOMES_QUEUE,
+    VOICE_CONTAINER,
+    get_settings,
+)
+
+QUEUES = (CLASSIFY_QUEUE, f"{CLASSIFY_QUEUE}-poison", OUTCOMES_QUEUE)
+
+
+async def provision() -> None:
+    database = await clients.cosmos_client().create_database_if_not_exists(
+        get_settings().cosmos_database
+    )
+    for name in (INBOX, *BUCKET_CONTAINERS):
+        await database.create_container_if_not_exists(name, PartitionKey(path="/userId"))
+    with contextlib.suppress(ResourceExistsError):
+        await clients.blob_service().create_container(VOICE_CONTAINER)
+    for queue in QUEUES:
+        with contextlib.suppress(ResourceExistsError):
+            await clients.queue_service().create_queue(queue)

@@ -1,0 +1,152 @@
+"""Queue triggers with the Functions host's semantics (extensions.queues in host.json).
+
+Batches of `batchSize`, a new batch once in-flight work falls to `newBatchThreshold`,
+exponential polling backoff up to `maxPollingInterval` (cut short when the app enqueues),
+retry after `visibilityTimeout`, and `<queue>-poison` after `maxDequeueCount` attempts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+
+import azure.functions as func
+from azure.core.exceptions import ResourceExistsError
+from azure.storage.queue import QueueMessage as SdkMessage
+from azure.storage.queue.aio import QueueClient
+
+from .config import QueueOptions
+from .invoke import Invoker
+from .loader import LoadedFunction
+from .storage import StorageClients, decode_message
+
+log = logging.getLogger("devhost.queues")
+
+MIN_POLLING_INTERVAL = 0.1  # seconds, as the host's QueuePollingIntervals.Minimum
+# The host hides a message it is working on for 10 minutes and renews; we hide it once.
+PROCESSING_VISIBILITY = 600
+
+
+class QueueListener:
+    def __init__(
+        self,
+        function: LoadedFunction,
+        options: QueueOptions,
+        storage: StorageClients,
+        invoker: Invoker,
+    ) -> None:
+        self.function = function
+        self.queue_name = function.trigger.raw["queueName"]
+        connection = function.trigger.raw.get("connection") or "AzureWebJobsStorage"
+        service = storage.queue_service(connection)
+        self._queue: QueueClient = service.get_queue_client(self.queue_name)
+        self._poison: QueueClient = service.get_queue_client(f"{self.queue_name}-poison")
+        self._options = options
+        self._invoker = invoker
+        self._wake = asyncio.Event()
+        self._in_flight: set[asyncio.Task[None]] = set()
+        self._slot_free = asyncio.Event()
+
+    def wake(self) -> None:
+        """Poll now: the app itself just enqueued to this queue."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        with contextlib.suppress(ResourceExistsError):
+            await self._queue.create_queue()
+        delay = MIN_POLLING_INTERVAL
+        try:
+            while True:
+                await self._wait_for_capacity()
+                got = await self._receive_batch()
+                if got:
+                    delay = MIN_POLLING_INTERVAL
+                    continue
+                await self._sleep(delay)
+                ceiling = self._options.max_polling_interval.total_seconds()
+                # Randomised exponential backoff, like the host's polling strategy.
+                delay = min(ceiling, delay * 2 * random.uniform(0.8, 1.2))
+        finally:
+            for task in self._in_flight:
+                task.cancel()
+
+    async def _wait_for_capacity(self) -> None:
+        while len(self._in_flight) > self._options.threshold:
+            self._slot_free.clear()
+            await self._slot_free.wait()
+
+    async def _sleep(self, delay: float) -> None:
+        self._wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=delay)
+
+    async def _receive_batch(self) -> int:
+        count = 0
+        pager = self._queue.receive_messages(
+            messages_per_page=self._options.batch_size,
+            max_messages=self._options.batch_size,
+            visibility_timeout=PROCESSING_VISIBILITY,
+        )
+        async for message in pager:
+            count += 1
+            task = asyncio.create_task(self._process(message))
+            self._in_flight.add(task)
+            task.add_done_callback(self._done)
+        return count
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._in_flight.discard(task)
+        self._slot_free.set()
+
+    async def _process(self, message: SdkMessage) -> None:
+        max_dequeue = self._options.max_dequeue_count
+        if message.dequeue_count > max_dequeue:
+            await self._move_to_poison(message, "dequeue count over the limit")
+            return
+        try:
+            body = decode_message(message.content, self._options.message_encoding)
+        except ValueError:
+            # The host cannot bind such a message; retrying would never help.
+            await self._move_to_poison(message, "message is not valid base64")
+            return
+        trigger_value = func.QueueMessage(
+            id=message.id,
+            body=body,
+            dequeue_count=message.dequeue_count,
+            expiration_time=message.expires_on,
+            insertion_time=message.inserted_on,
+            time_next_visible=message.next_visible_on,
+            pop_receipt=message.pop_receipt,
+        )
+        try:
+            await self._invoker.call(
+                self.function, trigger_value, {"QueueTrigger": body.decode("utf-8", "replace")}
+            )
+        except Exception:
+            log.exception(
+                "function %s failed on message %s (attempt %d of %d)",
+                self.function.name,
+                message.id,
+                message.dequeue_count,
+                max_dequeue,
+            )
+            if message.dequeue_count >= max_dequeue:
+                await self._move_to_poison(message, "maxDequeueCount reached")
+            else:
+                await self._queue.update_message(
+                    message,
+                    pop_receipt=message.pop_receipt,
+                    visibility_timeout=int(self._options.visibility_timeout.total_seconds()),
+                )
+            return
+        await self._queue.delete_message(message, pop_receipt=message.pop_receipt)
+
+    async def _move_to_poison(self, message: SdkMessage, reason: str) -> None:
+        log.warning("moving message %s to %s: %s", message.id, self._poison.queue_name, reason)
+        with contextlib.suppress(ResourceExistsError):
+            await self._poison.create_queue()
+        # The host copies the raw content, so the poison message decodes like the original.
+        await self._poison.send_message(message.content)
+        await self._queue.delete_message(message, pop_receipt=message.pop_receipt)

@@ -1,0 +1,8 @@
+"""The Azure Functions app: registers the blueprints, nothing else."""
+
+import azure.functions as func
+
+from shared.entrypoints import health
+
+app = func.FunctionApp(http_auth_level=func.AuthLevel.ANONYMOUS)
+app.register_functions(health.bp)

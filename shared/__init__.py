@@ -1,0 +1,1 @@
+"""The capture pipeline's application package: domain, services and adapters."""

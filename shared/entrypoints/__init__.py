@@ -1,0 +1,1 @@
+"""Function entrypoints (blueprints): parse, authorise, call one service, shape the response."""

@@ -1,0 +1,18 @@
+"""GET /api/health: public, no secrets; 503 when a dependency is down."""
+
+import azure.functions as func
+from azurefunctions.extensions.http.fastapi import JSONResponse, Request
+
+from ..health import check_health
+
+bp = func.Blueprint()
+
+
+@bp.route(route="health", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+async def health(req: Request) -> JSONResponse:
+    report = await check_health()
+    return JSONResponse(
+        report.model_dump(exclude_none=True),
+        status_code=200 if report.ok else 503,
+        headers={"Cache-Control": "no-store"},
+    )
