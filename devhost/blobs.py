@@ -16,9 +16,9 @@ import json
 import logging
 import re
 
-import azure.functions as func
 from azure.core import MatchConditions
 from azure.core.exceptions import ResourceExistsError, ResourceModifiedError, ResourceNotFoundError
+from azure.functions.blob import InputStream  # the concrete class; func.InputStream is abstract
 from azure.storage.blob.aio import BlobServiceClient, ContainerClient
 from azure.storage.queue.aio import QueueClient
 
@@ -84,7 +84,10 @@ class BlobScanner:
         tasks: set[asyncio.Task[None]] = set()
         try:
             while True:
-                await self.scan(tasks)
+                try:
+                    await self.scan(tasks)
+                except Exception as exc:  # storage down: keep scanning, like the host
+                    log.warning("scanning %s failed: %r", self.container_name, exc)
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(
@@ -109,6 +112,10 @@ class BlobScanner:
         try:
             async with self._slots:
                 await self._try(name, etag, binding_data)
+        except Exception:
+            # Storage trouble in the host itself: the receipt stays incomplete, so the
+            # next scan tries again.
+            log.exception("devhost could not process blob %s/%s", self.container_name, name)
         finally:
             self._busy.discard((name, etag))
 
@@ -133,7 +140,7 @@ class BlobScanner:
             return
         data = await downloader.readall()
         props = downloader.properties
-        stream = func.InputStream(
+        stream = InputStream(
             data=data,
             name=f"{self.container_name}/{name}",
             uri=blob.url,

@@ -90,7 +90,11 @@ def load_host_config(app_dir: Path) -> HostConfig:
         max_dequeue_count=int(q.get("maxDequeueCount", 5)),
         message_encoding=str(q.get("messageEncoding", "base64")).lower(),
     )
-    blobs = BlobOptions(max_degree_of_parallelism=int(b.get("maxDegreeOfParallelism", 8)))
+    # Blob triggers retry through the host's queues, so they share maxDequeueCount.
+    blobs = BlobOptions(
+        max_degree_of_parallelism=int(b.get("maxDegreeOfParallelism", 8)),
+        max_dequeue_count=queues.max_dequeue_count,
+    )
     return HostConfig(
         route_prefix=str(http.get("routePrefix", "api")).strip("/"), queues=queues, blobs=blobs
     )

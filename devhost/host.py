@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import os
@@ -66,13 +67,14 @@ class DevHost:
             scanner.wake()
 
     async def serve(self, host: str, port: int) -> None:
-        server = uvicorn.Server(
+        """Serve until SIGINT/SIGTERM, then stop triggers and close clients in order."""
+        server = _Server(
             uvicorn.Config(
                 self.gateway,
                 host=host,
                 port=port,
                 log_level="warning",
-                lifespan="on",
+                lifespan="off",
                 timeout_graceful_shutdown=2,
             )
         )
@@ -86,3 +88,15 @@ class DevHost:
                 task.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
             await self.storage.close()
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without its own signal capture: the devhost owns shutdown, so that
+    trigger workers and SDK clients close cleanly instead of meeting a re-raised Ctrl-C."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        yield
+
+    def stop(self) -> None:
+        self.should_exit = True

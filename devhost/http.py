@@ -47,9 +47,6 @@ class HttpGateway:
         self._invoker = invoker
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
-            return
         if scope["type"] != "http":
             return
         path: str = scope["path"]
@@ -85,13 +82,3 @@ class HttpGateway:
             response = Response(status_code=500)
         # A starlette Response is an ASGI app: StreamingResponse sends each chunk as yielded.
         await response(scope, receive, send)
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return

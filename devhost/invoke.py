@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import logging
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import azure.functions as func
+from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
 
 from .loader import Binding, LoadedFunction
 from .storage import StorageClients, encode_message
@@ -104,12 +106,23 @@ class Invoker:
             queue_name = resolve(binding.raw["queueName"], data)
             queue = self._storage.queue_service(connection).get_queue_client(queue_name)
             for item in value if isinstance(value, list) else [value]:
-                await queue.send_message(encode_message(_as_bytes(item), self._encoding))
+                message = encode_message(_as_bytes(item), self._encoding)
+                try:
+                    await queue.send_message(message)
+                except ResourceNotFoundError:  # the host creates the queue on first use
+                    with contextlib.suppress(ResourceExistsError):
+                        await queue.create_queue()
+                    await queue.send_message(message)
             self._on_enqueue(queue_name)
         elif binding.type == "blob":
             container, _, name = resolve(binding.raw["path"], data).partition("/")
             blob = self._storage.blob_service(connection).get_blob_client(container, name)
-            await blob.upload_blob(_as_bytes(value), overwrite=True)
+            try:
+                await blob.upload_blob(_as_bytes(value), overwrite=True)
+            except ResourceNotFoundError:  # likewise for the container
+                with contextlib.suppress(ResourceExistsError):
+                    await self._storage.blob_service(connection).create_container(container)
+                await blob.upload_blob(_as_bytes(value), overwrite=True)
 
 
 def resolve(template: str, data: dict[str, str]) -> str:

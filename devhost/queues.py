@@ -12,8 +12,8 @@ import contextlib
 import logging
 import random
 
-import azure.functions as func
 from azure.core.exceptions import ResourceExistsError
+from azure.functions.queue import QueueMessage  # concrete; func.QueueMessage is abstract
 from azure.storage.queue import QueueMessage as SdkMessage
 from azure.storage.queue.aio import QueueClient
 
@@ -60,7 +60,11 @@ class QueueListener:
         try:
             while True:
                 await self._wait_for_capacity()
-                got = await self._receive_batch()
+                try:
+                    got = await self._receive_batch()
+                except Exception as exc:  # storage down: back off and poll again
+                    log.warning("polling %s failed: %r", self.queue_name, exc)
+                    got = 0
                 if got:
                     delay = MIN_POLLING_INTERVAL
                     continue
@@ -91,7 +95,7 @@ class QueueListener:
         )
         async for message in pager:
             count += 1
-            task = asyncio.create_task(self._process(message))
+            task = asyncio.create_task(self._guarded(message))
             self._in_flight.add(task)
             task.add_done_callback(self._done)
         return count
@@ -99,6 +103,14 @@ class QueueListener:
     def _done(self, task: asyncio.Task[None]) -> None:
         self._in_flight.discard(task)
         self._slot_free.set()
+
+    async def _guarded(self, message: SdkMessage) -> None:
+        try:
+            await self._process(message)
+        except Exception:
+            # Storage trouble in the host itself: the message reappears after its
+            # processing visibility ends and is tried again, as with the real host.
+            log.exception("devhost could not process message %s", message.id)
 
     async def _process(self, message: SdkMessage) -> None:
         max_dequeue = self._options.max_dequeue_count
@@ -111,7 +123,7 @@ class QueueListener:
             # The host cannot bind such a message; retrying would never help.
             await self._move_to_poison(message, "message is not valid base64")
             return
-        trigger_value = func.QueueMessage(
+        trigger_value = QueueMessage(
             id=message.id,
             body=body,
             dequeue_count=message.dequeue_count,

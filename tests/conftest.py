@@ -1,0 +1,57 @@
+"""Session-wide real emulators (Azurite, the Cosmos server) on free ports of their own."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from devhost.emulators import Emulators, Ports
+
+
+@pytest.fixture(scope="session")
+def emulators(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulators]:
+    data_dir = tmp_path_factory.mktemp("emulators")
+    with Emulators(data_dir=data_dir, ports=Ports.free()) as stack:
+        yield stack
+
+
+@pytest.fixture(scope="session")
+def app_env(emulators: Emulators) -> Iterator[dict[str, str]]:
+    """App settings pointing at the test emulators, also exported to this process."""
+    env = {**emulators.app_settings, "COSMOS_DATABASE": "secondbrain-tests"}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    from shared.settings import get_settings
+
+    get_settings.cache_clear()
+    yield env
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def storage_conn(app_env: dict[str, str]) -> str:
+    return app_env["AzureWebJobsStorage"]
+
+
+@pytest.fixture
+def record_file(tmp_path: Path) -> Path:
+    return tmp_path / "records.jsonl"
+
+
+@pytest.fixture(scope="session")
+async def provisioned(app_env: dict[str, str]) -> dict[str, str]:
+    """The database, containers, queues and blob container the app expects."""
+    from devhost.provision import provision
+    from shared.clients import close_clients
+
+    await provision()
+    await close_clients()
+    return app_env

@@ -1,0 +1,97 @@
+"""Test helpers: a devhost in a child process, and waiting for things to happen."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from devhost.emulators import REPO, free_port
+
+T = TypeVar("T")
+
+
+def eventually(probe: Callable[[], T], timeout: float = 15.0, interval: float = 0.1) -> T:
+    """Poll until `probe` returns something truthy; fail with its last value otherwise."""
+    deadline = time.monotonic() + timeout
+    value = probe()
+    while not value:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s (last value: {value!r})")
+        time.sleep(interval)
+        value = probe()
+    return value
+
+
+class DevhostProcess:
+    """`python -m devhost serve` for one app folder, on a free port, as CI would run it."""
+
+    def __init__(self, app_dir: Path, env: dict[str, str], log_path: Path) -> None:
+        self.app_dir = app_dir
+        self.env = env
+        self.port = free_port()
+        self.log_path = log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 30.0) -> DevhostProcess:
+        log = open(self.log_path, "ab")  # noqa: SIM115  (lives with the process)
+        cmd = [sys.executable, "-m", "devhost", "serve", "--app-dir", str(self.app_dir)]
+        self.proc = subprocess.Popen(
+            [*cmd, "--port", str(self.port)],
+            cwd=REPO,
+            env={**os.environ, **self.env},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"devhost exited early:\n{self.log_path.read_text()[-3000:]}")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("devhost did not start listening in time")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+
+def read_records(path: Path, kind: str | None = None) -> list[dict]:
+    if not path.exists():
+        return []
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in rows if kind is None or r["kind"] == kind]
+
+
+def run_devhost_check(app_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "devhost", "check", "--app-dir", str(app_dir)],
+        cwd=REPO,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+__all__ = ["REPO", "DevhostProcess", "eventually", "read_records", "run_devhost_check"]

@@ -1,0 +1,60 @@
+"""host.json and local.settings.json are read the way the host reads them."""
+
+import json
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from devhost.config import load_host_config, load_local_settings, parse_timespan
+from devhost.routes import compile_route
+
+
+def test_timespans() -> None:
+    assert parse_timespan("00:00:02") == timedelta(seconds=2)
+    assert parse_timespan("1.02:03:04.5") == timedelta(days=1, hours=2, minutes=3, seconds=4.5)
+    with pytest.raises(ValueError):
+        parse_timespan("2 seconds")
+
+
+def test_local_settings_do_not_override_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ALREADY_SET", "from-env")
+    monkeypatch.delenv("ONLY_IN_FILE", raising=False)
+    values = {"ALREADY_SET": "from-file", "ONLY_IN_FILE": "file"}
+    (tmp_path / "local.settings.json").write_text(json.dumps({"Values": values}))
+    applied = load_local_settings(tmp_path)
+    assert os.environ["ALREADY_SET"] == "from-env"
+    assert os.environ["ONLY_IN_FILE"] == "file"
+    assert applied == {"ONLY_IN_FILE": "file"}
+    monkeypatch.delenv("ONLY_IN_FILE")
+
+
+def test_host_json_queue_options_and_defaults(tmp_path: Path) -> None:
+    (tmp_path / "host.json").write_text(
+        json.dumps({"version": "2.0", "extensions": {"queues": {"batchSize": 8}}})
+    )
+    config = load_host_config(tmp_path)
+    assert config.route_prefix == "api"
+    assert config.queues.batch_size == 8
+    assert config.queues.threshold == 4  # half the batch size, as the host defaults it
+    assert config.queues.max_dequeue_count == 5
+    assert config.queues.max_polling_interval == timedelta(minutes=1)
+
+
+def test_the_repo_host_json_is_valid_for_the_host() -> None:
+    config = load_host_config(Path(__file__).resolve().parent.parent)
+    assert config.route_prefix == "api"
+    assert config.queues.message_encoding == "base64"
+
+
+def test_route_templates() -> None:
+    route = compile_route("captures/{id}/events")
+    assert route.match("captures/abc/events") == {"id": "abc"}
+    assert route.match("captures/a/b/events") is None
+    assert compile_route("inbox/{page?}").match("inbox") == {}
+    assert compile_route("n/{x:int}").match("n/ab") is None
+    with pytest.raises(ValueError):
+        compile_route("a/{opt?}/b")
