@@ -1,0 +1,391 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1: the project's one test double for the
+model (OpenAI and Azure OpenAI routes), for tests and the benchmark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Self
+
+from aiohttp import web
+
+# Never keep credentials in the records: tests assert on headers and may print them on failure.
+SECRET_HEADERS = frozenset(
+    {"authorization", "api-key", "x-api-key", "ocp-apim-subscription-key", "cookie"}
+)
+
+CHAT = "chat"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One scripted reply; build it with the helpers below rather than by hand."""
+
+    status: int = 200
+    content: str | None = None
+    finish_reason: str = "stop"
+    refusal: str | None = None
+    # When set, sent as the whole JSON body instead of a chat.completion built from the above.
+    body: Any = None
+    # When set, sent verbatim as a non-JSON body (e.g. a proxy's HTML error page).
+    text: str | None = None
+    content_type: str = "text/plain"
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    # A bare delay: wait, then answer with the server's default reply.
+    use_default: bool = False
+
+
+def completion(
+    content: str | None,
+    *,
+    finish_reason: str = "stop",
+    refusal: str | None = None,
+    delay_s: float = 0.0,
+) -> Step:
+    """A chat.completion whose message content is exactly `content` (garbage is fine)."""
+    return Step(content=content, finish_reason=finish_reason, refusal=refusal, delay_s=delay_s)
+
+
+def classification(
+    bucket: str | None = "Ideas",
+    confidence: float = 0.9,
+    title: str = "Captured idea",
+    question: str | None = None,
+    *,
+    delay_s: float = 0.0,
+) -> Step:
+    """A well-formed structured-output answer for the classifier's schema."""
+    payload = {"bucket": bucket, "confidence": confidence, "title": title, "question": question}
+    return completion(json.dumps(payload), delay_s=delay_s)
+
+
+def refusal(message: str = "I can't help with that.") -> Step:
+    return completion(None, refusal=message)
+
+
+def http_error(
+    status: int,
+    *,
+    message: str | None = None,
+    code: str | None = None,
+    retry_after_s: float | None = None,
+    retry_after_ms: float | None = None,
+    headers: dict[str, str] | None = None,
+    delay_s: float = 0.0,
+) -> Step:
+    """An error shaped like OpenAI's `{"error": {...}}`; retry-after(-ms) steer client backoff."""
+    all_headers = dict(headers or {})
+    if retry_after_s is not None:
+        all_headers["retry-after"] = f"{retry_after_s:g}"
+    if retry_after_ms is not None:
+        all_headers["retry-after-ms"] = f"{retry_after_ms:g}"
+    body = {
+        "error": {
+            "message": message or f"fake error {status}",
+            "type": "fake_error",
+            "param": None,
+            "code": code,
+        }
+    }
+    return Step(status=status, body=body, headers=all_headers, delay_s=delay_s)
+
+
+def delay(seconds: float, then: Step | None = None) -> Step:
+    """Wait `seconds` before answering (with `then`, or the default reply): triggers timeouts."""
+    if then is not None:
+        return replace(then, delay_s=seconds)
+    return Step(delay_s=seconds, use_default=True)
+
+
+def raw(body: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> Step:
+    """Any JSON body, e.g. a completion with no choices."""
+    return Step(status=status, body=body, headers=dict(headers or {}))
+
+
+def raw_text(text: str, *, content_type: str = "text/html", status: int = 200) -> Step:
+    """A non-JSON body, e.g. the HTML page a misbehaving proxy returns with 200."""
+    return Step(status=status, text=text, content_type=content_type)
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    kind: str
+    method: str
+    path: str
+    query: dict[str, str]
+    # Lower-cased names, credentials removed; `auth` says which scheme was used.
+    headers: dict[str, str]
+    auth: str | None
+    json: Any
+    # Path parameters, e.g. {"deployment": "gpt-4o-mini"} on the Azure route.
+    params: dict[str, str]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return list((self.json or {}).get("messages", []))
+
+
+Handler = Callable[[web.Request, RecordedRequest, Step], Awaitable[web.StreamResponse]]
+
+
+class FakeOpenAI:
+    """The server. One FIFO script and one default reply per route kind (only "chat" today).
+
+    `async with FakeOpenAI() as fake:` serves from the running event loop; `with FakeOpenAI() as
+    fake:` serves from a background thread for sync callers. Queue replies with
+    `fake.enqueue(classification(...), http_error(429, retry_after_ms=10), delay(2.0))`; once the
+    queue is empty each request gets `default` (e.g. `classification(delay_s=0.3)` for a
+    benchmark). `fake.requests` lists what arrived, credentials removed.
+    """
+
+    # (method, path, kind). To add audio later: a kind "transcription" with its own handler in
+    # `_handlers`, routes for /v1/audio/transcriptions and the Azure deployments path, and a
+    # default reply in `__init__`; scripts and records are already per kind.
+    ROUTES: tuple[tuple[str, str, str], ...] = (
+        ("POST", "/v1/chat/completions", CHAT),
+        ("POST", "/openai/deployments/{deployment}/chat/completions", CHAT),
+    )
+
+    def __init__(
+        self,
+        *,
+        default: Step | None = None,
+        api_key: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        """`api_key`, when set, must arrive as `api-key` or `Authorization: Bearer`, else 401."""
+        self.host = host
+        self.port = port
+        self._api_key = api_key
+        self._defaults: dict[str, Step] = {CHAT: default or classification()}
+        self._scripts: dict[str, deque[Step]] = {CHAT: deque()}
+        self._records: list[RecordedRequest] = []
+        # A threading lock, not asyncio: sync callers enqueue from another thread. Never held
+        # across an await.
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._handlers: dict[str, Handler] = {CHAT: self._chat}
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._thread_loop: asyncio.AbstractEventLoop | None = None
+
+    # -- scripting and inspection -------------------------------------------------------------
+
+    def enqueue(self, *steps: Step, kind: str = CHAT) -> None:
+        with self._lock:
+            self._scripts[kind].extend(steps)
+
+    def set_default(self, step: Step, kind: str = CHAT) -> None:
+        with self._lock:
+            self._defaults[kind] = step
+
+    def pending(self, kind: str = CHAT) -> int:
+        with self._lock:
+            return len(self._scripts[kind])
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._records)
+
+    def reset(self) -> None:
+        """Forget records and queued steps (defaults stay)."""
+        with self._lock:
+            self._records.clear()
+            for script in self._scripts.values():
+                script.clear()
+
+    @property
+    def base_url(self) -> str:
+        """For `AsyncOpenAI(base_url=...)`."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def azure_endpoint(self) -> str:
+        """For `AsyncAzureOpenAI(azure_endpoint=...)`."""
+        return f"http://{self.host}:{self.port}"
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> Self:
+        app = web.Application()
+        for method, path, kind in self.ROUTES:
+            app.router.add_route(method, path, self._make_route_handler(kind))
+        # handler_cancellation: a client that timed out hangs up, and the delayed handler should
+        # stop with it instead of holding shutdown; no access log, as URLs reach it verbatim.
+        runner = web.AppRunner(
+            app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0
+        )
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port)
+        await site.start()
+        self._runner = runner
+        if self.port == 0:
+            self.port = runner.addresses[0][1]
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> Self:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def start_in_thread(self) -> Self:
+        """Serve from a background thread with its own event loop, for sync callers."""
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            loop.call_soon(ready.set)
+            loop.run_forever()
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="fake-openai", daemon=True)
+        self._thread.start()
+        ready.wait()
+        self._thread_loop = loop
+        asyncio.run_coroutine_threadsafe(self.start(), loop).result(timeout=10)
+        return self
+
+    def stop_thread(self) -> None:
+        loop, thread = self._thread_loop, self._thread
+        if loop is None or thread is None:
+            return
+        asyncio.run_coroutine_threadsafe(self.stop(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        self._thread_loop = self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start_in_thread()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop_thread()
+
+    # -- serving -------------------------------------------------------------------------------
+
+    def _make_route_handler(
+        self, kind: str
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def handle(request: web.Request) -> web.StreamResponse:
+            record = await self._record(request, kind)
+            problem = self._check(request, record)
+            if problem is not None:
+                return problem
+            step = self._next_step(kind)
+            if step.delay_s > 0:
+                await asyncio.sleep(step.delay_s)
+            if step.use_default:
+                step = self._defaults[kind]
+            return await self._handlers[kind](request, record, step)
+
+        return handle
+
+    async def _record(self, request: web.Request, kind: str) -> RecordedRequest:
+        body: Any = None
+        if request.can_read_body and request.content_type == "application/json":
+            try:
+                body = await request.json()
+            except json.JSONDecodeError:
+                body = None
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        auth = None
+        if "api-key" in headers:
+            auth = "api-key"
+        elif headers.get("authorization", "").lower().startswith("bearer "):
+            auth = "bearer"
+        record = RecordedRequest(
+            kind=kind,
+            method=request.method,
+            path=request.path,
+            query=dict(request.query),
+            headers={k: v for k, v in headers.items() if k not in SECRET_HEADERS},
+            auth=auth,
+            json=body,
+            params=dict(request.match_info),
+        )
+        with self._lock:
+            self._records.append(record)
+        return record
+
+    def _check(self, request: web.Request, record: RecordedRequest) -> web.Response | None:
+        # Checked before a step is taken, so a misconfigured client doesn't eat the script.
+        if self._api_key is not None:
+            given = request.headers.get("api-key")
+            bearer = request.headers.get("Authorization", "")
+            if given != self._api_key and bearer != f"Bearer {self._api_key}":
+                return _error_response(http_error(401, message="bad or missing key", code="401"))
+        if "deployment" in record.params and "api-version" not in record.query:
+            return _error_response(http_error(404, message="api-version is required"))
+        return None
+
+    def _next_step(self, kind: str) -> Step:
+        with self._lock:
+            script = self._scripts[kind]
+            return script.popleft() if script else self._defaults[kind]
+
+    async def _chat(
+        self, request: web.Request, record: RecordedRequest, step: Step
+    ) -> web.Response:
+        if step.text is not None:
+            return web.Response(
+                text=step.text,
+                status=step.status,
+                content_type=step.content_type,
+                headers=_response_headers(step),
+            )
+        if step.body is not None or step.status >= 400:
+            return _error_response(step)
+        sent = record.json or {}
+        prompt_chars = sum(len(str(m.get("content") or "")) for m in sent.get("messages", []))
+        completion_tokens = len(step.content or "") // 4 + 1
+        prompt_tokens = prompt_chars // 4 + 1
+        body = {
+            "id": f"chatcmpl-fake-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": sent.get("model") or record.params.get("deployment", "fake-model"),
+            "system_fingerprint": "fp_fake",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": step.content,
+                        "refusal": step.refusal,
+                        "annotations": [],
+                    },
+                    "logprobs": None,
+                    "finish_reason": step.finish_reason,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+        return web.json_response(body, status=step.status, headers=_response_headers(step))
+
+
+def _response_headers(step: Step) -> dict[str, str]:
+    return {"x-request-id": f"req_fake_{time.monotonic_ns()}", **step.headers}
+
+
+def _error_response(step: Step) -> web.Response:
+    return web.json_response(step.body, status=step.status, headers=_response_headers(step))

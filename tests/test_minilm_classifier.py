@@ -1,0 +1,273 @@
+"""The offline MiniLM classifier: encoder fidelity, held-out accuracy, edge cases and titles."""
+
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shared.classifier.minilm import (
+    MiniLMClassifier,
+    MiniLMEncoder,
+    _get_index,
+    get_encoder,
+    make_title,
+)
+from shared.classifier.protocol import Bucket, Classification
+
+LABELLED = Path(__file__).parent / "data" / "labelled_captures.jsonl"
+EXAMPLES = Path(__file__).parents[1] / "shared" / "classifier" / "examples.json"
+LABELS = [*(b.value for b in Bucket), "misunderstood"]
+
+
+@pytest.fixture(scope="module")
+def encoder() -> MiniLMEncoder:
+    return get_encoder()
+
+
+@pytest.fixture(scope="module")
+def classifier() -> MiniLMClassifier:
+    c = MiniLMClassifier()
+    c.warm_up()
+    return c
+
+
+def _labelled() -> list[dict[str, str]]:
+    return [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines() if line]
+
+
+# --- (a) embeddings -------------------------------------------------------------------------
+
+
+def test_embeddings_are_unit_norm_384d_float32_and_deterministic(encoder: MiniLMEncoder) -> None:
+    texts = ["Call Sarah about the budget review", "pay the council tax", "x"]
+    first = encoder.encode(texts)
+    assert first.shape == (3, 384)
+    assert first.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(first, encoder.encode(texts))
+    # Batching pads to the longest text: padding must not change anyone's embedding.
+    alone = np.stack([encoder.encode([t])[0] for t in texts])
+    np.testing.assert_allclose(first, alone, atol=1e-5)
+
+
+def test_matches_published_sentence_transformers_output(encoder: MiniLMEncoder) -> None:
+    # Values printed by sentence-transformers for all-MiniLM-L6-v2 (model card examples).
+    vec = encoder.encode(["This is an example sentence"])[0]
+    expected = [0.06765693, 0.06349593, 0.04871314, 0.07930495, 0.03744806, 0.00265273]
+    np.testing.assert_allclose(vec[:6], expected, atol=1e-5)
+    weather = encoder.encode(
+        ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
+    )
+    sims = weather @ weather.T
+    np.testing.assert_allclose(
+        [sims[0, 1], sims[0, 2], sims[1, 2]], [0.6660, 0.1046, 0.1411], atol=1e-3
+    )
+
+
+def test_paraphrases_are_closer_than_unrelated_sentences(encoder: MiniLMEncoder) -> None:
+    a, b, c = encoder.encode(
+        [
+            "Remind me to phone my mother on Sunday",
+            "call mum this sunday",
+            "quarterly VAT return is due for the business",
+        ]
+    )
+    assert a @ b > 0.6
+    assert a @ c < 0.3
+    assert a @ b > a @ c + 0.3
+
+
+def test_long_text_is_truncated_not_rejected(encoder: MiniLMEncoder) -> None:
+    vec = encoder.encode(["word " * 1000])
+    assert vec.shape == (1, 384)
+    assert np.isfinite(vec).all()
+
+
+def test_empty_batch(encoder: MiniLMEncoder) -> None:
+    assert encoder.encode([]).shape == (0, 384)
+
+
+# --- (b) held-out labelled set ------------------------------------------------------------------
+
+
+def test_labelled_set_is_separate_and_large_enough() -> None:
+    rows = _labelled()
+    counts = Counter(r["label"] for r in rows)
+    assert set(counts) == set(LABELS)
+    assert min(counts.values()) >= 25
+    examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    seen = {t.strip().lower() for texts in examples.values() for t in texts}
+    assert not [r["text"] for r in rows if r["text"].strip().lower() in seen]
+    assert all(len(examples[label]) >= 40 for label in LABELS)
+
+
+async def test_accuracy_on_held_out_labelled_captures(classifier: MiniLMClassifier) -> None:
+    rows = _labelled()
+    results: list[Classification] = [await classifier.classify(r["text"]) for r in rows]
+    truth = [r["label"] for r in rows]
+    predicted = [r.bucket.value if r.bucket else "misunderstood" for r in results]
+
+    print("\nlabel          precision  recall   n")
+    recalls = {}
+    for label in LABELS:
+        tp = sum(t == p == label for t, p in zip(truth, predicted, strict=True))
+        n_true = truth.count(label)
+        n_pred = predicted.count(label)
+        recalls[label] = tp / n_true
+        precision = tp / n_pred if n_pred else float("nan")
+        print(f"{label:14} {precision:9.2f} {recalls[label]:7.2f} {n_true:3}")
+
+    accuracy = sum(t == p for t, p in zip(truth, predicted, strict=True)) / len(rows)
+    flagged = [r.bucket is None or r.confidence < 0.3 for r in results]
+    is_gibberish = [t == "misunderstood" for t in truth]
+    gibberish_recall = sum(f for f, g in zip(flagged, is_gibberish, strict=True) if g) / sum(
+        is_gibberish
+    )
+    false_alarms = sum(f for f, g in zip(flagged, is_gibberish, strict=True) if not g) / (
+        len(rows) - sum(is_gibberish)
+    )
+    confident = [
+        (p == t) for r, p, t in zip(results, predicted, truth, strict=True) if r.confidence >= 0.6
+    ]
+    print(f"accuracy {accuracy:.3f}  gibberish recall {gibberish_recall:.2f}  ", end="")
+    print(f"false alarms {false_alarms:.3f}  ", end="")
+    print(f"confident (>=0.6) {len(confident)}/{len(rows)} at {np.mean(confident):.2f} correct")
+    for r, p, t, row in zip(results, predicted, truth, rows, strict=True):
+        if p != t:
+            print(f"  miss: {t} -> {p} ({r.confidence:.2f}) {row['text']!r}")
+
+    assert accuracy >= 0.80
+    for label in Bucket:
+        assert recalls[label.value] >= 0.6, label
+    assert gibberish_recall >= 0.8
+    assert false_alarms <= 0.1
+
+
+# --- (c) specific behaviour ---------------------------------------------------------------------
+
+
+async def test_call_sarah_is_confidently_people(classifier: MiniLMClassifier) -> None:
+    result = await classifier.classify("Call Sarah about the budget review")
+    assert result.bucket is Bucket.PEOPLE
+    assert result.confidence >= 0.6
+    assert result.question is None
+
+
+async def test_keyboard_mash_is_misunderstood(classifier: MiniLMClassifier) -> None:
+    result = await classifier.classify("asdf jkl qwerty")
+    assert result.bucket is None
+    assert result.confidence < 0.3
+    assert result.question
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t", "?!...", "🙃🙃🙃"])
+async def test_empty_or_wordless_text_asks_what_was_meant(
+    classifier: MiniLMClassifier, text: str
+) -> None:
+    result = await classifier.classify(text)
+    assert result.bucket is None
+    assert result.confidence < 0.3
+    assert result.question
+    assert result.title
+
+
+def _with_probabilities(
+    monkeypatch: pytest.MonkeyPatch, classifier: MiniLMClassifier, probs: list[float]
+) -> None:
+    """Pin the model's output so the mapping to bucket/confidence/question is tested alone."""
+    index = _get_index(classifier._examples_path)
+    monkeypatch.setattr(index, "probabilities", lambda _q: np.array([probs], dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    ("probs", "bucket", "confidence", "offered"),
+    [
+        # People, Projects, Ideas, Admin, misunderstood
+        ([0.90, 0.04, 0.03, 0.02, 0.01], Bucket.PEOPLE, 0.9, None),
+        ([0.10, 0.45, 0.40, 0.03, 0.02], Bucket.PROJECTS, 0.45, ("Projects", "Ideas")),
+        ([0.25, 0.05, 0.20, 0.28, 0.22], Bucket.ADMIN, 0.28, ("Admin", "People")),
+        ([0.20, 0.05, 0.05, 0.10, 0.60], None, 0.2, None),
+        ([0.45, 0.00, 0.00, 0.05, 0.50], None, 0.25, None),
+    ],
+)
+def test_probabilities_map_to_bucket_confidence_and_question(
+    monkeypatch: pytest.MonkeyPatch,
+    classifier: MiniLMClassifier,
+    probs: list[float],
+    bucket: Bucket | None,
+    confidence: float,
+    offered: tuple[str, str] | None,
+) -> None:
+    _with_probabilities(monkeypatch, classifier, probs)
+    result = classifier.classify_sync("anything with words")
+    assert result.bucket == bucket
+    assert result.confidence == pytest.approx(confidence, abs=1e-3)
+    if bucket is None:
+        assert result.confidence < 0.3
+        assert "couldn't make that out" in (result.question or "")
+    elif offered is None:
+        assert result.question is None
+    else:
+        assert result.question is not None
+        assert result.question.index(offered[0]) < result.question.index(offered[1])
+
+
+async def test_concurrent_calls_agree_with_sequential(classifier: MiniLMClassifier) -> None:
+    texts = ["call mum", "renew the car tax", "what if socks had pockets", "ummm", "fix the roof"]
+    together = await asyncio.gather(*(classifier.classify(t) for t in texts))
+    one_by_one = [await classifier.classify(t) for t in texts]
+    assert together == one_by_one
+
+
+def test_probabilities_sum_to_one(classifier: MiniLMClassifier) -> None:
+    probs = classifier.probabilities("book the boiler service")
+    assert set(probs) == set(LABELS)
+    assert sum(probs.values()) == pytest.approx(1.0, abs=1e-4)
+    assert max(probs, key=probs.__getitem__) == "Admin"
+
+
+# --- (d) titles ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("remind me to call the plumber", "Call the plumber"),
+        ("note to self: renew passport", "Renew passport"),
+        ("um so, uh, remind me to ring Tom", "Ring Tom"),
+        ("don't forget to pay the gas bill!", "Pay the gas bill"),
+        ("Reminder: dentist at 3pm.", "Dentist at 3pm"),
+        ("  call   Sarah  ", "Call Sarah"),
+        ("iPhone app idea", "iPhone app idea"),
+        ("the NHS letter", "The NHS letter"),
+        ("well-being check for mum", "Well-being check for mum"),
+        ("so-called quick fix for the gate", "So-called quick fix for the gate"),
+        ("Idea - a museum of smells", "Idea - a museum of smells"),
+        ("um", "Um"),
+        ("", "Empty capture"),
+        ("🙃🙃", "Unclear capture"),
+    ],
+)
+def test_title(text: str, title: str) -> None:
+    assert make_title(text) == title
+
+
+def test_long_title_is_cut_at_a_word_boundary() -> None:
+    text = (
+        "so I was thinking we could build a little app that tells you which of the "
+        "vegetables in the fridge will go off first"
+    )
+    title = make_title(text)
+    assert len(title) <= 60
+    assert title.endswith("…")
+    assert title.startswith("I was thinking")
+    assert text.find(title[:-1]) != -1  # no word was split
+    assert text[text.find(title[:-1]) + len(title) - 1] == " "
+
+
+async def test_classification_title_fits_the_protocol(classifier: MiniLMClassifier) -> None:
+    result = await classifier.classify("note to self: " + "very long capture " * 40)
+    assert 0 < len(result.title) <= 60
