@@ -62,11 +62,15 @@ def _stack(app_dir: Path, host: str, port: int) -> int:
 
 
 async def _provision_and_serve(devhost: DevHost, host: str, port: int) -> None:
-    from shared.clients import close_clients
+    from shared.wiring import adapters, reset
 
     from .provision import provision
 
     await provision()
+    # Load the offline model while the server starts, not on the first capture.
+    warm_up = getattr(adapters().classifier, "warm_up", None)
+    if warm_up is not None:
+        asyncio.get_running_loop().run_in_executor(None, warm_up)
     base = f"http://{host}:{port}/api"
     print(
         f"\nCapture pipeline running at {base}  (Ctrl-C stops everything)\n"
@@ -80,7 +84,7 @@ async def _provision_and_serve(devhost: DevHost, host: str, port: int) -> None:
     try:
         await devhost.serve(host, port)
     finally:
-        await close_clients()
+        await reset()
 
 
 if __name__ == "__main__":

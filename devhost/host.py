@@ -16,7 +16,7 @@ from .config import HostConfig, load_host_config, load_local_settings
 from .http import HttpGateway, build_routes
 from .invoke import Invoker
 from .loader import LoadedFunction, import_app
-from .queues import QueueListener
+from .queues import QueueListener, watch_app_enqueues
 from .storage import StorageClients
 
 log = logging.getLogger("devhost")
@@ -52,6 +52,7 @@ class DevHost:
             for f in functions
             if f.trigger.type == "blobTrigger"
         ]
+        watch_app_enqueues(self._woken)
         self.gateway = HttpGateway(build_routes(functions), config.route_prefix, self.invoker)
 
     def _woken(self, queue_name: str) -> None:

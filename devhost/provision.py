@@ -30,4 +30,4 @@ async def provision() -> None:
         await clients.blob_service().create_container(VOICE_CONTAINER)
     for queue in QUEUES:
         with contextlib.suppress(ResourceExistsError):
-            await clients.queue_service().create_queue(queue)
+            await clients.queue_client(queue).create_queue()

@@ -11,6 +11,8 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Callable
+from typing import Any
 
 from azure.core.exceptions import ResourceExistsError
 from azure.functions.queue import QueueMessage  # concrete; func.QueueMessage is abstract
@@ -162,3 +164,22 @@ class QueueListener:
         # The host copies the raw content, so the poison message decodes like the original.
         await self._poison.send_message(message.content)
         await self._queue.delete_message(message, pop_receipt=message.pop_receipt)
+
+
+def watch_app_enqueues(on_enqueue: Callable[[str], None]) -> None:
+    """Call `on_enqueue(queue_name)` whenever the app sends with the async queue SDK.
+
+    The real host wakes its listeners only for its own output bindings; our app enqueues
+    with the SDK, so locally the devhost watches that too rather than wait out a poll.
+    """
+    original = QueueClient.send_message
+    if getattr(original, "_devhost_watched", False):
+        return
+
+    async def send_message(self: QueueClient, *args: Any, **kwargs: Any) -> Any:
+        result = await original(self, *args, **kwargs)
+        on_enqueue(self.queue_name)
+        return result
+
+    send_message._devhost_watched = True  # type: ignore[attr-defined]
+    QueueClient.send_message = send_message  # type: ignore[method-assign]

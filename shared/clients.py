@@ -13,7 +13,7 @@ from .settings import get_settings
 if TYPE_CHECKING:
     from azure.cosmos.aio import CosmosClient, DatabaseProxy
     from azure.storage.blob.aio import BlobServiceClient
-    from azure.storage.queue.aio import QueueServiceClient
+    from azure.storage.queue.aio import QueueClient
 
 
 @cache
@@ -50,10 +50,19 @@ def blob_service() -> BlobServiceClient:
     return BlobServiceClient(s.storage_blob_uri, credential=_credential())
 
 
-@cache
-def queue_service() -> QueueServiceClient:
+_queues: dict[str, QueueClient] = {}
+
+
+def queue_client(queue_name: str) -> QueueClient:
+    """One client per queue: the service client does not pass encode policies down."""
+    if queue_name not in _queues:
+        _queues[queue_name] = _make_queue_client(queue_name)
+    return _queues[queue_name]
+
+
+def _make_queue_client(queue_name: str) -> QueueClient:
     from azure.storage.queue import BinaryBase64DecodePolicy, BinaryBase64EncodePolicy
-    from azure.storage.queue.aio import QueueServiceClient
+    from azure.storage.queue.aio import QueueClient
 
     # The Functions queue trigger expects base64 by default; the SDK sends plain text.
     policies = {
@@ -62,17 +71,22 @@ def queue_service() -> QueueServiceClient:
     }
     s = get_settings()
     if s.storage_connection_string:
-        return QueueServiceClient.from_connection_string(
-            s.storage_connection_string.get_secret_value(), **policies
+        return QueueClient.from_connection_string(
+            s.storage_connection_string.get_secret_value(), queue_name, **policies
         )
     if not s.storage_queue_uri:
         raise RuntimeError("set AzureWebJobsStorage or AzureWebJobsStorage__queueServiceUri")
-    return QueueServiceClient(s.storage_queue_uri, credential=_credential(), **policies)
+    return QueueClient(s.storage_queue_uri, queue_name, credential=_credential(), **policies)
 
 
 async def close_clients() -> None:
     """Close what was opened (tests and the devhost's shutdown); the next use reopens."""
-    for factory in (cosmos_client, blob_service, queue_service):
-        if factory.cache_info().currsize:
-            await factory().close()
-            factory.cache_clear()
+    if cosmos_client.cache_info().currsize:
+        await cosmos_client().close()
+    if blob_service.cache_info().currsize:
+        await blob_service().close()
+    for queue in _queues.values():
+        await queue.close()
+    _queues.clear()
+    cosmos_client.cache_clear()
+    blob_service.cache_clear()

@@ -37,7 +37,7 @@ async def _blobs() -> None:
 
 
 async def _queues() -> None:
-    await clients.queue_service().get_queue_client(CLASSIFY_QUEUE).get_queue_properties()
+    await clients.queue_client(CLASSIFY_QUEUE).get_queue_properties()
 
 
 CHECKS: dict[str, Callable[[], Awaitable[None]]] = {

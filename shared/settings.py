@@ -36,6 +36,39 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("AzureWebJobsStorage__queueServiceUri")
     )
 
+    # "userId:sha256(key)" pairs, comma-separated; the keys themselves are never stored.
+    api_keys: str = Field(default="", validation_alias=AliasChoices("API_KEYS"))
+
+    # The classifier: Azure OpenAI when its endpoint is set, else any OpenAI-compatible
+    # server at OPENAI_BASE_URL, else the offline model.
+    azure_openai_endpoint: str | None = Field(
+        default=None, validation_alias=AliasChoices("AZURE_OPENAI_ENDPOINT")
+    )
+    azure_openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("AZURE_OPENAI_API_KEY")
+    )
+    azure_openai_api_version: str = Field(
+        default="2024-10-21", validation_alias=AliasChoices("AZURE_OPENAI_API_VERSION")
+    )
+    openai_base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL")
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY")
+    )
+    chat_model: str = Field(
+        default="gpt-4o-mini",
+        validation_alias=AliasChoices("AZURE_OPENAI_CHAT_DEPLOYMENT", "OPENAI_CHAT_MODEL"),
+    )
+    model_timeout_s: float = Field(default=10.0, validation_alias=AliasChoices("MODEL_TIMEOUT_S"))
+    model_max_retries: int = Field(default=2, validation_alias=AliasChoices("MODEL_MAX_RETRIES"))
+
+    max_capture_chars: int = Field(
+        default=10_000, validation_alias=AliasChoices("MAX_CAPTURE_CHARS")
+    )
+    max_body_bytes: int = Field(default=256 * 1024, validation_alias=AliasChoices("MAX_BODY_BYTES"))
+    keepalive_s: float = Field(default=15.0, validation_alias=AliasChoices("SSE_KEEPALIVE_S"))
+
     health_timeout_s: float = Field(default=3.0, validation_alias=AliasChoices("HEALTH_TIMEOUT_S"))
 
 

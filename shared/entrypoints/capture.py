@@ -1,0 +1,33 @@
+"""POST /api/capture: a text capture, answered as a streamed AG-UI run."""
+
+import azure.functions as func
+from azurefunctions.extensions.http.fastapi import Request, Response
+
+from ..agui import sse_response
+from ..auth import authenticate
+from ..capture import parse_text_capture
+from ..http_input import read_body
+from ..problems import Problem
+from ..runs import text_capture_run
+from ..settings import get_settings
+from ..wiring import adapters
+
+bp = func.Blueprint()
+
+
+@bp.route(route="capture", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+async def capture(req: Request) -> Response:
+    settings = get_settings()
+    try:
+        user_id = authenticate(req)
+        body = await read_body(req, settings.max_body_bytes)
+        text_capture = parse_text_capture(
+            body,
+            req.headers.get("content-type"),
+            user_id,
+            req.headers.get("idempotency-key"),
+            settings.max_capture_chars,
+        )
+    except Problem as problem:
+        return problem.response()
+    return sse_response(text_capture_run(text_capture, adapters()), settings.keepalive_s)

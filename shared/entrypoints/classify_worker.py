@@ -1,0 +1,17 @@
+"""The `captures-classify` queue worker: classify and file one capture, once."""
+
+import azure.functions as func
+
+from ..models import ClassifyJob
+from ..settings import CLASSIFY_QUEUE
+from ..wiring import adapters
+from ..worker import handle_classify_job
+
+bp = func.Blueprint()
+
+
+@bp.queue_trigger(arg_name="msg", queue_name=CLASSIFY_QUEUE, connection="AzureWebJobsStorage")
+async def classify_worker(msg: func.QueueMessage) -> None:
+    # A malformed job raises here: the host retries it and then keeps it in the poison queue.
+    job = ClassifyJob.model_validate_json(msg.get_body())
+    await handle_classify_job(job, adapters())

@@ -1,0 +1,27 @@
+"""Server-side thresholds: the model guesses, these rules decide the outcome."""
+
+from __future__ import annotations
+
+from .classifier.protocol import Classification
+from .models import Outcome
+
+CLASSIFIED_AT = 0.6
+MISUNDERSTOOD_BELOW = 0.3
+
+DEFAULT_QUESTION = "I couldn't tell what that was about. What did you want to capture?"
+
+
+def decide(c: Classification) -> Outcome:
+    if c.bucket is None or c.confidence < MISUNDERSTOOD_BELOW:
+        return Outcome.MISUNDERSTOOD
+    if c.confidence < CLASSIFIED_AT:
+        return Outcome.LOW_CONFIDENCE
+    return Outcome.CLASSIFIED
+
+
+def question_for(outcome: Outcome, c: Classification) -> str | None:
+    if outcome is Outcome.MISUNDERSTOOD:
+        return c.question or DEFAULT_QUESTION
+    if outcome is Outcome.LOW_CONFIDENCE:
+        return c.question or f"I filed this under {c.bucket} — is that right?"
+    return None

@@ -1,0 +1,29 @@
+"""The queue adapter: classify jobs out, outcomes out (base64, as the Functions host reads)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+from . import clients
+from .models import ClassifyJob, OutcomeMessage
+from .settings import CLASSIFY_QUEUE, OUTCOMES_QUEUE
+
+log = logging.getLogger(__name__)
+
+
+class CaptureQueues(Protocol):
+    async def enqueue_classify(self, job: ClassifyJob) -> None: ...
+
+    async def publish_outcome(self, message: OutcomeMessage) -> None: ...
+
+
+class StorageQueues:
+    async def enqueue_classify(self, job: ClassifyJob) -> None:
+        await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True))
+
+    async def publish_outcome(self, message: OutcomeMessage) -> None:
+        await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True))
+
+    async def _send(self, queue: str, body: str) -> None:
+        await clients.queue_client(queue).send_message(body.encode())

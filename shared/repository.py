@@ -1,0 +1,130 @@
+"""The capture repository: the inbox and the four bucket containers in Cosmos DB.
+
+Services see `CaptureRepository` and domain models only; Cosmos and its errors stay here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Protocol
+
+from .classifier.protocol import Bucket
+from .models import FILED_MODELS, FiledItem, InboxItem
+from .settings import INBOX
+
+if TYPE_CHECKING:
+    from azure.cosmos.aio import DatabaseProxy
+
+
+class StorageUnavailable(Exception):
+    """Cosmos could not be reached or refused the request for now: retry later."""
+
+
+class StaleItem(Exception):
+    """The item changed since it was read (ETag mismatch)."""
+
+
+class CaptureRepository(Protocol):
+    async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
+        """Store a new inbox item; when its id exists already, return that one. (item, created)"""
+        ...
+
+    async def get(self, user_id: str, capture_id: str) -> InboxItem | None: ...
+
+    async def save(self, item: InboxItem) -> InboxItem:
+        """Replace the inbox item if unchanged since read; StaleItem otherwise."""
+        ...
+
+    async def put_filed(self, item: FiledItem) -> None: ...
+
+    async def get_filed(
+        self, user_id: str, bucket: Bucket, capture_id: str
+    ) -> FiledItem | None: ...
+
+    async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
+        """Idempotent: deleting what is not there is fine."""
+        ...
+
+
+class CosmosCaptureRepository:
+    def __init__(self, database: DatabaseProxy) -> None:
+        self._db = database
+
+    def _container(self, name: str):
+        return self._db.get_container_client(name)
+
+    async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
+        from azure.cosmos.exceptions import CosmosResourceExistsError
+
+        async with _translated():
+            try:
+                saved = await self._container(INBOX).create_item(item.to_json())
+                return InboxItem.model_validate(saved), True
+            except CosmosResourceExistsError:
+                existing = await self.get(item.user_id, item.id)
+                if existing is None:  # deleted in between: try once more
+                    saved = await self._container(INBOX).create_item(item.to_json())
+                    return InboxItem.model_validate(saved), True
+                return existing, False
+
+    async def get(self, user_id: str, capture_id: str) -> InboxItem | None:
+        doc = await self._read(INBOX, user_id, capture_id)
+        return InboxItem.model_validate(doc) if doc else None
+
+    async def save(self, item: InboxItem) -> InboxItem:
+        from azure.core import MatchConditions
+        from azure.cosmos.exceptions import CosmosAccessConditionFailedError
+
+        async with _translated():
+            try:
+                saved = await self._container(INBOX).replace_item(
+                    item.id,
+                    item.to_json(),
+                    etag=item.etag,
+                    match_condition=MatchConditions.IfNotModified if item.etag else None,
+                )
+            except CosmosAccessConditionFailedError as exc:
+                raise StaleItem(item.id) from exc
+        return InboxItem.model_validate(saved)
+
+    async def put_filed(self, item: FiledItem) -> None:
+        async with _translated():
+            await self._container(item.bucket.value).upsert_item(item.to_json())
+
+    async def get_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
+        doc = await self._read(bucket.value, user_id, capture_id)
+        return FILED_MODELS[bucket].model_validate(doc) if doc else None
+
+    async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
+        from azure.cosmos.exceptions import CosmosResourceNotFoundError
+
+        async with _translated():
+            with contextlib.suppress(CosmosResourceNotFoundError):
+                await self._container(bucket.value).delete_item(capture_id, partition_key=user_id)
+
+    async def _read(self, container: str, user_id: str, item_id: str) -> dict | None:
+        from azure.cosmos.exceptions import CosmosResourceNotFoundError
+
+        async with _translated():
+            try:
+                return await self._container(container).read_item(item_id, partition_key=user_id)
+            except CosmosResourceNotFoundError:
+                return None
+
+
+@contextlib.asynccontextmanager
+async def _translated() -> AsyncIterator[None]:
+    """Turn transport failures, throttling and server errors into StorageUnavailable."""
+    from azure.core.exceptions import ServiceRequestError, ServiceResponseError
+    from azure.cosmos.exceptions import CosmosHttpResponseError
+
+    try:
+        yield
+    except (ServiceRequestError, ServiceResponseError, TimeoutError) as exc:
+        raise StorageUnavailable(type(exc).__name__) from exc
+    except CosmosHttpResponseError as exc:
+        status = exc.status_code or 0
+        if status in (408, 429, 449) or status >= 500:
+            raise StorageUnavailable(f"Cosmos answered {status}") from exc
+        raise

@@ -1,0 +1,120 @@
+"""AG-UI runs of a capture: the service's progress turned into the contract's events.
+
+The work (store, classify, file) runs in a task of its own, so a client that goes away
+mid-stream still gets its capture filed; the stream only relays what the task reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from ag_ui.core import BaseEvent
+
+from . import agui
+from .capture import TextCapture, store_text_capture
+from .filing import classify_and_file, mark
+from .models import ClassifyJob, InboxItem, Status
+from .repository import StorageUnavailable
+from .wiring import Adapters
+
+log = logging.getLogger(__name__)
+
+_background: set[asyncio.Task] = set()  # strong references until each task is done
+
+
+@dataclass(frozen=True)
+class Stored:
+    item: InboxItem
+
+
+@dataclass(frozen=True)
+class Settled:
+    item: InboxItem
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """Stored, but classifying must wait for the worker (or, failing that, a retry)."""
+
+    item: InboxItem
+
+
+@dataclass(frozen=True)
+class NotStored:
+    code: str
+    message: str
+
+
+Progress = Stored | Settled | Deferred | NotStored
+
+
+async def text_capture_run(capture: TextCapture, adapters: Adapters) -> AsyncIterator[BaseEvent]:
+    # The first bytes leave before any storage or model call.
+    yield agui.run_started(capture.thread_id, capture.run_id)
+    progress: asyncio.Queue[Progress] = asyncio.Queue()
+    spawn(_capture_and_file(capture, adapters, progress.put_nowait))
+
+    first = await progress.get()
+    if isinstance(first, NotStored):
+        yield agui.run_error(first.message, first.code)
+        return
+    yield agui.step_started(agui.CLASSIFIER_STEP)
+    final = await progress.get()
+    yield agui.step_finished(agui.CLASSIFIER_STEP)
+    if isinstance(final, Settled):
+        for event in agui.outcome_events(final.item, capture.run_id):
+            yield event
+        return
+    yield agui.run_finished(
+        capture.thread_id,
+        capture.run_id,
+        {"status": final.item.status.value, "inboxItemId": final.item.id},
+    )
+
+
+def spawn(coro) -> asyncio.Task:
+    task = asyncio.create_task(coro)
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+    return task
+
+
+async def _capture_and_file(
+    capture: TextCapture, adapters: Adapters, report: Callable[[Progress], None]
+) -> None:
+    try:
+        item = await store_text_capture(capture, adapters.repo)
+    except StorageUnavailable:
+        log.warning("could not store a capture for user %s", capture.user_id)
+        report(NotStored("STORAGE_UNAVAILABLE", "We couldn't save your capture. Please try again."))
+        return
+    except Exception:
+        log.exception("storing a capture for user %s failed", capture.user_id)
+        report(NotStored("INTERNAL", "We couldn't save your capture. Please try again."))
+        return
+    report(Stored(item))
+    try:
+        settled = await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
+        report(Settled(settled))
+    except Exception as exc:
+        # Stored, so nothing is lost: the worker classifies it when the model is back.
+        log.warning("capture %s deferred to the worker: %s", item.id, type(exc).__name__)
+        report(Deferred(await defer_to_worker(item, adapters)))
+
+
+async def defer_to_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
+    try:
+        await adapters.queues.enqueue_classify(
+            ClassifyJob(capture_id=item.id, user_id=item.user_id)
+        )
+    except Exception:
+        # It stays `received` in the inbox; a retry of the same run picks it up.
+        log.exception("could not queue capture %s", item.id)
+        return item
+    try:
+        return await mark(item, Status.QUEUED, adapters.repo)
+    except Exception:
+        return item.model_copy(update={"status": Status.QUEUED})

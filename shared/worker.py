@@ -1,0 +1,21 @@
+"""The classify worker's use case: a job from `captures-classify`, classified and filed once."""
+
+from __future__ import annotations
+
+import logging
+
+from .filing import classify_and_file
+from .models import ClassifyJob, InboxItem
+from .wiring import Adapters
+
+log = logging.getLogger(__name__)
+
+
+async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
+    """Idempotent: a settled capture is left as it is. ClassifierUnavailable propagates so
+    that the host retries the message and, after maxDequeueCount, poisons it."""
+    item = await adapters.repo.get(job.user_id, job.capture_id)
+    if item is None:
+        log.warning("classify job for capture %s: no such capture (deleted?)", job.capture_id)
+        return None
+    return await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)

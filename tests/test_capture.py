@@ -1,0 +1,340 @@
+"""POST /api/capture end to end: devhost, real Azurite and Cosmos, the app's classify worker,
+and the model behind the scripted OpenAI-compatible server (or the real offline model)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from ag_ui_validate.pytest_plugin import assert_valid_agui
+from azure.cosmos import CosmosClient
+from azure.storage.queue import QueueClient
+
+from tests import fake_openai
+from tests.fake_openai import FakeOpenAI
+from tests.sse import SseRun, post_run
+from tests.support import REPO, DevhostProcess, eventually
+
+KEY = {"X-API-Key": "local-dev-key"}
+DEV_KEYS = "dev:ed5a18fb8f807f996d649e379d3f35f39c543a91bdbf88c492f2ebd10d4df86c"
+
+
+def run_input(text: object, run_id: str | None = None, thread_id: str = "t1") -> dict:
+    return {
+        "threadId": thread_id,
+        "runId": run_id or f"r-{uuid.uuid4()}",
+        "messages": [{"id": "m1", "role": "user", "content": text}],
+    }
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def host(provisioned: dict[str, str], fake: FakeOpenAI, tmp_path_factory) -> Iterator[str]:
+    env = {
+        **provisioned,
+        "API_KEYS": DEV_KEYS,
+        "OPENAI_BASE_URL": fake.base_url,
+        "MODEL_MAX_RETRIES": "0",
+        "MODEL_TIMEOUT_S": "2",
+        "SSE_KEEPALIVE_S": "0.25",
+    }
+    log = tmp_path_factory.mktemp("capture") / "devhost.log"
+    devhost = DevhostProcess(REPO, env, log).start()
+    yield devhost.base_url
+    devhost.stop()
+
+
+@pytest.fixture
+def client(host: str, fake: FakeOpenAI) -> Iterator[httpx.Client]:
+    fake.reset()
+    with httpx.Client(base_url=host, timeout=30) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def cosmos(provisioned: dict[str, str]):
+    with CosmosClient(
+        provisioned["COSMOS_ENDPOINT"], provisioned["COSMOS_KEY"], connection_verify=False
+    ) as c:
+        yield c.get_database_client(provisioned["COSMOS_DATABASE"])
+
+
+def docs(cosmos, container: str, capture_id: str) -> list[dict]:
+    return list(
+        cosmos.get_container_client(container).query_items(
+            "SELECT * FROM c WHERE c.id = @id",
+            parameters=[{"name": "@id", "value": capture_id}],
+            enable_cross_partition_query=True,
+        )
+    )
+
+
+def valid(run: SseRun) -> None:
+    assert run.status == 200
+    assert run.headers["content-type"].startswith("text/event-stream")
+    assert run.headers["cache-control"] == "no-cache"
+    assert run.headers["x-accel-buffering"] == "no"
+    assert "event:" not in run.raw
+    assert all("timestamp" in e for e in run.events)
+    assert_valid_agui(run.events, max_warnings=0)
+
+
+# The three outcomes
+
+
+def test_classified_capture_is_filed_and_streamed(client, fake, cosmos) -> None:
+    fake.enqueue(fake_openai.classification("People", 0.92, "Call Sarah re budget"))
+    run = post_run(
+        client, "/api/capture", run_input("Call Sarah about the budget review"), headers=KEY
+    )
+    valid(run)
+    assert run.types() == [
+        "RUN_STARTED",
+        "STEP_STARTED",
+        "STEP_FINISHED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "CUSTOM",
+        "RUN_FINISHED",
+    ]
+    assert run.events[1]["stepName"] == "Classifier"
+    assert run.events[4]["delta"] == "Filed → People (0.92)"
+    custom = run.custom()
+    assert custom["name"] == "CLASSIFIED"
+    value = custom["value"]
+    assert value["bucket"] == "People" and value["confidence"] == 0.92
+    assert value["title"] == "Call Sarah re budget"
+    assert run.last()["result"]["outcome"] == "CLASSIFIED"
+
+    (inbox,) = docs(cosmos, "Inbox", value["inboxItemId"])
+    assert inbox["userId"] == "dev" and inbox["status"] == "filed"
+    assert (
+        inbox["filedBucket"] == "People" and inbox["text"] == "Call Sarah about the budget review"
+    )
+    (person,) = docs(cosmos, "People", value["inboxItemId"])
+    assert person["inboxItemId"] == inbox["id"] and person["userId"] == "dev"
+    assert person["people"] == ["Sarah"]
+    assert len(fake.requests) == 1  # one model call per capture
+
+
+def test_low_confidence_is_filed_provisionally_with_a_question(client, fake, cosmos) -> None:
+    fake.enqueue(fake_openai.classification("Ideas", 0.45, "Maybe a podcast"))
+    run = post_run(client, "/api/capture", run_input("podcast thing maybe"), headers=KEY)
+    valid(run)
+    custom = run.custom()
+    assert custom["name"] == "LOW_CONFIDENCE"
+    assert custom["value"]["bucket"] == "Ideas" and custom["value"]["confidence"] == 0.45
+    assert custom["value"]["questionText"]
+    (inbox,) = docs(cosmos, "Inbox", custom["value"]["inboxItemId"])
+    assert inbox["status"] == "needs_review" and inbox["filedBucket"] == "Ideas"
+    assert len(docs(cosmos, "Ideas", inbox["id"])) == 1
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        fake_openai.classification(None, 0.1, "Unclear", "What did you mean?"),
+        fake_openai.classification("Admin", 0.2, "Low"),  # below 0.3 is misunderstood too
+        fake_openai.completion("this is not json at all"),  # garbage never crashes
+    ],
+)
+def test_misunderstood_files_nothing_and_asks(client, fake, cosmos, reply) -> None:
+    fake.enqueue(reply)
+    run = post_run(client, "/api/capture", run_input("mmm hmm"), headers=KEY)
+    valid(run)
+    custom = run.custom()
+    assert custom["name"] == "MISUNDERSTOOD"
+    assert custom["value"]["inboxItemId"] and custom["value"]["questionText"]
+    assert custom["value"]["threadId"] == "t1"
+    (inbox,) = docs(cosmos, "Inbox", custom["value"]["inboxItemId"])
+    assert inbox["status"] == "needs_clarification" and inbox["filedBucket"] is None
+    for bucket in ("People", "Projects", "Ideas", "Admin"):
+        assert docs(cosmos, bucket, inbox["id"]) == []
+
+
+# Idempotency, faults and the worker
+
+
+def test_same_run_id_twice_files_once(client, fake, cosmos) -> None:
+    fake.enqueue(fake_openai.classification("Projects", 0.8, "Kitchen: order tiles"))
+    body = run_input("order tiles for the kitchen", run_id=f"retry-{uuid.uuid4()}")
+    first = post_run(client, "/api/capture", body, headers=KEY)
+    second = post_run(client, "/api/capture", body, headers=KEY)
+    valid(second)
+    assert first.custom() == {**second.custom(), "timestamp": first.custom()["timestamp"]}
+    capture_id = first.custom()["value"]["inboxItemId"]
+    assert len(docs(cosmos, "Inbox", capture_id)) == 1
+    assert len(docs(cosmos, "Projects", capture_id)) == 1
+    assert len(fake.requests) == 1  # the retry replayed the outcome; no second model call
+
+
+def test_idempotency_key_header_names_the_capture(client, fake, cosmos) -> None:
+    key = {"Idempotency-Key": f"k-{uuid.uuid4()}", **KEY}
+    fake.enqueue(fake_openai.classification("Admin", 0.9, "Pay rent"))
+    a = post_run(client, "/api/capture", run_input("pay rent friday"), headers=key)
+    b = post_run(client, "/api/capture", run_input("pay rent friday"), headers=key)  # new runId
+    assert a.custom()["value"]["inboxItemId"] == b.custom()["value"]["inboxItemId"]
+    assert len(fake.requests) == 1
+
+
+def test_model_down_queues_the_capture_and_the_worker_files_it(
+    client, fake, cosmos, provisioned
+) -> None:
+    fake.enqueue(fake_openai.http_error(503))
+    fake.set_default(fake_openai.classification("Admin", 0.88, "Renew passport"))
+    run = post_run(client, "/api/capture", run_input("renew passport before june"), headers=KEY)
+    valid(run)
+    assert run.types()[-1] == "RUN_FINISHED"
+    result = run.last()["result"]
+    assert result["status"] == "queued"
+    capture_id = result["inboxItemId"]
+
+    def filed() -> list[dict]:
+        return [d for d in docs(cosmos, "Inbox", capture_id) if d["status"] == "filed"]
+
+    (inbox,) = eventually(filed, timeout=20)
+    assert inbox["filedBucket"] == "Admin"
+    assert len(docs(cosmos, "Admin", capture_id)) == 1
+    outcomes = QueueClient.from_connection_string(
+        provisioned["AzureWebJobsStorage"], "captures-outcomes"
+    )
+    messages = [json.loads(base64.b64decode(m.content)) for m in outcomes.peek_messages(32)]
+    assert any(m["captureId"] == capture_id and m["outcome"] == "CLASSIFIED" for m in messages)
+
+
+def test_model_timeout_queues_the_capture(client, fake, cosmos) -> None:
+    fake.enqueue(fake_openai.delay(3.0, fake_openai.classification()))  # client timeout is 2 s
+    fake.set_default(fake_openai.classification("Ideas", 0.9, "Solar roof tiles"))
+    run = post_run(client, "/api/capture", run_input("solar roof tiles idea"), headers=KEY)
+    valid(run)
+    assert run.last()["result"]["status"] == "queued"
+    assert run.comments and set(run.comments) == {"keepalive"}  # silence filled while waiting
+    capture_id = run.last()["result"]["inboxItemId"]
+    eventually(lambda: docs(cosmos, "Ideas", capture_id), timeout=20)
+
+
+def test_a_client_that_disconnects_still_gets_its_capture_filed(client, fake, cosmos) -> None:
+    fake.enqueue(fake_openai.classification("People", 0.9, "Lunch with Priya", delay_s=1.0))
+    body = run_input("lunch with Priya next week")
+    with client.stream("POST", "/api/capture", json=body, headers=KEY) as response:
+        first = next(response.iter_lines())
+        assert json.loads(first.removeprefix("data:"))["type"] == "RUN_STARTED"
+    # The connection is gone before the model answered.
+    rows = eventually(
+        lambda: list(
+            cosmos.get_container_client("People").query_items(
+                "SELECT * FROM c WHERE c.title = 'Lunch with Priya'",
+                enable_cross_partition_query=True,
+            )
+        ),
+        timeout=15,
+    )
+    assert len(rows) == 1
+
+
+def test_a_duplicate_classify_job_files_once(client, fake, cosmos, provisioned) -> None:
+    fake.enqueue(fake_openai.http_error(500))
+    fake.set_default(fake_openai.classification("Projects", 0.95, "Launch site", delay_s=0.3))
+    run = post_run(client, "/api/capture", run_input("launch the new site"), headers=KEY)
+    capture_id = run.last()["result"]["inboxItemId"]
+    job = json.dumps({"captureId": capture_id, "userId": "dev"}).encode()
+    classify = QueueClient.from_connection_string(
+        provisioned["AzureWebJobsStorage"], "captures-classify"
+    )
+    classify.send_message(base64.b64encode(job).decode())  # a second delivery of the same job
+    eventually(lambda: docs(cosmos, "Projects", capture_id), timeout=20)
+    time.sleep(1.5)
+    assert len(docs(cosmos, "Projects", capture_id)) == 1
+    assert len(docs(cosmos, "Inbox", capture_id)) == 1
+    # The failed HTTP attempt, then one call by whichever delivery filed it first; the
+    # other delivery either found it settled or lost the race without a second filing.
+    assert 2 <= len(fake.requests) <= 3
+
+
+# Bad input: problem+json before any stream
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "status"),
+    [
+        ({}, json.dumps(run_input("hi")), 401),
+        ({"X-API-Key": "wrong"}, json.dumps(run_input("hi")), 401),
+        ({"Authorization": "Bearer wrong"}, json.dumps(run_input("hi")), 401),
+        (KEY, "{not json", 400),
+        (KEY, json.dumps({"threadId": "t"}), 422),
+        (KEY, json.dumps({**run_input("x"), "messages": []}), 422),
+        (KEY, json.dumps(run_input("   ")), 422),
+        (KEY, json.dumps(run_input("x" * 10_001)), 422),
+        (KEY, json.dumps(run_input([{"type": "text", "text": ""}])), 422),
+    ],
+)
+def test_bad_requests_get_problem_json(client, headers, body, status) -> None:
+    response = client.post(
+        "/api/capture", content=body, headers={"Content-Type": "application/json", **headers}
+    )
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()
+    assert problem["status"] == status and problem["title"] and problem["detail"]
+
+
+def test_wrong_content_type_is_415_and_oversize_body_413(client) -> None:
+    r = client.post("/api/capture", content="hello", headers={**KEY, "Content-Type": "text/plain"})
+    assert r.status_code == 415
+    big = json.dumps(run_input("x" * 300_000))
+    r = client.post(
+        "/api/capture", content=big, headers={**KEY, "Content-Type": "application/json"}
+    )
+    assert r.status_code == 413
+
+
+def test_bearer_key_and_text_parts_are_accepted(client, fake) -> None:
+    fake.enqueue(fake_openai.classification("Ideas", 0.9, "Two part idea"))
+    body = run_input(
+        [{"type": "text", "text": "an app that"}, {"type": "text", "text": "waters plants"}]
+    )
+    run = post_run(client, "/api/capture", body, headers={"Authorization": "Bearer local-dev-key"})
+    valid(run)
+    sent = fake.requests[0].messages[-1]["content"]
+    assert "an app that\nwaters plants" in sent
+
+
+# The offline model, for real
+
+
+@pytest.fixture(scope="module")
+def offline_host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
+    env = {**provisioned, "API_KEYS": DEV_KEYS}
+    log: Path = tmp_path_factory.mktemp("offline") / "devhost.log"
+    devhost = DevhostProcess(REPO, env, log).start()
+    yield devhost.base_url
+    devhost.stop()
+
+
+def test_offline_model_files_sarah_under_people_and_asks_about_gibberish(
+    offline_host: str, cosmos
+) -> None:
+    with httpx.Client(base_url=offline_host, timeout=60) as c:
+        sarah = post_run(
+            c, "/api/capture", run_input("Call Sarah about the budget review"), headers=KEY
+        )
+        gibberish = post_run(c, "/api/capture", run_input("asdf jkl qwerty"), headers=KEY)
+    valid(sarah)
+    valid(gibberish)
+    assert sarah.custom()["name"] == "CLASSIFIED"
+    assert sarah.custom()["value"]["bucket"] == "People"
+    assert len(docs(cosmos, "People", sarah.custom()["value"]["inboxItemId"])) == 1
+    assert gibberish.custom()["name"] == "MISUNDERSTOOD"
+    assert gibberish.custom()["value"]["inboxItemId"]

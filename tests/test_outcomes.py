@@ -1,0 +1,45 @@
+"""The server's thresholds and the filed items' details, as plain functions."""
+
+from datetime import date
+
+import pytest
+
+from shared.classifier.protocol import Bucket, Classification
+from shared.details import details_for, due_date_in, people_in
+from shared.models import Outcome
+from shared.outcomes import decide, question_for
+
+
+@pytest.mark.parametrize(
+    ("bucket", "confidence", "expected"),
+    [
+        (Bucket.PEOPLE, 0.92, Outcome.CLASSIFIED),
+        (Bucket.PEOPLE, 0.6, Outcome.CLASSIFIED),
+        (Bucket.IDEAS, 0.59, Outcome.LOW_CONFIDENCE),
+        (Bucket.IDEAS, 0.3, Outcome.LOW_CONFIDENCE),
+        (Bucket.ADMIN, 0.29, Outcome.MISUNDERSTOOD),
+        (None, 0.95, Outcome.MISUNDERSTOOD),  # the model cannot override "no bucket"
+    ],
+)
+def test_thresholds_are_the_servers(bucket, confidence, expected) -> None:
+    c = Classification(bucket=bucket, confidence=confidence, title="t")
+    assert decide(c) is expected
+
+
+def test_questions_are_never_empty_where_the_contract_needs_one() -> None:
+    c = Classification(bucket=None, confidence=0.0, title="t")
+    assert question_for(Outcome.MISUNDERSTOOD, c)
+    low = Classification(bucket=Bucket.IDEAS, confidence=0.4, title="t")
+    assert "Ideas" in question_for(Outcome.LOW_CONFIDENCE, low)
+    assert question_for(Outcome.CLASSIFIED, low) is None
+
+
+def test_people_and_due_dates() -> None:
+    assert people_in("Call Sarah and ask Tom about Mum's birthday") == ["Sarah", "Tom", "Mum"]
+    saturday = date(2026, 11, 21)
+    assert due_date_in("pay the council tax tomorrow", saturday) == date(2026, 11, 22)
+    assert due_date_in("dentist on monday", saturday) == date(2026, 11, 23)
+    assert due_date_in("renew the car insurance", saturday) is None
+    assert details_for(Bucket.PROJECTS, "x", "Order tiles", saturday) == {
+        "next_action": "Order tiles"
+    }
