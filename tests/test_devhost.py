@@ -150,6 +150,13 @@ def test_an_app_enqueue_wakes_the_listener_at_once(
 # Blobs
 
 
+def _container(blobs: BlobServiceClient, name: str):
+    container = blobs.get_container_client(name)
+    if not container.exists():
+        container.create_container()
+    return container
+
+
 def _blob_rows(record_file: Path, name: str) -> list[dict]:
     return [r for r in read_records(record_file, "blob") if r["name"] == name]
 
@@ -157,9 +164,7 @@ def _blob_rows(record_file: Path, name: str) -> list[dict]:
 def test_blob_fires_once_per_version_survives_restart_and_fires_on_overwrite(
     devhost: DevhostProcess, blobs: BlobServiceClient, record_file: Path
 ) -> None:
-    container = blobs.get_container_client("uploads")
-    if not container.exists():
-        container.create_container()
+    container = _container(blobs, "uploads")
     container.upload_blob("a/one.txt", b"version one", overwrite=True)
 
     (first,) = eventually(lambda: _blob_rows(record_file, "uploads/a/one.txt"))
@@ -184,9 +189,7 @@ def test_blob_fires_once_per_version_survives_restart_and_fires_on_overwrite(
 def test_failing_blob_is_retried_then_poisoned(
     devhost: DevhostProcess, blobs: BlobServiceClient, queues: QueueServiceClient, record_file: Path
 ) -> None:
-    container = blobs.get_container_client("uploads")
-    if not container.exists():
-        container.create_container()
+    container = _container(blobs, "uploads")
     container.upload_blob("fail/broken.txt", b"x", overwrite=True)
 
     def poisoned() -> list[dict]:
@@ -205,9 +208,7 @@ def test_failing_blob_is_retried_then_poisoned(
 def test_event_grid_source_is_scanned_and_blob_output_is_written(
     devhost: DevhostProcess, blobs: BlobServiceClient, record_file: Path
 ) -> None:
-    container = blobs.get_container_client("grid")
-    if not container.exists():
-        container.create_container()
+    container = _container(blobs, "grid")
     container.upload_blob("note.txt", b"shout", overwrite=True)
     eventually(
         lambda: [r for r in read_records(record_file, "grid") if r["name"] == "grid/note.txt"]

@@ -235,24 +235,20 @@ def build_openai_client(
     connection errors, honouring retry-after(-ms).
     """
     if azure_endpoint:
-        if api_key:
-            return openai.AsyncAzureOpenAI(
-                azure_endpoint=azure_endpoint,
-                api_key=api_key,
-                api_version=api_version,
-                timeout=timeout_s,
-                max_retries=max_retries,
-            )
-        # Imported here: azure.identity is heavy and only the keyless path needs it (cold start).
-        from azure.identity.aio import DefaultAzureCredential, get_bearer_token_provider
+        auth: dict[str, object] = {"api_key": api_key} if api_key else {}
+        if not api_key:
+            # Imported here: azure.identity is heavy and only the keyless path needs it.
+            from azure.identity.aio import DefaultAzureCredential, get_bearer_token_provider
 
-        token_provider = get_bearer_token_provider(DefaultAzureCredential(), AZURE_SCOPE)
+            auth["azure_ad_token_provider"] = get_bearer_token_provider(
+                DefaultAzureCredential(), AZURE_SCOPE
+            )
         return openai.AsyncAzureOpenAI(
             azure_endpoint=azure_endpoint,
-            azure_ad_token_provider=token_provider,
             api_version=api_version,
             timeout=timeout_s,
             max_retries=max_retries,
+            **auth,
         )
     if base_url:
         return openai.AsyncOpenAI(
