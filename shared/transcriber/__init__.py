@@ -1,0 +1,1 @@
+"""Transcribers turn a voice capture's audio into text; see `protocol.py`."""
