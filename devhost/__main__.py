@@ -21,6 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--app-dir", type=Path, default=REPO, help="folder with function_app.py")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=int(os.environ.get("DEVHOST_PORT", 7071)))
+    parser.add_argument(
+        "--data-dir", type=Path, default=REPO / ".data", help="stack: where emulator data lives"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # The SDKs log every HTTP request at INFO; the host's own lines are what a developer reads.
@@ -28,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     app_dir = args.app_dir.resolve()
 
     if args.command == "stack":
-        return _stack(app_dir, args.host, args.port)
+        return _stack(app_dir, args.host, args.port, args.data_dir)
     try:
         config, functions = load(app_dir)
     except AppLoadError as exc:
@@ -43,9 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _stack(app_dir: Path, host: str, port: int) -> int:
-    emulators = Emulators(data_dir=REPO / ".data", ports=Ports.from_env())
-    emulators.start()
+def _stack(app_dir: Path, host: str, port: int, data_dir: Path) -> int:
+    emulators = Emulators(data_dir=data_dir, ports=Ports.from_env())
+    try:
+        emulators.start()
+    except RuntimeError as exc:
+        print(f"devhost: {exc}", file=sys.stderr)
+        return 1
     try:
         os.environ.update(emulators.app_settings)  # ours win over local.settings.json
         try:

@@ -77,6 +77,17 @@ class Emulators:
         }
 
     def start(self, timeout: float = 60.0) -> None:
+        # A port already taken would make us talk to someone else's emulator (or an old one).
+        busy = [
+            p
+            for p in (self.ports.blob, self.ports.queue, self.ports.table, self.ports.cosmos)
+            if _listening(p)
+        ]
+        if busy:
+            raise RuntimeError(
+                f"ports {busy} are already in use (another `make dev`?): stop it or set "
+                "AZURITE_BLOB_PORT, AZURITE_QUEUE_PORT, AZURITE_TABLE_PORT, COSMOS_PORT"
+            )
         azurite_dir = self.data_dir / "azurite"
         azurite_dir.mkdir(parents=True, exist_ok=True)
         bin_dir = REPO / "node_modules" / ".bin"
@@ -145,10 +156,14 @@ def _wait_for_port(port: int, deadline: float, emulators: Emulators) -> None:
             raise RuntimeError(
                 f"an emulator exited during start-up; see {emulators.data_dir / 'emulators.log'}"
             )
-        with socket.socket() as s:
-            s.settimeout(0.2)
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
+        if _listening(port):
+            return
         time.sleep(0.05)
     emulators.stop()
     raise RuntimeError(f"port {port} did not open in time")
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0

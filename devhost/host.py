@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import signal
 from pathlib import Path
 
 import uvicorn
@@ -79,9 +80,11 @@ class DevHost:
                 timeout_graceful_shutdown=2,
             )
         )
-        workers = [
-            asyncio.create_task(t.run()) for t in [*self.queue_listeners, *self.blob_scanners]
-        ]
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, server.stop)
+        triggers = [*self.queue_listeners, *self.blob_scanners]
+        workers = [asyncio.create_task(t.run()) for t in triggers]
         try:
             await server.serve()
         finally:
