@@ -61,13 +61,6 @@ class DevHost:
             if listener.queue_name == queue_name:
                 listener.wake()
 
-    def wake_all(self) -> None:
-        """Poll every trigger now (the app's own SDK writes can call this through the hook)."""
-        for listener in self.queue_listeners:
-            listener.wake()
-        for scanner in self.blob_scanners:
-            scanner.wake()
-
     async def serve(self, host: str, port: int) -> None:
         """Serve until SIGINT/SIGTERM, then stop triggers and close clients in order."""
         server = _Server(

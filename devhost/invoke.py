@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import contextvars
 import functools
-import logging
 import re
 import threading
 import uuid
@@ -19,7 +18,6 @@ from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
 from .loader import Binding, LoadedFunction
 from .storage import StorageClients, encode_message
 
-log = logging.getLogger("devhost")
 _EXPRESSION = re.compile(r"\{([A-Za-z_][A-Za-z0-9_-]*)\}")
 
 

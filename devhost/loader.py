@@ -7,7 +7,7 @@ import inspect
 import json
 import sys
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,6 @@ class LoadedFunction:
     outputs: tuple[Binding, ...]
     wants_context: bool
     is_async: bool
-    trigger_annotation: Any = field(default=None)
 
 
 def import_app(app_dir: Path, module: str = "function_app") -> list[LoadedFunction]:
@@ -124,7 +123,6 @@ def validate(function: func.FunctionBuilder | Any) -> LoadedFunction:
         outputs=outputs,
         wants_context="context" in params,
         is_async=inspect.iscoroutinefunction(user_fn),
-        trigger_annotation=hints.get(trigger.name),
     )
 
 

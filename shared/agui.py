@@ -59,20 +59,11 @@ def run_error(message: str, code: str) -> RunErrorEvent:
 
 def outcome_value(item: InboxItem) -> dict:
     """The CUSTOM event's value for the item's outcome (the contract's fields only)."""
-    if item.outcome is Outcome.CLASSIFIED:
-        return {
-            "inboxItemId": item.id,
-            "bucket": item.filed_bucket,
-            "confidence": item.confidence,
-            "title": item.title,
-        }
-    if item.outcome is Outcome.LOW_CONFIDENCE:
-        return {
-            "inboxItemId": item.id,
-            "bucket": item.filed_bucket,
-            "confidence": item.confidence,
-            "questionText": item.question_text,
-        }
+    if item.outcome in (Outcome.CLASSIFIED, Outcome.LOW_CONFIDENCE):
+        filed = {"inboxItemId": item.id, "bucket": item.filed_bucket, "confidence": item.confidence}
+        if item.outcome is Outcome.CLASSIFIED:
+            return {**filed, "title": item.title}
+        return {**filed, "questionText": item.question_text}
     if item.outcome is Outcome.MISUNDERSTOOD:
         return {
             "threadId": item.thread_id,

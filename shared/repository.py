@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Protocol
 
 from .classifier.protocol import Bucket
-from .models import FILED_MODELS, FiledItem, InboxItem
+from .models import FiledItem, InboxItem
 from .settings import INBOX
 
 if TYPE_CHECKING:
@@ -37,10 +37,6 @@ class CaptureRepository(Protocol):
         ...
 
     async def put_filed(self, item: FiledItem) -> None: ...
-
-    async def get_filed(
-        self, user_id: str, bucket: Bucket, capture_id: str
-    ) -> FiledItem | None: ...
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         """Idempotent: deleting what is not there is fine."""
@@ -91,10 +87,6 @@ class CosmosCaptureRepository:
     async def put_filed(self, item: FiledItem) -> None:
         async with _translated():
             await self._container(item.bucket.value).upsert_item(item.to_json())
-
-    async def get_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
-        doc = await self._read(bucket.value, user_id, capture_id)
-        return FILED_MODELS[bucket].model_validate(doc) if doc else None
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         from azure.cosmos.exceptions import CosmosResourceNotFoundError
