@@ -20,10 +20,10 @@ from shared.classifier.openai_chat import (
     SYSTEM_PROMPT,
     OpenAIClassifier,
     _response_format_json,
-    build_openai_client,
     prompt_tokens_estimate,
 )
 from shared.classifier.protocol import Bucket, Classification, ClassifierUnavailable
+from shared.openai_client import build_openai_client
 from tests.fake_openai import (
     FakeOpenAI,
     classification,

@@ -18,7 +18,6 @@ from .protocol import Bucket, Classification, ClassifierUnavailable
 
 log = logging.getLogger(__name__)
 
-AZURE_SCOPE = "https://cognitiveservices.azure.com/.default"
 TITLE_MAX = 120
 MISUNDERSTOOD_TITLE = "Unclear capture"
 REPHRASE_QUESTION = "I couldn't make sense of that. Could you rephrase it in a sentence or two?"
@@ -127,7 +126,7 @@ class OpenAIClassifier:
     """A `Classifier` over an injected (Azure) OpenAI async client: one call per capture.
 
     Retries and the request timeout belong to the client (`max_retries`, `timeout`), see
-    `build_openai_client`; this class only maps the final outcome.
+    `shared.openai_client`; this class only maps the final outcome.
     """
 
     def __init__(
@@ -217,44 +216,3 @@ class OpenAIClassifier:
             log.warning("classifier: model returned no content")
             return _misunderstood()
         return _to_classification(message.parsed)
-
-
-def build_openai_client(
-    *,
-    azure_endpoint: str | None,
-    api_key: str | None,
-    base_url: str | None,
-    api_version: str,
-    timeout_s: float,
-    max_retries: int,
-) -> openai.AsyncOpenAI:
-    """Build the async client: Azure OpenAI when `azure_endpoint` is set (API key if given, else
-    Entra ID via DefaultAzureCredential), otherwise any OpenAI-compatible server at `base_url`.
-
-    `max_retries` and `timeout_s` are the client's own: it backs off on 408/409/429/5xx and
-    connection errors, honouring retry-after(-ms).
-    """
-    if azure_endpoint:
-        auth: dict[str, object] = {"api_key": api_key} if api_key else {}
-        if not api_key:
-            # Imported here: azure.identity is heavy and only the keyless path needs it.
-            from azure.identity.aio import DefaultAzureCredential, get_bearer_token_provider
-
-            auth["azure_ad_token_provider"] = get_bearer_token_provider(
-                DefaultAzureCredential(), AZURE_SCOPE
-            )
-        return openai.AsyncAzureOpenAI(
-            azure_endpoint=azure_endpoint,
-            api_version=api_version,
-            timeout=timeout_s,
-            max_retries=max_retries,
-            **auth,
-        )
-    if base_url:
-        return openai.AsyncOpenAI(
-            base_url=base_url,
-            api_key=api_key or "not-needed",
-            timeout=timeout_s,
-            max_retries=max_retries,
-        )
-    raise ValueError("build_openai_client needs azure_endpoint or base_url")

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 class Transcript(BaseModel):
     text: str
     language: str | None
-    duration_s: float
+    duration_s: float | None = None  # not every service reports it
 
 
 class AudioUndecodable(Exception):
