@@ -2,9 +2,12 @@
 
 import azure.functions as func
 
-from shared.entrypoints import capture, classify_worker, health
+from shared.entrypoints import capture, captures, classify_worker, health, voice, voice_trigger
 
 app = func.FunctionApp(http_auth_level=func.AuthLevel.ANONYMOUS)
 app.register_functions(health.bp)
 app.register_functions(capture.bp)
+app.register_functions(voice.bp)
+app.register_functions(captures.bp)
+app.register_functions(voice_trigger.bp)
 app.register_functions(classify_worker.bp)

@@ -74,10 +74,11 @@ async def _provision_and_serve(devhost: DevHost, host: str, port: int) -> None:
     from .provision import provision
 
     await provision()
-    # Load the offline model while the server starts, not on the first capture.
-    warm_up = getattr(adapters().classifier, "warm_up", None)
-    if warm_up is not None:
-        asyncio.get_running_loop().run_in_executor(None, warm_up)
+    # Load the offline models while the server starts, not on the first capture.
+    for model in (adapters().classifier, adapters().transcriber):
+        warm_up = getattr(model, "warm_up", None)
+        if warm_up is not None:
+            asyncio.get_running_loop().run_in_executor(None, warm_up)
     base = f"http://{host}:{port}/api"
     print(
         f"\nCapture pipeline running at {base}  (Ctrl-C stops everything)\n"

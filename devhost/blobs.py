@@ -68,6 +68,12 @@ class BlobScanner:
         self._receipts: ContainerClient = service.get_container_client(HOSTS_CONTAINER)
         self._poison: QueueClient = storage.queue_service(connection).get_queue_client(POISON_QUEUE)
         self._options = options
+        interval = (
+            options.event_grid_poll_interval
+            if raw.get("source") == "EventGrid"
+            else options.poll_interval
+        )
+        self._interval = interval.total_seconds()
         self._invoker = invoker
         self._receipt_root = f"blobreceipts/{host_id}/{function.name}"
         self._busy: set[tuple[str, str]] = set()
@@ -90,9 +96,7 @@ class BlobScanner:
                     log.warning("scanning %s failed: %r", self.container_name, exc)
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(
-                        self._wake.wait(), self._options.poll_interval.total_seconds()
-                    )
+                    await asyncio.wait_for(self._wake.wait(), self._interval)
         finally:
             for task in tasks:
                 task.cancel()

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from ag_ui.core import RunAgentInput, UserMessage
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from .http_input import parse_json
 from .models import InboxItem
 from .problems import Problem
 from .repository import CaptureRepository
@@ -38,23 +38,7 @@ def parse_text_capture(
     max_chars: int,
 ) -> TextCapture:
     """A RunAgentInput whose last user message is the capture, or a Problem saying why not."""
-    if content_type is None or content_type.split(";")[0].strip().lower() != "application/json":
-        raise Problem(415, "Send the capture as application/json (an AG-UI RunAgentInput).")
-    try:
-        raw = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise Problem(400, "The body is not valid JSON.") from exc
-    try:
-        run_input = RunAgentInput.model_validate(raw)
-    except ValidationError as exc:
-        raise Problem(
-            422,
-            "The body is not a valid AG-UI RunAgentInput.",
-            errors=[
-                {"loc": ".".join(map(str, e["loc"])), "msg": e["msg"]}
-                for e in exc.errors(include_url=False, include_input=False)[:10]
-            ],
-        ) from exc
+    run_input = parse_json(body, content_type, RunAgentInput, "an AG-UI RunAgentInput")
     text = last_user_text(run_input)
     if text is None:
         raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")

@@ -83,12 +83,15 @@ async def file_capture(
     return saved
 
 
-async def mark(item: InboxItem, status: Status, repo: CaptureRepository) -> InboxItem:
-    """Record progress that is not an outcome (queued, failed), keeping what is settled."""
-    if item.status.is_settled or item.status == status:
+async def mark(item: InboxItem, status: Status, repo: CaptureRepository, **changes) -> InboxItem:
+    """Record progress that is not an outcome (transcribing, queued, failed), keeping what is
+    settled. If the item changed since it was read, the stored one stands and is returned."""
+    if item.status.is_settled or (item.status == status and not changes):
         return item
     try:
-        return await repo.save(item.model_copy(update={"status": status, "updated_at": utcnow()}))
+        return await repo.save(
+            item.model_copy(update={**changes, "status": status, "updated_at": utcnow()})
+        )
     except StaleItem:
         return await repo.get(item.user_id, item.id) or item
 

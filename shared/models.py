@@ -78,7 +78,9 @@ class InboxItem(Document):
     confidence: float | None = None
     title: str | None = None
     question_text: str | None = None
-    error: str | None = None
+    error: str | None = None  # a failure code, e.g. AUDIO_UNDECODABLE
+    audio_blob: str | None = None  # voice: the blob's name in the voice-notes container
+    audio_content_type: str | None = None
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")

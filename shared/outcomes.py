@@ -25,3 +25,16 @@ def question_for(outcome: Outcome, c: Classification) -> str | None:
     if outcome is Outcome.LOW_CONFIDENCE:
         return c.question or f"I filed this under {c.bucket} — is that right?"
     return None
+
+
+SAY_AGAIN_QUESTION = "I couldn't hear anything in that voice note. Could you say it again?"
+
+# Why a capture failed, in words safe to show; the keys are the codes clients see.
+FAILURES = {
+    "AUDIO_UNDECODABLE": "We couldn't play that recording. Please record it again.",
+    "AUDIO_TOO_LARGE": "That recording is too large. Please keep voice notes shorter.",
+}
+
+
+def failure_message(code: str | None) -> str:
+    return FAILURES.get(code or "", "We couldn't process this capture.")

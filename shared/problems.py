@@ -40,9 +40,17 @@ class Problem(Exception):
         if self.code:
             body["code"] = self.code
         body.update(self.extra)
+        if "retry_after" in self.extra:
+            body.pop("retry_after")
+            headers = {**(headers or {}), "Retry-After": str(self.extra["retry_after"])}
         return JSONResponse(
             body,
             status_code=self.status,
             media_type="application/problem+json",
             headers=headers,
         )
+
+
+def storage_unavailable() -> Problem:
+    """For StorageUnavailable before a stream starts: the client may simply retry."""
+    return Problem(503, "Storage is unavailable right now. Please try again.", retry_after=5)

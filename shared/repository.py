@@ -36,6 +36,10 @@ class CaptureRepository(Protocol):
         """Replace the inbox item if unchanged since read; StaleItem otherwise."""
         ...
 
+    async def remove(self, user_id: str, capture_id: str) -> None:
+        """Delete the inbox item; idempotent."""
+        ...
+
     async def put_filed(self, item: FiledItem) -> None: ...
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
@@ -84,16 +88,22 @@ class CosmosCaptureRepository:
                 raise StaleItem(item.id) from exc
         return InboxItem.model_validate(saved)
 
+    async def remove(self, user_id: str, capture_id: str) -> None:
+        await self._delete(INBOX, user_id, capture_id)
+
     async def put_filed(self, item: FiledItem) -> None:
         async with _translated():
             await self._container(item.bucket.value).upsert_item(item.to_json())
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
+        await self._delete(bucket.value, user_id, capture_id)
+
+    async def _delete(self, container: str, user_id: str, item_id: str) -> None:
         from azure.cosmos.exceptions import CosmosResourceNotFoundError
 
         async with _translated():
             with contextlib.suppress(CosmosResourceNotFoundError):
-                await self._container(bucket.value).delete_item(capture_id, partition_key=user_id)
+                await self._container(container).delete_item(item_id, partition_key=user_id)
 
     async def _read(self, container: str, user_id: str, item_id: str) -> dict | None:
         from azure.cosmos.exceptions import CosmosResourceNotFoundError

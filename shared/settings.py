@@ -60,6 +60,13 @@ class Settings(BaseSettings):
         default="gpt-4o-mini",
         validation_alias=AliasChoices("AZURE_OPENAI_CHAT_DEPLOYMENT", "OPENAI_CHAT_MODEL"),
     )
+    # The transcription deployment (Azure) or model (OpenAI-compatible server).
+    transcribe_model: str = Field(
+        default="whisper",
+        validation_alias=AliasChoices(
+            "AZURE_OPENAI_TRANSCRIBE_DEPLOYMENT", "OPENAI_TRANSCRIBE_MODEL"
+        ),
+    )
     model_timeout_s: float = Field(default=10.0, validation_alias=AliasChoices("MODEL_TIMEOUT_S"))
     model_max_retries: int = Field(default=2, validation_alias=AliasChoices("MODEL_MAX_RETRIES"))
 
@@ -68,6 +75,21 @@ class Settings(BaseSettings):
     )
     max_body_bytes: int = Field(default=256 * 1024, validation_alias=AliasChoices("MAX_BODY_BYTES"))
     keepalive_s: float = Field(default=15.0, validation_alias=AliasChoices("SSE_KEEPALIVE_S"))
+
+    # Voice notes: upload limit, how long an upload URL lives, whether audio is kept once its
+    # transcript is stored (off: the transcript is the record, the audio is personal data).
+    max_voice_bytes: int = Field(
+        default=25 * 1024 * 1024, validation_alias=AliasChoices("MAX_VOICE_BYTES")
+    )
+    upload_url_ttl_s: int = Field(default=300, validation_alias=AliasChoices("UPLOAD_URL_TTL_S"))
+    keep_voice_notes: bool = Field(default=False, validation_alias=AliasChoices("KEEP_VOICE_NOTES"))
+
+    # A capture's events feed polls the inbox item (it works across instances) and gives up
+    # with RUN_ERROR TIMEOUT after a while; the client reconnects to resume.
+    events_poll_s: float = Field(default=0.2, validation_alias=AliasChoices("EVENTS_POLL_S"))
+    events_timeout_s: float = Field(
+        default=120.0, validation_alias=AliasChoices("EVENTS_TIMEOUT_S")
+    )
 
     health_timeout_s: float = Field(default=3.0, validation_alias=AliasChoices("HEALTH_TIMEOUT_S"))
 

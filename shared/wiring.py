@@ -11,6 +11,8 @@ from .openai_client import model_configured, openai_client
 from .queues import CaptureQueues, StorageQueues
 from .repository import CaptureRepository, CosmosCaptureRepository
 from .settings import get_settings
+from .transcriber.protocol import Transcriber
+from .voice_blobs import BlobVoiceNotes, VoiceNoteStore
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,8 @@ class Adapters:
     repo: CaptureRepository
     classifier: Classifier
     queues: CaptureQueues
+    voice: VoiceNoteStore
+    transcriber: Transcriber
 
 
 @cache
@@ -26,6 +30,8 @@ def adapters() -> Adapters:
         repo=CosmosCaptureRepository(clients.cosmos_database()),
         classifier=build_classifier(),
         queues=StorageQueues(),
+        voice=BlobVoiceNotes(clients.blob_service),
+        transcriber=build_transcriber(),
     )
 
 
@@ -37,6 +43,16 @@ def build_classifier() -> Classifier:
     from .classifier.minilm import MiniLMClassifier
 
     return MiniLMClassifier()
+
+
+def build_transcriber() -> Transcriber:
+    if model_configured():
+        from .transcriber.openai_audio import OpenAITranscriber
+
+        return OpenAITranscriber(openai_client(), get_settings().transcribe_model)
+    from .transcriber.whisper_local import LocalWhisperTranscriber
+
+    return LocalWhisperTranscriber()
 
 
 async def reset() -> None:

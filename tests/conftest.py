@@ -55,3 +55,14 @@ async def provisioned(app_env: dict[str, str]) -> dict[str, str]:
     await provision()
     await close_clients()
     return app_env
+
+
+@pytest.fixture(scope="session")
+def cosmos(provisioned: dict[str, str]):
+    """A sync client on the test database, for looking at what the app stored."""
+    from azure.cosmos import CosmosClient
+
+    with CosmosClient(
+        provisioned["COSMOS_ENDPOINT"], provisioned["COSMOS_KEY"], connection_verify=False
+    ) as client:
+        yield client.get_database_client(provisioned["COSMOS_DATABASE"])

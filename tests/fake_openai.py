@@ -1,5 +1,6 @@
 """A scripted OpenAI-compatible HTTP server on 127.0.0.1: the project's one test double for the
-model (OpenAI and Azure OpenAI routes), for tests and the benchmark.
+model (chat completions and audio transcriptions, OpenAI and Azure OpenAI routes), for tests and
+the benchmark.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
-from aiohttp import web
+from aiohttp import BodyPartReader, hdrs, web
 
 # Never keep credentials in the records: tests assert on headers and may print them on failure.
 SECRET_HEADERS = frozenset(
@@ -22,6 +23,7 @@ SECRET_HEADERS = frozenset(
 )
 
 CHAT = "chat"
+TRANSCRIBE = "transcribe"
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,11 @@ def refusal(message: str = "I can't help with that.") -> Step:
     return completion(None, refusal=message)
 
 
+def transcription(text: str, *, delay_s: float = 0.0) -> Step:
+    """A transcription answered as `{"text": text}` (response_format=json), untrimmed."""
+    return Step(content=text, delay_s=delay_s)
+
+
 def http_error(
     status: int,
     *,
@@ -116,6 +123,15 @@ def raw_text(text: str, *, content_type: str = "text/html", status: int = 200) -
 
 
 @dataclass(frozen=True)
+class UploadedFile:
+    """A file part of a multipart request: its metadata only, the bytes are not kept."""
+
+    filename: str | None
+    content_type: str | None
+    size: int
+
+
+@dataclass(frozen=True)
 class RecordedRequest:
     kind: str
     method: str
@@ -127,31 +143,50 @@ class RecordedRequest:
     json: Any
     # Path parameters, e.g. {"deployment": "gpt-4o-mini"} on the Azure route.
     params: dict[str, str]
+    # A multipart body (audio routes): the plain fields, and the file parts by field name.
+    form: dict[str, str] = field(default_factory=dict)
+    files: dict[str, UploadedFile] = field(default_factory=dict)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
         return list((self.json or {}).get("messages", []))
+
+    @property
+    def model(self) -> str | None:
+        """The `model` the client sent, in the JSON body or as a form field."""
+        return (self.json or {}).get("model") or self.form.get("model")
+
+    @property
+    def file(self) -> UploadedFile | None:
+        """The uploaded audio (the `file` part), if any."""
+        return self.files.get("file")
 
 
 Handler = Callable[[web.Request, RecordedRequest, Step], Awaitable[web.StreamResponse]]
 
 
 class FakeOpenAI:
-    """The server. One FIFO script and one default reply per route kind (only "chat" today).
+    """The server. One FIFO script and one default reply per route kind: CHAT and TRANSCRIBE.
 
     `async with FakeOpenAI() as fake:` serves from the running event loop; `with FakeOpenAI() as
     fake:` serves from a background thread for sync callers. Queue replies with
     `fake.enqueue(classification(...), http_error(429, retry_after_ms=10), delay(2.0))`; once the
     queue is empty each request gets `default` (e.g. `classification(delay_s=0.3)` for a
     benchmark). `fake.requests` lists what arrived, credentials removed.
+
+    Transcriptions are scripted the same way with `kind=TRANSCRIBE`:
+    `fake.enqueue(transcription("Call Sarah"), http_error(400), kind=TRANSCRIBE)`. Their default
+    reply is `transcription("")`, i.e. `{"text": ""}` (what the service says for silence);
+    change it with `fake.set_default(step, kind=TRANSCRIBE)`.
     """
 
-    # (method, path, kind). To add audio later: a kind "transcription" with its own handler in
-    # `_handlers`, routes for /v1/audio/transcriptions and the Azure deployments path, and a
-    # default reply in `__init__`; scripts and records are already per kind.
+    # (method, path, kind). A new kind needs routes here, a handler in `_handlers` and a default
+    # reply in `__init__`; scripts and records are already per kind.
     ROUTES: tuple[tuple[str, str, str], ...] = (
         ("POST", "/v1/chat/completions", CHAT),
         ("POST", "/openai/deployments/{deployment}/chat/completions", CHAT),
+        ("POST", "/v1/audio/transcriptions", TRANSCRIBE),
+        ("POST", "/openai/deployments/{deployment}/audio/transcriptions", TRANSCRIBE),
     )
 
     def __init__(
@@ -162,18 +197,22 @@ class FakeOpenAI:
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
-        """`api_key`, when set, must arrive as `api-key` or `Authorization: Bearer`, else 401."""
+        """`default` is the chat reply once its script is empty. `api_key`, when set, must
+        arrive as `api-key` or `Authorization: Bearer`, else 401."""
         self.host = host
         self.port = port
         self._api_key = api_key
-        self._defaults: dict[str, Step] = {CHAT: default or classification()}
-        self._scripts: dict[str, deque[Step]] = {CHAT: deque()}
+        self._defaults: dict[str, Step] = {
+            CHAT: default or classification(),
+            TRANSCRIBE: transcription(""),
+        }
+        self._scripts: dict[str, deque[Step]] = {kind: deque() for kind in self._defaults}
         self._records: list[RecordedRequest] = []
         # A threading lock, not asyncio: sync callers enqueue from another thread. Never held
         # across an await.
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._handlers: dict[str, Handler] = {CHAT: self._chat}
+        self._handlers: dict[str, Handler] = {CHAT: self._chat, TRANSCRIBE: self._transcription}
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
         self._thread_loop: asyncio.AbstractEventLoop | None = None
@@ -298,11 +337,15 @@ class FakeOpenAI:
 
     async def _record(self, request: web.Request, kind: str) -> RecordedRequest:
         body: Any = None
+        form: dict[str, str] = {}
+        files: dict[str, UploadedFile] = {}
         if request.can_read_body and request.content_type == "application/json":
             try:
                 body = await request.json()
             except json.JSONDecodeError:
                 body = None
+        elif request.can_read_body and request.content_type == "multipart/form-data":
+            form, files = await _read_multipart(request)
         headers = {k.lower(): v for k, v in request.headers.items()}
         auth = None
         if "api-key" in headers:
@@ -318,6 +361,8 @@ class FakeOpenAI:
             auth=auth,
             json=body,
             params=dict(request.match_info),
+            form=form,
+            files=files,
         )
         with self._lock:
             self._records.append(record)
@@ -342,15 +387,8 @@ class FakeOpenAI:
     async def _chat(
         self, request: web.Request, record: RecordedRequest, step: Step
     ) -> web.Response:
-        if step.text is not None:
-            return web.Response(
-                text=step.text,
-                status=step.status,
-                content_type=step.content_type,
-                headers=_response_headers(step),
-            )
-        if step.body is not None or step.status >= 400:
-            return _error_response(step)
+        if (verbatim := _verbatim_response(step)) is not None:
+            return verbatim
         sent = record.json or {}
         prompt_chars = sum(len(str(m.get("content") or "")) for m in sent.get("messages", []))
         completion_tokens = len(step.content or "") // 4 + 1
@@ -382,9 +420,53 @@ class FakeOpenAI:
         }
         return web.json_response(body, status=step.status, headers=_response_headers(step))
 
+    async def _transcription(
+        self, request: web.Request, record: RecordedRequest, step: Step
+    ) -> web.Response:
+        if (verbatim := _verbatim_response(step)) is not None:
+            return verbatim
+        body = {"text": step.content or ""}
+        return web.json_response(body, status=step.status, headers=_response_headers(step))
+
+
+async def _read_multipart(request: web.Request) -> tuple[dict[str, str], dict[str, UploadedFile]]:
+    """Plain fields as text; file parts are counted in chunks, never kept (audio can be large)."""
+    form: dict[str, str] = {}
+    files: dict[str, UploadedFile] = {}
+    reader = await request.multipart()
+    async for part in reader:
+        if not isinstance(part, BodyPartReader) or part.name is None:
+            continue
+        if part.filename is None:
+            form[part.name] = await part.text()
+            continue
+        size = 0
+        while chunk := await part.read_chunk():
+            size += len(chunk)
+        files[part.name] = UploadedFile(
+            filename=part.filename,
+            content_type=part.headers.get(hdrs.CONTENT_TYPE),
+            size=size,
+        )
+    return form, files
+
 
 def _response_headers(step: Step) -> dict[str, str]:
     return {"x-request-id": f"req_fake_{time.monotonic_ns()}", **step.headers}
+
+
+def _verbatim_response(step: Step) -> web.Response | None:
+    """The reply for `raw_text`, `raw` and `http_error` steps, the same on every route kind."""
+    if step.text is not None:
+        return web.Response(
+            text=step.text,
+            status=step.status,
+            content_type=step.content_type,
+            headers=_response_headers(step),
+        )
+    if step.body is not None or step.status >= 400:
+        return _error_response(step)
+    return None
 
 
 def _error_response(step: Step) -> web.Response:

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 
 import httpx
+from ag_ui_validate.pytest_plugin import assert_valid_agui
 
 
 @dataclass
@@ -40,10 +41,30 @@ def parse_sse(text: str) -> tuple[list[dict], list[str]]:
     return events, comments
 
 
-def post_run(client: httpx.Client, path: str, body: object, **kwargs) -> SseRun:
-    with client.stream("POST", path, json=body, **kwargs) as response:
+def stream_run(client: httpx.Client, method: str, path: str, **kwargs) -> SseRun:
+    """Send a request and read its whole SSE answer (or its error body)."""
+    with client.stream(method, path, **kwargs) as response:
         raw = response.read().decode()
     run = SseRun(status=response.status_code, headers=response.headers, raw=raw)
     if response.headers.get("content-type", "").startswith("text/event-stream"):
         run.events, run.comments = parse_sse(raw)
     return run
+
+
+def post_run(client: httpx.Client, path: str, body: object, **kwargs) -> SseRun:
+    return stream_run(client, "POST", path, json=body, **kwargs)
+
+
+def get_run(client: httpx.Client, path: str, **kwargs) -> SseRun:
+    return stream_run(client, "GET", path, **kwargs)
+
+
+def assert_valid_run(run: SseRun) -> None:
+    """The contract's stream: headers, framing, timestamps, and a valid AG-UI run."""
+    assert run.status == 200, run.raw[:500]
+    assert run.headers["content-type"].startswith("text/event-stream")
+    assert run.headers["cache-control"] == "no-cache"
+    assert run.headers["x-accel-buffering"] == "no"
+    assert "event:" not in run.raw
+    assert all("timestamp" in e for e in run.events)
+    assert_valid_agui(run.events, max_warnings=0)

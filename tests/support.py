@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -16,6 +17,14 @@ from typing import TypeVar
 from devhost.emulators import REPO, free_port
 
 T = TypeVar("T")
+
+# The sample settings' dev user (key `local-dev-key`) and a second user for isolation tests.
+KEY = {"X-API-Key": "local-dev-key"}
+OTHER_KEY = {"X-API-Key": "other-user-key"}
+DEV_KEYS = (
+    "dev:ed5a18fb8f807f996d649e379d3f35f39c543a91bdbf88c492f2ebd10d4df86c,"
+    f"other:{hashlib.sha256(b'other-user-key').hexdigest()}"
+)
 
 
 def eventually(probe: Callable[[], T], timeout: float = 15.0, interval: float = 0.1) -> T:
@@ -83,6 +92,17 @@ def read_records(path: Path, kind: str | None = None) -> list[dict]:
     return [r for r in rows if kind is None or r["kind"] == kind]
 
 
+def docs(cosmos, container: str, capture_id: str) -> list[dict]:
+    """Every document with this id in a container, whatever its partition."""
+    return list(
+        cosmos.get_container_client(container).query_items(
+            "SELECT * FROM c WHERE c.id = @id",
+            parameters=[{"name": "@id", "value": capture_id}],
+            enable_cross_partition_query=True,
+        )
+    )
+
+
 def run_devhost_check(app_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "devhost", "check", "--app-dir", str(app_dir)],
@@ -94,4 +114,14 @@ def run_devhost_check(app_dir: Path, env: dict[str, str]) -> subprocess.Complete
     )
 
 
-__all__ = ["REPO", "DevhostProcess", "eventually", "read_records", "run_devhost_check"]
+__all__ = [
+    "DEV_KEYS",
+    "KEY",
+    "OTHER_KEY",
+    "REPO",
+    "DevhostProcess",
+    "docs",
+    "eventually",
+    "read_records",
+    "run_devhost_check",
+]

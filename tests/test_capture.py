@@ -12,17 +12,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from ag_ui_validate.pytest_plugin import assert_valid_agui
-from azure.cosmos import CosmosClient
 from azure.storage.queue import QueueClient
 
 from tests import fake_openai
 from tests.fake_openai import FakeOpenAI
-from tests.sse import SseRun, post_run
-from tests.support import REPO, DevhostProcess, eventually
-
-KEY = {"X-API-Key": "local-dev-key"}
-DEV_KEYS = "dev:ed5a18fb8f807f996d649e379d3f35f39c543a91bdbf88c492f2ebd10d4df86c"
+from tests.sse import assert_valid_run, post_run
+from tests.support import DEV_KEYS, KEY, REPO, DevhostProcess, docs, eventually
 
 
 def run_input(text: object, run_id: str | None = None, thread_id: str = "t1") -> dict:
@@ -62,34 +57,6 @@ def client(host: str, fake: FakeOpenAI) -> Iterator[httpx.Client]:
         yield c
 
 
-@pytest.fixture(scope="module")
-def cosmos(provisioned: dict[str, str]):
-    with CosmosClient(
-        provisioned["COSMOS_ENDPOINT"], provisioned["COSMOS_KEY"], connection_verify=False
-    ) as c:
-        yield c.get_database_client(provisioned["COSMOS_DATABASE"])
-
-
-def docs(cosmos, container: str, capture_id: str) -> list[dict]:
-    return list(
-        cosmos.get_container_client(container).query_items(
-            "SELECT * FROM c WHERE c.id = @id",
-            parameters=[{"name": "@id", "value": capture_id}],
-            enable_cross_partition_query=True,
-        )
-    )
-
-
-def valid(run: SseRun) -> None:
-    assert run.status == 200
-    assert run.headers["content-type"].startswith("text/event-stream")
-    assert run.headers["cache-control"] == "no-cache"
-    assert run.headers["x-accel-buffering"] == "no"
-    assert "event:" not in run.raw
-    assert all("timestamp" in e for e in run.events)
-    assert_valid_agui(run.events, max_warnings=0)
-
-
 # The three outcomes
 
 
@@ -98,7 +65,7 @@ def test_classified_capture_is_filed_and_streamed(client, fake, cosmos) -> None:
     run = post_run(
         client, "/api/capture", run_input("Call Sarah about the budget review"), headers=KEY
     )
-    valid(run)
+    assert_valid_run(run)
     assert run.types() == [
         "RUN_STARTED",
         "STEP_STARTED",
@@ -132,7 +99,7 @@ def test_classified_capture_is_filed_and_streamed(client, fake, cosmos) -> None:
 def test_low_confidence_is_filed_provisionally_with_a_question(client, fake, cosmos) -> None:
     fake.enqueue(fake_openai.classification("Ideas", 0.45, "Maybe a podcast"))
     run = post_run(client, "/api/capture", run_input("podcast thing maybe"), headers=KEY)
-    valid(run)
+    assert_valid_run(run)
     custom = run.custom()
     assert custom["name"] == "LOW_CONFIDENCE"
     assert custom["value"]["bucket"] == "Ideas" and custom["value"]["confidence"] == 0.45
@@ -153,7 +120,7 @@ def test_low_confidence_is_filed_provisionally_with_a_question(client, fake, cos
 def test_misunderstood_files_nothing_and_asks(client, fake, cosmos, reply) -> None:
     fake.enqueue(reply)
     run = post_run(client, "/api/capture", run_input("mmm hmm"), headers=KEY)
-    valid(run)
+    assert_valid_run(run)
     custom = run.custom()
     assert custom["name"] == "MISUNDERSTOOD"
     assert custom["value"]["inboxItemId"] and custom["value"]["questionText"]
@@ -172,7 +139,7 @@ def test_same_run_id_twice_files_once(client, fake, cosmos) -> None:
     body = run_input("order tiles for the kitchen", run_id=f"retry-{uuid.uuid4()}")
     first = post_run(client, "/api/capture", body, headers=KEY)
     second = post_run(client, "/api/capture", body, headers=KEY)
-    valid(second)
+    assert_valid_run(second)
     assert first.custom() == {**second.custom(), "timestamp": first.custom()["timestamp"]}
     capture_id = first.custom()["value"]["inboxItemId"]
     assert len(docs(cosmos, "Inbox", capture_id)) == 1
@@ -195,7 +162,7 @@ def test_model_down_queues_the_capture_and_the_worker_files_it(
     fake.enqueue(fake_openai.http_error(503))
     fake.set_default(fake_openai.classification("Admin", 0.88, "Renew passport"))
     run = post_run(client, "/api/capture", run_input("renew passport before june"), headers=KEY)
-    valid(run)
+    assert_valid_run(run)
     assert run.types()[-1] == "RUN_FINISHED"
     result = run.last()["result"]
     assert result["status"] == "queued"
@@ -218,7 +185,7 @@ def test_model_timeout_queues_the_capture(client, fake, cosmos) -> None:
     fake.enqueue(fake_openai.delay(3.0, fake_openai.classification()))  # client timeout is 2 s
     fake.set_default(fake_openai.classification("Ideas", 0.9, "Solar roof tiles"))
     run = post_run(client, "/api/capture", run_input("solar roof tiles idea"), headers=KEY)
-    valid(run)
+    assert_valid_run(run)
     assert run.last()["result"]["status"] == "queued"
     assert run.comments and set(run.comments) == {"keepalive"}  # silence filled while waiting
     capture_id = run.last()["result"]["inboxItemId"]
@@ -306,7 +273,7 @@ def test_bearer_key_and_text_parts_are_accepted(client, fake) -> None:
         [{"type": "text", "text": "an app that"}, {"type": "text", "text": "waters plants"}]
     )
     run = post_run(client, "/api/capture", body, headers={"Authorization": "Bearer local-dev-key"})
-    valid(run)
+    assert_valid_run(run)
     sent = fake.requests[0].messages[-1]["content"]
     assert "an app that\nwaters plants" in sent
 
@@ -331,8 +298,8 @@ def test_offline_model_files_sarah_under_people_and_asks_about_gibberish(
             c, "/api/capture", run_input("Call Sarah about the budget review"), headers=KEY
         )
         gibberish = post_run(c, "/api/capture", run_input("asdf jkl qwerty"), headers=KEY)
-    valid(sarah)
-    valid(gibberish)
+    assert_valid_run(sarah)
+    assert_valid_run(gibberish)
     assert sarah.custom()["name"] == "CLASSIFIED"
     assert sarah.custom()["value"]["bucket"] == "People"
     assert len(docs(cosmos, "People", sarah.custom()["value"]["inboxItemId"])) == 1

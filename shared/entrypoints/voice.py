@@ -1,0 +1,71 @@
+"""Voice capture over HTTP: an upload URL for the phone, or the upload in one request."""
+
+from datetime import timedelta
+
+import azure.functions as func
+from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
+
+from ..agui import sse_response
+from ..auth import authenticate
+from ..feed import follow_capture
+from ..http_input import check_declared_length, read_body
+from ..multipart import open_file_field
+from ..problems import Problem, storage_unavailable
+from ..repository import StorageUnavailable
+from ..settings import get_settings
+from ..voice import (
+    new_voice_capture_for_file,
+    parse_voice_note_request,
+    start_voice_note,
+    upload_voice_note,
+)
+from ..wiring import adapters
+
+bp = func.Blueprint()
+
+# Room for the multipart boundaries and part headers around the audio itself.
+_MULTIPART_OVERHEAD = 64 * 1024
+
+
+@bp.route(route="voice-notes", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+async def voice_notes(req: Request) -> Response:
+    settings = get_settings()
+    try:
+        user_id = authenticate(req)
+        body = await read_body(req, settings.max_body_bytes)
+        new = parse_voice_note_request(
+            body, req.headers.get("content-type"), user_id, req.headers.get("idempotency-key")
+        )
+        ttl = timedelta(seconds=settings.upload_url_ttl_s)
+        upload = await start_voice_note(new, adapters(), ttl)
+    except Problem as problem:
+        return problem.response()
+    except StorageUnavailable:
+        return storage_unavailable().response()
+    return JSONResponse(
+        upload.to_json(),
+        status_code=201,
+        headers={"Location": f"/api/captures/{upload.capture_id}", "Cache-Control": "no-store"},
+    )
+
+
+@bp.route(route="voice-capture", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+async def voice_capture(req: Request) -> Response:
+    settings = get_settings()
+    try:
+        user_id = authenticate(req)
+        check_declared_length(req, settings.max_voice_bytes + _MULTIPART_OVERHEAD)
+        part = await open_file_field(req.stream(), req.headers.get("content-type"))
+        new = new_voice_capture_for_file(part, user_id, req.headers.get("idempotency-key"))
+        item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
+    except Problem as problem:
+        return problem.response()
+    except StorageUnavailable:
+        return storage_unavailable().response()
+    run = follow_capture(
+        item,
+        adapters().repo,
+        poll_s=settings.events_poll_s,
+        timeout_s=settings.events_timeout_s,
+    )
+    return sse_response(run, settings.keepalive_s)

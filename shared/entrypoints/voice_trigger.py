@@ -1,0 +1,29 @@
+"""The voice-notes blob trigger: transcribe an uploaded voice note and queue it for filing."""
+
+import azure.functions as func
+
+from ..settings import VOICE_CONTAINER, get_settings
+from ..transcription import transcribe_voice_note
+from ..wiring import adapters
+
+bp = func.Blueprint()
+
+
+# Event Grid in Azure: the upload is picked up at once rather than by a container scan.
+@bp.blob_trigger(
+    arg_name="blob",
+    path=VOICE_CONTAINER + "/{userId}/{name}",
+    connection="AzureWebJobsStorage",
+    source=func.BlobSource.EVENT_GRID,
+)
+async def voice_note_uploaded(blob: func.InputStream) -> None:
+    settings = get_settings()
+    name = (blob.name or "").removeprefix(VOICE_CONTAINER + "/")
+    await transcribe_voice_note(
+        name,
+        blob.length,
+        blob.read,
+        adapters(),
+        max_bytes=settings.max_voice_bytes,
+        keep_audio=settings.keep_voice_notes,
+    )

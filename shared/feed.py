@@ -1,0 +1,94 @@
+"""A capture's events feed: its AG-UI run told from its inbox item, replayed at once up to
+where the capture is, then followed by polling the item until the outcome.
+
+The inbox item is the only state: polling it works whichever instance does the work, and a
+client that reconnects gets the same run replayed and followed on from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from enum import IntEnum
+
+from ag_ui.core import BaseEvent
+
+from . import agui
+from .models import InboxItem, Status
+from .outcomes import failure_message
+from .repository import CaptureRepository, StorageUnavailable
+
+log = logging.getLogger(__name__)
+
+
+class Stage(IntEnum):
+    WAITING = 0  # for the audio
+    TRANSCRIBING = 1
+    CLASSIFYING = 2  # text stored, the classifier's turn
+    SETTLED = 3
+    FAILED = 4
+
+
+def stage_of(item: InboxItem) -> Stage:
+    if item.status is Status.FAILED:
+        return Stage.FAILED
+    if item.status.is_settled:
+        return Stage.SETTLED
+    if item.status is Status.AWAITING_UPLOAD:
+        return Stage.WAITING
+    if item.status is Status.TRANSCRIBING:
+        return Stage.TRANSCRIBING
+    return Stage.CLASSIFYING
+
+
+def events_between(item: InboxItem, before: Stage, after: Stage) -> list[BaseEvent]:
+    """The events that take a run from `before` to `after` (replay passes WAITING)."""
+    if after is Stage.FAILED:
+        return [agui.run_error(failure_message(item.error), item.error or "FAILED")]
+    voice = item.source == "voice"
+    events: list[BaseEvent] = []
+    if voice and before < Stage.TRANSCRIBING <= after:
+        events.append(agui.step_started(agui.TRANSCRIPTION_STEP))
+    if before < Stage.CLASSIFYING <= after:
+        if voice:
+            events.append(agui.step_finished(agui.TRANSCRIPTION_STEP))
+        events.append(agui.step_started(agui.CLASSIFIER_STEP))
+    if before < Stage.SETTLED <= after:
+        events.append(agui.step_finished(agui.CLASSIFIER_STEP))
+        events.extend(agui.outcome_events(item, item.run_id))
+    return events
+
+
+async def follow_capture(
+    item: InboxItem, repo: CaptureRepository, *, poll_s: float, timeout_s: float
+) -> AsyncIterator[BaseEvent]:
+    """The run of `item` to its end, or RUN_ERROR TIMEOUT after `timeout_s` (the capture goes
+    on regardless; reconnecting resumes)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    yield agui.run_started(item.thread_id, item.run_id)
+    stage = Stage.WAITING
+    while True:
+        # Never step back: a poll may read a replica a moment behind the last one.
+        reached = max(stage, stage_of(item))
+        for event in events_between(item, stage, reached):
+            yield event
+        if reached in (Stage.SETTLED, Stage.FAILED):
+            return
+        stage = reached
+        if loop.time() >= deadline:
+            yield agui.run_error(
+                "Still working on this capture. Reconnect to keep following it.", "TIMEOUT"
+            )
+            return
+        await asyncio.sleep(poll_s)
+        try:
+            latest = await repo.get(item.user_id, item.id)
+        except StorageUnavailable:
+            log.warning("events feed of capture %s: storage unavailable, polling on", item.id)
+            continue
+        if latest is None:
+            yield agui.run_error("This capture was deleted.", "CAPTURE_DELETED")
+            return
+        item = latest

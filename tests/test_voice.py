@@ -1,0 +1,346 @@
+"""Voice capture end to end: the devhost with the offline models (Whisper base, MiniLM), real
+Azurite and Cosmos. SAS upload or one-request multipart → blob trigger → transcript →
+classify worker → outcome on the events feed and the outcomes queue."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from azure.core.exceptions import ResourceNotFoundError
+from azure.storage.blob import BlobServiceClient
+from azure.storage.queue import QueueClient
+
+from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, stream_run
+from tests.support import DEV_KEYS, KEY, OTHER_KEY, REPO, DevhostProcess, docs, eventually
+
+AUDIO = Path(__file__).parent / "data" / "audio"
+MAX_VOICE_BYTES = 200_000  # small, so the oversize tests upload little
+
+
+@pytest.fixture(scope="module")
+def host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
+    env = {
+        **provisioned,
+        "API_KEYS": DEV_KEYS,
+        "MAX_VOICE_BYTES": str(MAX_VOICE_BYTES),
+        "SSE_KEEPALIVE_S": "0.5",
+        "EVENTS_TIMEOUT_S": "60",
+    }
+    log = tmp_path_factory.mktemp("voice") / "devhost.log"
+    devhost = DevhostProcess(REPO, env, log).start()
+    yield devhost.base_url
+    devhost.stop()
+
+
+@pytest.fixture
+def client(host: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=host, timeout=60) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def blobs(provisioned: dict[str, str]) -> BlobServiceClient:
+    return BlobServiceClient.from_connection_string(provisioned["AzureWebJobsStorage"])
+
+
+def start_upload(client: httpx.Client, content_type: str = "audio/mp4", **kwargs) -> dict:
+    r = client.post("/api/voice-notes", json={"contentType": content_type, **kwargs}, headers=KEY)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def put_audio(upload: dict, data: bytes) -> httpx.Response:
+    return httpx.put(upload["uploadUrl"], content=data, headers=upload["uploadHeaders"])
+
+
+def upload_multipart(client: httpx.Client, name: str, data: bytes, content_type: str, **kw):
+    return stream_run(
+        client, "POST", "/api/voice-capture", files={"file": (name, data, content_type)}, **kw
+    )
+
+
+def outcomes_for(storage_conn: str, capture_id: str) -> list[dict]:
+    queue = QueueClient.from_connection_string(storage_conn, "captures-outcomes")
+    found = []
+    for message in queue.peek_messages(max_messages=32):
+        body = json.loads(base64.b64decode(message.content))
+        if body["captureId"] == capture_id:
+            found.append(body)
+    return found
+
+
+def wait_settled(client: httpx.Client, capture_id: str, headers=KEY) -> dict:
+    def settled():
+        item = client.get(f"/api/captures/{capture_id}", headers=headers).json()
+        return item if item["status"] not in ("awaiting_upload", "transcribing", "queued") else None
+
+    return eventually(settled, timeout=60, interval=0.2)
+
+
+def step_names(run: SseRun) -> list[str]:
+    return [f"{e['type']}:{e['stepName']}" for e in run.events if "stepName" in e]
+
+
+VOICE_STEPS = [
+    "STEP_STARTED:Transcription",
+    "STEP_FINISHED:Transcription",
+    "STEP_STARTED:Classifier",
+    "STEP_FINISHED:Classifier",
+]
+
+
+# The done-when scenario: SAS upload, followed live on the events feed
+
+
+def test_sas_upload_is_transcribed_filed_and_seen_live(client, cosmos, blobs, storage_conn) -> None:
+    upload = start_upload(client)
+    capture_id = upload["captureId"]
+    assert upload["eventsUrl"] == f"/api/captures/{capture_id}/events"
+    assert upload["uploadUrl"].startswith("http://127.0.0.1:")
+    item = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
+    assert item["status"] == "awaiting_upload" and item["source"] == "voice"
+
+    # Follow the feed from before the upload: the run must go live to its outcome.
+    with client.stream("GET", upload["eventsUrl"], headers=KEY) as response:
+        lines = response.iter_lines()
+        first = next(line for line in lines if line.startswith("data:"))
+        assert json.loads(first[5:])["type"] == "RUN_STARTED"
+        assert put_audio(upload, (AUDIO / "call_sarah.m4a").read_bytes()).status_code == 201
+        raw = first + "\n\n" + "\n".join(lines)
+    run = SseRun(response.status_code, response.headers, raw=raw)
+    run.events, run.comments = parse_sse(raw)
+    assert_valid_run(run)
+    assert step_names(run) == VOICE_STEPS
+    custom = run.custom()
+    assert custom["name"] == "CLASSIFIED", custom
+    assert custom["value"]["bucket"] == "People" and custom["value"]["inboxItemId"] == capture_id
+    assert run.last()["type"] == "RUN_FINISHED"
+    assert run.events[0]["threadId"] == capture_id  # no threadId asked for: the capture's own
+
+    (inbox,) = docs(cosmos, "Inbox", capture_id)
+    assert "sarah" in inbox["text"].lower() and "budget" in inbox["text"].lower()
+    assert inbox["status"] == "filed" and inbox["filedBucket"] == "People"
+    assert len(docs(cosmos, "People", capture_id)) == 1
+    (outcome,) = eventually(lambda: outcomes_for(storage_conn, capture_id))
+    assert outcome["outcome"] == "CLASSIFIED" and outcome["bucket"] == "People"
+    # The transcript is stored, so the audio is gone (KEEP_VOICE_NOTES is off).
+    container = blobs.get_container_client("voice-notes")
+    assert not container.get_blob_client(inbox["audioBlob"]).exists()
+
+
+def test_a_finished_capture_replays_its_whole_run_at_once(client) -> None:
+    upload = start_upload(client, "audio/wav", threadId="thread-7")
+    put_audio(upload, (AUDIO / "call_sarah.wav").read_bytes())
+    wait_settled(client, upload["captureId"])
+    started = time.monotonic()
+    run = get_run(client, upload["eventsUrl"], headers=KEY)
+    assert time.monotonic() - started < 2
+    assert_valid_run(run)
+    assert run.events[0]["threadId"] == "thread-7"
+    assert step_names(run) == VOICE_STEPS
+    assert run.custom()["name"] == "CLASSIFIED"
+    again = get_run(client, upload["eventsUrl"], headers=KEY)
+    assert again.types() == run.types()
+
+
+# One-request upload
+
+
+def test_multipart_upload_streams_the_run_to_its_outcome(client, cosmos) -> None:
+    run = upload_multipart(
+        client, "note.m4a", (AUDIO / "call_sarah.m4a").read_bytes(), "audio/mp4", headers=KEY
+    )
+    assert_valid_run(run)
+    assert step_names(run) == VOICE_STEPS
+    custom = run.custom()
+    assert custom["name"] == "CLASSIFIED" and custom["value"]["bucket"] == "People"
+    (inbox,) = docs(cosmos, "Inbox", custom["value"]["inboxItemId"])
+    assert inbox["source"] == "voice" and inbox["audioContentType"] == "audio/mp4"
+
+
+def test_a_generic_type_is_judged_by_the_file_name(client) -> None:
+    data = (AUDIO / "call_sarah.wav").read_bytes()
+    run = upload_multipart(client, "note.wav", data, "application/octet-stream", headers=KEY)
+    assert_valid_run(run)
+    assert run.custom()["name"] == "CLASSIFIED"
+
+
+# What cannot be heard or played
+
+
+def test_silence_asks_to_say_it_again(client, cosmos, storage_conn) -> None:
+    run = upload_multipart(
+        client, "quiet.wav", (AUDIO / "silence.wav").read_bytes(), "audio/wav", headers=KEY
+    )
+    assert_valid_run(run)
+    custom = run.custom()
+    assert custom["name"] == "MISUNDERSTOOD"
+    assert "say it again" in custom["value"]["questionText"]
+    capture_id = custom["value"]["inboxItemId"]
+    (inbox,) = docs(cosmos, "Inbox", capture_id)
+    assert inbox["text"] == "" and inbox["status"] == "needs_clarification"
+    for bucket in ("People", "Projects", "Ideas", "Admin"):
+        assert docs(cosmos, bucket, capture_id) == []
+    (outcome,) = eventually(lambda: outcomes_for(storage_conn, capture_id))
+    assert outcome["outcome"] == "MISUNDERSTOOD"
+
+
+def test_undecodable_audio_fails_once_with_a_clear_error(
+    client, cosmos, blobs, storage_conn
+) -> None:
+    run = upload_multipart(
+        client, "broken.m4a", (AUDIO / "not_audio.m4a").read_bytes(), "audio/mp4", headers=KEY
+    )
+    assert_valid_run(run)
+    last = run.last()
+    assert last["type"] == "RUN_ERROR" and last["code"] == "AUDIO_UNDECODABLE"
+    assert "record it again" in last["message"]
+    capture_id = run.events[0]["runId"]
+    (inbox,) = docs(cosmos, "Inbox", capture_id)
+    assert inbox["status"] == "failed" and inbox["error"] == "AUDIO_UNDECODABLE"
+    # A final outcome, not a retry storm: the host's receipt says done after one attempt.
+    receipts = blobs.get_container_client("azure-webjobs-hosts")
+    (receipt,) = [
+        b
+        for b in receipts.list_blobs(name_starts_with="blobreceipts/", include=["metadata"])
+        if b.name.endswith("voice-notes/" + inbox["audioBlob"])
+    ]
+    assert not receipt.metadata.get("Incomplete")
+    assert not poisoned(storage_conn, inbox["audioBlob"])
+
+
+def poisoned(storage_conn: str, blob_name: str) -> list[dict]:
+    queue = QueueClient.from_connection_string(storage_conn, "webjobs-blobtrigger-poison")
+    try:
+        messages = queue.peek_messages(max_messages=32)
+    except ResourceNotFoundError:
+        return []
+    bodies = [json.loads(base64.b64decode(m.content)) for m in messages]
+    return [b for b in bodies if b["BlobName"] == blob_name]
+
+
+# Bad requests
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "image/png", "audio/flac", ""])
+def test_voice_notes_refuses_what_is_not_audio_we_take(client, content_type) -> None:
+    r = client.post("/api/voice-notes", json={"contentType": content_type}, headers=KEY)
+    assert r.status_code == (415 if content_type else 422)
+    assert r.headers["content-type"] == "application/problem+json"
+
+
+def test_multipart_of_the_wrong_type_is_415_and_stores_nothing(client, cosmos) -> None:
+    before = len(list(cosmos.get_container_client("Inbox").read_all_items()))
+    r = client.post(
+        "/api/voice-capture", files={"file": ("notes.txt", b"hello", "text/plain")}, headers=KEY
+    )
+    assert r.status_code == 415
+    assert r.json()["code"] == "UNSUPPORTED_AUDIO_TYPE"
+    assert len(list(cosmos.get_container_client("Inbox").read_all_items())) == before
+
+
+def test_oversize_upload_is_413_whether_declared_or_streamed(client, cosmos, blobs) -> None:
+    big = b"\0" * (MAX_VOICE_BYTES + 10)
+    declared = client.post(
+        "/api/voice-capture", files={"file": ("big.wav", big, "audio/wav")}, headers=KEY
+    )
+    assert declared.status_code == 413
+
+    # Chunked, no Content-Length: found out while streaming; the capture is removed again.
+    body = httpx.Request("POST", "http://x", files={"file": ("big.wav", big, "audio/wav")})
+    payload = body.read()
+
+    def chunks():
+        for i in range(0, len(payload), 16_384):
+            yield payload[i : i + 16_384]
+
+    before = {i["id"] for i in cosmos.get_container_client("Inbox").read_all_items()}
+    streamed = client.post(
+        "/api/voice-capture",
+        content=chunks(),
+        headers={**KEY, "content-type": body.headers["content-type"]},
+    )
+    assert streamed.status_code == 413, streamed.text
+    after = {i["id"] for i in cosmos.get_container_client("Inbox").read_all_items()}
+    assert after == before  # nothing accepted, nothing left behind
+
+
+def test_multipart_without_a_file_is_422(client) -> None:
+    r = client.post("/api/voice-capture", files=[("note", (None, "hi"))], headers=KEY)
+    assert r.status_code == 422 and r.json()["code"] == "NO_FILE"
+
+
+def test_voice_routes_need_a_key(client) -> None:
+    assert client.post("/api/voice-notes", json={"contentType": "audio/mp4"}).status_code == 401
+    assert client.post("/api/voice-capture", files={"file": ("a.m4a", b"x")}).status_code == 401
+    some_id = str(uuid.uuid4())
+    assert client.get(f"/api/captures/{some_id}").status_code == 401
+    assert client.get(f"/api/captures/{some_id}/events").status_code == 401
+
+
+# Users and the upload URL's scope
+
+
+def test_another_user_cannot_read_a_capture(client) -> None:
+    upload = start_upload(client)
+    capture_id = upload["captureId"]
+    assert client.get(f"/api/captures/{capture_id}", headers=OTHER_KEY).status_code == 404
+    r = client.get(f"/api/captures/{capture_id}/events", headers=OTHER_KEY)
+    assert r.status_code == 404 and r.headers["content-type"] == "application/problem+json"
+    # The same answer as for a capture that does not exist: ids reveal nothing.
+    unknown = client.get(f"/api/captures/{uuid.uuid4()}", headers=KEY)
+    assert unknown.status_code == 404 and unknown.json() == r.json()
+    assert client.get("/api/captures/not-an-id", headers=KEY).status_code == 404
+
+
+def test_the_upload_url_creates_exactly_one_blob_once(client, blobs) -> None:
+    upload = start_upload(client, "audio/wav")
+    url = httpx.URL(upload["uploadUrl"])
+    headers = upload["uploadHeaders"]
+    other = url.copy_with(path=url.path.rsplit("/", 1)[0] + f"/{uuid.uuid4()}.wav")
+    assert httpx.put(other, content=b"x", headers=headers).status_code == 403
+    sibling = url.copy_with(path=url.path.replace("/dev/", "/other/"))
+    assert httpx.put(sibling, content=b"x", headers=headers).status_code == 403
+    data = (AUDIO / "silence.wav").read_bytes()
+    assert httpx.put(url, content=data, headers=headers).status_code == 201
+    assert httpx.put(url, content=b"overwrite", headers=headers).status_code == 403
+    assert httpx.get(url).status_code == 403  # it cannot read, not even its own blob
+    assert httpx.delete(url).status_code == 403
+
+
+def test_a_blob_in_another_users_folder_touches_no_capture(client, blobs, cosmos) -> None:
+    upload = start_upload(client)
+    capture_id = upload["captureId"]
+    # Someone with storage access drops audio under another user with this capture's id.
+    stray = blobs.get_blob_client("voice-notes", f"other/{capture_id}.m4a")
+    stray.upload_blob((AUDIO / "call_sarah.m4a").read_bytes())
+    eventually(lambda: receipt_done(blobs, f"other/{capture_id}.m4a"))
+    (inbox,) = docs(cosmos, "Inbox", capture_id)
+    assert inbox["userId"] == "dev" and inbox["status"] == "awaiting_upload"
+    assert stray.exists()  # left for an operator; nobody's capture changed
+
+
+def receipt_done(blobs: BlobServiceClient, blob_name: str) -> bool:
+    receipts = blobs.get_container_client("azure-webjobs-hosts")
+    return any(
+        b.name.endswith("voice-notes/" + blob_name) and not b.metadata.get("Incomplete")
+        for b in receipts.list_blobs(name_starts_with="blobreceipts/", include=["metadata"])
+    )
+
+
+def test_get_capture_returns_the_inbox_item(client) -> None:
+    upload = start_upload(client, "audio/ogg")
+    r = client.get(f"/api/captures/{upload['captureId']}", headers=KEY)
+    assert r.status_code == 200
+    item = r.json()
+    assert item["id"] == upload["captureId"] and item["userId"] == "dev"
+    assert item["audioBlob"] == f"dev/{upload['captureId']}.ogg"
+    assert item["audioContentType"] == "audio/ogg"
+    assert "_etag" not in item and "etag" not in item
