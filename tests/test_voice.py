@@ -344,3 +344,43 @@ def test_get_capture_returns_the_inbox_item(client) -> None:
     assert item["audioBlob"] == f"dev/{upload['captureId']}.ogg"
     assert item["audioContentType"] == "audio/ogg"
     assert "_etag" not in item and "etag" not in item
+
+
+# The events feed gives up after EVENTS_TIMEOUT_S; reconnecting resumes
+
+
+@pytest.fixture(scope="module")
+def impatient_host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
+    env = {
+        **provisioned,
+        "API_KEYS": DEV_KEYS,
+        "EVENTS_TIMEOUT_S": "1.5",
+        "SSE_KEEPALIVE_S": "0.4",
+    }
+    log = tmp_path_factory.mktemp("voice-timeout") / "devhost.log"
+    devhost = DevhostProcess(REPO, env, log).start()
+    yield devhost.base_url
+    devhost.stop()
+
+
+def test_the_feed_times_out_then_resumes_to_the_outcome(impatient_host, cosmos) -> None:
+    with httpx.Client(base_url=impatient_host, timeout=30) as client:
+        upload = start_upload(client)
+        waiting = get_run(client, upload["eventsUrl"], headers=KEY)
+        assert_valid_run(waiting)
+        assert waiting.types() == ["RUN_STARTED", "RUN_ERROR"]
+        assert waiting.last()["code"] == "TIMEOUT"
+        assert waiting.comments.count("keepalive") >= 2  # silence is filled every 0.4 s
+        (inbox,) = docs(cosmos, "Inbox", upload["captureId"])
+        assert inbox["status"] == "awaiting_upload"  # the capture is unaffected
+
+        assert put_audio(upload, (AUDIO / "call_sarah.wav").read_bytes()).status_code == 201
+        runs = [get_run(client, upload["eventsUrl"], headers=KEY)]
+        while runs[-1].last()["type"] == "RUN_ERROR":  # the model may still be loading
+            assert runs[-1].last()["code"] == "TIMEOUT" and len(runs) < 30
+            runs.append(get_run(client, upload["eventsUrl"], headers=KEY))
+        for run in runs:
+            assert_valid_run(run)
+            assert run.events[0]["runId"] == upload["captureId"]  # the same run each time
+        assert runs[-1].custom()["name"] == "CLASSIFIED"
+        assert step_names(runs[-1]) == VOICE_STEPS

@@ -1,0 +1,169 @@
+"""The blob trigger's use case called directly, against real Cosmos and Azurite: duplicate
+events, retries when the transcriber is down, size limits, and what happens to the audio.
+The offline Whisper model transcribes; the OpenAI path runs against the scripted server."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import dataclasses
+import uuid
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from azure.storage.blob import BlobServiceClient
+from azure.storage.queue import QueueClient
+
+from shared.audio import audio_type
+from shared.models import ClassifyJob, Status
+from shared.openai_client import build_openai_client
+from shared.transcriber.openai_audio import OpenAITranscriber
+from shared.transcriber.protocol import TranscriberUnavailable
+from shared.transcription import transcribe_voice_note
+from shared.voice import NewVoiceCapture, start_voice_note
+from shared.wiring import Adapters, adapters, reset
+from shared.worker import handle_classify_job
+from tests import fake_openai
+from tests.fake_openai import FakeOpenAI
+from tests.support import docs
+
+AUDIO = Path(__file__).parent / "data" / "audio"
+SARAH = (AUDIO / "call_sarah.m4a").read_bytes()
+LIMIT = 1_000_000
+
+
+@pytest.fixture
+async def app(provisioned: dict[str, str]) -> AsyncIterator[Adapters]:
+    yield adapters()  # offline models: MiniLM and Whisper base
+    await reset()
+
+
+@pytest.fixture(scope="module")
+def fake() -> AsyncIterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+async def uploaded(app: Adapters, storage_conn: str, data: bytes = SARAH) -> str:
+    """A voice capture whose audio is in its blob, as the phone leaves it: the blob's name."""
+    new = NewVoiceCapture(user_id="dev", audio=audio_type("audio/mp4"))
+    upload = await start_voice_note(new, app, timedelta(minutes=5))
+    name = f"dev/{upload.capture_id}.m4a"
+    service = BlobServiceClient.from_connection_string(storage_conn)
+    service.get_blob_client("voice-notes", name).upload_blob(data)
+    return name
+
+
+def classify_jobs(storage_conn: str, capture_id: str) -> list[ClassifyJob]:
+    queue = QueueClient.from_connection_string(storage_conn, "captures-classify")
+    jobs = [
+        ClassifyJob.model_validate_json(base64.b64decode(m.content))
+        for m in queue.peek_messages(max_messages=32)
+    ]
+    return [j for j in jobs if j.capture_id == capture_id]
+
+
+def blob_exists(storage_conn: str, name: str) -> bool:
+    service = BlobServiceClient.from_connection_string(storage_conn)
+    return service.get_blob_client("voice-notes", name).exists()
+
+
+def capture_id_of(name: str) -> str:
+    return name.split("/")[1].split(".")[0]
+
+
+async def trigger(app: Adapters, name: str, data: bytes = SARAH, **kw):
+    options = {"max_bytes": LIMIT, "keep_audio": False, **kw}
+    return await transcribe_voice_note(name, len(data), lambda: data, app, **options)
+
+
+async def test_the_same_blob_event_twice_files_once(app, storage_conn, cosmos) -> None:
+    name = await uploaded(app, storage_conn)
+    capture_id = capture_id_of(name)
+    first = await trigger(app, name)
+    assert first.status is Status.QUEUED and "sarah" in first.text.lower()
+    second = await trigger(app, name)
+    assert second.status is Status.QUEUED and second.text == first.text
+
+    jobs = classify_jobs(storage_conn, capture_id)
+    assert len(jobs) == 1  # the second event found the transcript stored and queued
+    for _ in range(2):  # and the queue may deliver that job twice, too
+        filed = await handle_classify_job(jobs[0], app)
+    assert filed.status is Status.FILED and filed.filed_bucket == "People"
+    assert len(docs(cosmos, "Inbox", capture_id)) == 1
+    assert len(docs(cosmos, "People", capture_id)) == 1
+    assert not blob_exists(storage_conn, name)
+
+
+async def test_two_events_at_once_still_file_once(app, storage_conn, cosmos) -> None:
+    name = await uploaded(app, storage_conn)
+    capture_id = capture_id_of(name)
+    results = await asyncio.gather(trigger(app, name), trigger(app, name))
+    assert {r.status for r in results} == {Status.QUEUED}
+    # Racing deliveries may both queue a job; the worker settles the capture once.
+    for job in classify_jobs(storage_conn, capture_id):
+        await handle_classify_job(job, app)
+    assert len(docs(cosmos, "Inbox", capture_id)) == 1
+    filed = [b for b in ("People", "Projects", "Ideas", "Admin") if docs(cosmos, b, capture_id)]
+    assert filed == ["People"]
+
+
+async def test_keep_voice_notes_keeps_the_audio(app, storage_conn) -> None:
+    name = await uploaded(app, storage_conn)
+    item = await trigger(app, name, keep_audio=True)
+    assert item.status is Status.QUEUED
+    assert blob_exists(storage_conn, name)
+
+
+async def test_too_large_fails_without_transcribing(app, storage_conn) -> None:
+    name = await uploaded(app, storage_conn)
+
+    def never_read() -> bytes:
+        raise AssertionError("an oversize blob must not be read")
+
+    item = await transcribe_voice_note(
+        name, LIMIT + 1, never_read, app, max_bytes=LIMIT, keep_audio=False
+    )
+    assert item.status is Status.FAILED and item.error == "AUDIO_TOO_LARGE"
+    assert not blob_exists(storage_conn, name)
+
+
+async def test_a_blob_no_capture_waits_for_is_ignored(app, storage_conn) -> None:
+    name = await uploaded(app, storage_conn)
+    capture_id = capture_id_of(name)
+    for stray in (f"other/{capture_id}.m4a", f"dev/{uuid.uuid4()}.m4a", "dev/notes.txt", "x"):
+        assert await trigger(app, stray) is None
+    item = await app.repo.get("dev", capture_id)
+    assert item.status is Status.AWAITING_UPLOAD
+
+
+async def test_transcriber_down_is_retried_by_the_host(app, storage_conn, fake) -> None:
+    fake.reset()
+    client = build_openai_client(
+        azure_endpoint=None,
+        api_key=None,
+        base_url=fake.base_url,
+        api_version="2024-10-21",
+        timeout_s=2,
+        max_retries=0,
+    )
+    openai_app = dataclasses.replace(app, transcriber=OpenAITranscriber(client, "whisper"))
+    name = await uploaded(app, storage_conn)
+    capture_id = capture_id_of(name)
+
+    fake.enqueue(fake_openai.http_error(503), kind=fake_openai.TRANSCRIBE)
+    with pytest.raises(TranscriberUnavailable):
+        await trigger(openai_app, name)
+    item = await app.repo.get("dev", capture_id)
+    assert item.status is Status.TRANSCRIBING and item.text is None
+    assert blob_exists(storage_conn, name)  # kept for the retry
+
+    fake.enqueue(fake_openai.transcription(" Call Sarah tomorrow. "), kind=fake_openai.TRANSCRIBE)
+    item = await trigger(openai_app, name)
+    assert item.status is Status.QUEUED and item.text == "Call Sarah tomorrow."
+    (request,) = [r for r in fake.requests if r.kind == fake_openai.TRANSCRIBE][-1:]
+    assert request.model == "whisper" and request.file.size == len(SARAH)
+    assert len(classify_jobs(storage_conn, capture_id)) == 1
+    assert not blob_exists(storage_conn, name)
