@@ -81,7 +81,9 @@ class Settings(BaseSettings):
     max_voice_bytes: int = Field(
         default=25 * 1024 * 1024, validation_alias=AliasChoices("MAX_VOICE_BYTES")
     )
-    upload_url_ttl_s: int = Field(default=300, validation_alias=AliasChoices("UPLOAD_URL_TTL_S"))
+    upload_url_ttl_s: int = Field(
+        default=300, ge=30, le=86_400, validation_alias=AliasChoices("UPLOAD_URL_TTL_S")
+    )
     keep_voice_notes: bool = Field(default=False, validation_alias=AliasChoices("KEEP_VOICE_NOTES"))
 
     # A capture's events feed polls the inbox item (it works across instances) and gives up

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 # SAS start times are backdated so a phone whose clock runs a little fast can still upload.
 _CLOCK_SKEW = timedelta(minutes=5)
-# One user delegation key signs many upload URLs; fetch a new one well before it expires.
+# One user delegation key signs many upload URLs; it must outlive each URL it signs, and
+# Azure caps its life at 7 days.
 _DELEGATION_KEY_LIFETIME = timedelta(hours=2)
+_DELEGATION_KEY_MAX = timedelta(days=7)
 
 
 class VoiceNoteTooLarge(Exception):
@@ -111,9 +113,10 @@ class BlobVoiceNotes:
             key = self._delegation
             if key is None or _parse_time(key.signed_expiry) < expires_at + _CLOCK_SKEW:
                 now = utcnow()
+                lifetime = max(_DELEGATION_KEY_LIFETIME, expires_at - now + 2 * _CLOCK_SKEW)
                 async with _translated():
                     key = await self._service.get_user_delegation_key(
-                        now - _CLOCK_SKEW, now + _DELEGATION_KEY_LIFETIME
+                        now - _CLOCK_SKEW, now + min(lifetime, _DELEGATION_KEY_MAX)
                     )
                 self._delegation = key
         return {"user_delegation_key": key}
