@@ -7,6 +7,7 @@ it is, and a move writes the new filed item, then the inbox item, then deletes t
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 from .classifier.protocol import Bucket, Classification, Classifier
 from .details import details_for
@@ -14,12 +15,11 @@ from .models import (
     FILED_MODELS,
     STATUS_OF_OUTCOME,
     InboxItem,
-    Outcome,
     OutcomeMessage,
     Status,
     utcnow,
 )
-from .outcomes import decide, question_for
+from .outcomes import FILED_OUTCOMES, decide, question_for
 from .queues import CaptureQueues
 from .repository import CaptureRepository, StaleItem
 
@@ -35,9 +35,10 @@ async def classify_and_file(
     """One model call, then file. Raises ClassifierUnavailable when the model cannot answer."""
     if item.status.is_settled:
         return item  # a retry or a duplicate delivery: it was filed once already
-    if not item.text:
+    text = item.text_to_classify()
+    if not text:
         raise ValueError(f"capture {item.id} has no text to classify")
-    classification = await classifier.classify(item.text)
+    classification = await classifier.classify(text)
     return await file_capture(item, classification, repo, queues)
 
 
@@ -46,13 +47,16 @@ async def file_capture(
     classification: Classification,
     repo: CaptureRepository,
     queues: CaptureQueues,
-    chosen_by: str = "classifier",
+    *,
+    chosen_by: Literal["classifier", "user"] = "classifier",
 ) -> InboxItem:
-    outcome = decide(classification)
-    bucket = classification.bucket if outcome is not Outcome.MISUNDERSTOOD else None
+    """Write the filed item, then the inbox item (ETag-guarded), then remove filed items the
+    capture no longer has. The classifier yields to whoever settled the capture first; the
+    user's choice does not (StaleItem propagates, and the caller reads again and retries)."""
+    outcome = decide(classification, rounds=len(item.clarifications))
+    bucket = classification.bucket if outcome in FILED_OUTCOMES else None
     if bucket is not None:
-        await repo.put_filed(_filed_item(item, bucket, classification))
-    previous = item.filed_bucket
+        await repo.put_filed(filed_item_for(item, bucket, classification))
     updated = item.model_copy(
         update={
             "status": STATUS_OF_OUTCOME[outcome],
@@ -69,16 +73,20 @@ async def file_capture(
     try:
         saved = await repo.save(updated)
     except StaleItem:
-        # Someone else (a duplicate delivery, a retried request) settled it first: theirs
-        # stands, and a filed item only we wrote is removed so that one remains.
         current = await repo.get(item.user_id, item.id)
-        if current is None or not current.status.is_settled:
-            raise
-        if bucket is not None and bucket != current.filed_bucket:
+        # A filed item only we wrote goes, so that exactly one remains (or none, if deleted).
+        if bucket is not None and (current is None or bucket != current.filed_bucket):
             await repo.delete_filed(item.user_id, bucket, item.id)
+        if chosen_by == "user" or current is None or not current.status.is_settled:
+            raise
+        # A duplicate delivery or a retried request settled it first: theirs stands.
         return current
-    if previous is not None and previous != bucket:
-        await repo.delete_filed(item.user_id, previous, item.id)
+    # A move: the old filed item goes last, so a crash before this point loses nothing. The
+    # user's choice sweeps every other bucket, so re-running a move interrupted anywhere
+    # converges even though the inbox item no longer names the old bucket.
+    stale = set(Bucket) if chosen_by == "user" else {item.filed_bucket}
+    for old in stale - {bucket, None}:
+        await repo.delete_filed(item.user_id, old, item.id)
     await _publish(saved, queues)
     return saved
 
@@ -96,14 +104,15 @@ async def mark(item: InboxItem, status: Status, repo: CaptureRepository, **chang
         return await repo.get(item.user_id, item.id) or item
 
 
-def _filed_item(item: InboxItem, bucket: Bucket, c: Classification):
-    details = details_for(bucket, item.text or "", c.title, utcnow().date())
+def filed_item_for(item: InboxItem, bucket: Bucket, c: Classification):
+    text = item.text_to_classify()
+    details = details_for(bucket, text, c.title, utcnow().date())
     return FILED_MODELS[bucket](
         id=item.id,
         user_id=item.user_id,
         inbox_item_id=item.id,
         title=c.title,
-        text=item.text or "",
+        text=text,
         confidence=c.confidence,
         **details,
     )

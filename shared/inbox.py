@@ -1,13 +1,22 @@
-"""Reading one user's captures. Another user's capture is "not found", exactly like a capture
-that does not exist, so ids reveal nothing."""
+"""One user's captures: read one, page through them newest first, delete one. Another user's
+capture is "not found", exactly like a capture that does not exist, so ids reveal nothing."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import uuid
 
-from .models import InboxItem
+from pydantic import BaseModel, Field, ValidationError
+
+from .classifier.protocol import Bucket
+from .models import Document, InboxItem, Status, utc_text
 from .problems import Problem
 from .repository import CaptureRepository
+from .wiring import Adapters
+
+MAX_PAGE = 100
 
 
 def not_found() -> Problem:
@@ -23,3 +32,89 @@ async def get_capture(user_id: str, capture_id: str, repo: CaptureRepository) ->
     if item is None:
         raise not_found()
     return item
+
+
+class _Cursor(BaseModel):
+    """Where the next page starts: at `t` (createdAt), after the ids already sent at `t`."""
+
+    t: str = Field(max_length=40)
+    ids: list[str] = Field(max_length=MAX_PAGE)
+
+
+class InboxPage(Document):
+    items: list[dict]
+    continuation_token: str | None
+
+
+async def list_inbox(
+    user_id: str,
+    repo: CaptureRepository,
+    *,
+    limit: int = 20,
+    status: Status | None = None,
+    continuation_token: str | None = None,
+) -> InboxPage:
+    """Newest first, by keyset on createdAt (never OFFSET): each page is one indexed query,
+    and captures arriving meanwhile neither shift nor repeat items across pages."""
+    cursor = _decode(continuation_token) if continuation_token else None
+    items: list[InboxItem] = []
+    more = False
+    async for item in repo.newest(
+        user_id, at_or_before=cursor.t if cursor else None, status=status
+    ):
+        if cursor and utc_text(item.created_at) == cursor.t and item.id in cursor.ids:
+            continue  # sent on the previous page (same instant, rare)
+        if len(items) == limit:
+            more = True
+            break
+        items.append(item)
+    token = None
+    if more:
+        last = utc_text(items[-1].created_at)
+        seen = [i.id for i in items if utc_text(i.created_at) == last]
+        if cursor and cursor.t == last:
+            seen = [*cursor.ids, *seen]
+        token = _encode(_Cursor(t=last, ids=seen[-MAX_PAGE:]))
+    return InboxPage(items=[i.to_json() for i in items], continuation_token=token)
+
+
+async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> None:
+    """The filed item, the audio, then the inbox item: a crash part way leaves the inbox item,
+    so deleting again finishes the job. Deleting what is gone is fine."""
+    try:
+        item = await get_capture(user_id, capture_id, adapters.repo)
+    except Problem:
+        return
+    for bucket in Bucket:  # every bucket: a move interrupted earlier may have left one
+        await adapters.repo.delete_filed(user_id, bucket, item.id)
+    if item.audio_blob:
+        await adapters.voice.delete(item.audio_blob)
+    await adapters.repo.remove(user_id, item.id)
+
+
+def parse_inbox_query(params: dict[str, str]) -> dict:
+    """`?limit=1..100&status=<status>&continuationToken=...` (422 for anything else)."""
+    query: dict = {"continuation_token": params.get("continuationToken") or None}
+    limit = params.get("limit", "20")
+    if not limit.isdigit() or not 1 <= int(limit) <= MAX_PAGE:
+        raise Problem(422, f"limit must be a whole number from 1 to {MAX_PAGE}.")
+    query["limit"] = int(limit)
+    if "status" in params:
+        try:
+            query["status"] = Status(params["status"])
+        except ValueError:
+            allowed = ", ".join(s.value for s in Status)
+            raise Problem(422, f"status must be one of: {allowed}.") from None
+    return query
+
+
+def _encode(cursor: _Cursor) -> str:
+    return base64.urlsafe_b64encode(cursor.model_dump_json().encode()).decode().rstrip("=")
+
+
+def _decode(token: str) -> _Cursor:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        return _Cursor.model_validate(json.loads(raw))
+    except (binascii.Error, ValueError, ValidationError, UnicodeDecodeError) as exc:
+        raise Problem(400, "The continuation token is not valid.", code="BAD_TOKEN") from exc

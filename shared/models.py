@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 from .classifier.protocol import Bucket
@@ -18,6 +18,14 @@ from .classifier.protocol import Bucket
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def utc_text(value: datetime) -> str:
+    # One fixed width, so that stored strings sort as the instants do (the inbox pages on it).
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+Timestamp = Annotated[datetime, PlainSerializer(utc_text, when_used="json")]
 
 
 class Document(BaseModel):
@@ -62,6 +70,14 @@ STATUS_OF_OUTCOME = {
 }
 
 
+class Clarification(Document):
+    """A user's answer to MISUNDERSTOOD, sent as a follow-up run."""
+
+    run_id: str
+    text: str
+    at: Timestamp = Field(default_factory=utcnow)
+
+
 class InboxItem(Document):
     """Every capture, whatever became of it. `id` is the capture id."""
 
@@ -81,9 +97,16 @@ class InboxItem(Document):
     error: str | None = None  # a failure code, e.g. AUDIO_UNDECODABLE
     audio_blob: str | None = None  # voice: the blob's name in the voice-notes container
     audio_content_type: str | None = None
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
+    # Follow-up answers, oldest first; the original `text` is never overwritten.
+    clarifications: list[Clarification] = Field(default_factory=list)
+    created_at: Timestamp = Field(default_factory=utcnow)
+    updated_at: Timestamp = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")
+
+    def text_to_classify(self) -> str:
+        """The latest clarification first (it takes precedence), then what came before."""
+        answers = [c.text for c in reversed(self.clarifications)]
+        return "\n".join([*answers, self.text or ""]).strip()
 
 
 class FiledItem(Document):
@@ -96,7 +119,7 @@ class FiledItem(Document):
     title: str
     text: str
     confidence: float
-    created_at: datetime = Field(default_factory=utcnow)
+    created_at: Timestamp = Field(default_factory=utcnow)
 
 
 class PersonItem(FiledItem):
@@ -146,4 +169,4 @@ class OutcomeMessage(Document):
     confidence: float | None = None
     title: str | None = None
     question_text: str | None = None
-    at: datetime = Field(default_factory=utcnow)
+    at: Timestamp = Field(default_factory=utcnow)

@@ -8,12 +8,17 @@ from .models import Outcome
 CLASSIFIED_AT = 0.6
 MISUNDERSTOOD_BELOW = 0.3
 
+# Follow-up answers to MISUNDERSTOOD before a capture is left UNRESOLVED in the inbox.
+FOLLOW_UP_ROUNDS = 2
+FILED_OUTCOMES = {Outcome.CLASSIFIED, Outcome.LOW_CONFIDENCE}
+
 DEFAULT_QUESTION = "I couldn't tell what that was about. What did you want to capture?"
 
 
-def decide(c: Classification) -> Outcome:
+def decide(c: Classification, rounds: int = 0) -> Outcome:
+    """`rounds`: follow-up answers already given for this capture."""
     if c.bucket is None or c.confidence < MISUNDERSTOOD_BELOW:
-        return Outcome.MISUNDERSTOOD
+        return Outcome.UNRESOLVED if rounds >= FOLLOW_UP_ROUNDS else Outcome.MISUNDERSTOOD
     if c.confidence < CLASSIFIED_AT:
         return Outcome.LOW_CONFIDENCE
     return Outcome.CLASSIFIED

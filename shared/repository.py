@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Protocol
 
 from .classifier.protocol import Bucket
-from .models import FiledItem, InboxItem
+from .models import FiledItem, InboxItem, Status
 from .settings import INBOX
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ class StorageUnavailable(Exception):
 
 
 class StaleItem(Exception):
-    """The item changed since it was read (ETag mismatch)."""
+    """The item changed (ETag mismatch) or was deleted since it was read."""
 
 
 class CaptureRepository(Protocol):
@@ -33,7 +33,13 @@ class CaptureRepository(Protocol):
     async def get(self, user_id: str, capture_id: str) -> InboxItem | None: ...
 
     async def save(self, item: InboxItem) -> InboxItem:
-        """Replace the inbox item if unchanged since read; StaleItem otherwise."""
+        """Replace the inbox item if unchanged since read; StaleItem if changed or deleted."""
+        ...
+
+    def newest(
+        self, user_id: str, *, at_or_before: str | None, status: Status | None
+    ) -> AsyncIterator[InboxItem]:
+        """The user's inbox items, newest first (by createdAt), from `at_or_before` on."""
         ...
 
     async def remove(self, user_id: str, capture_id: str) -> None:
@@ -74,7 +80,10 @@ class CosmosCaptureRepository:
 
     async def save(self, item: InboxItem) -> InboxItem:
         from azure.core import MatchConditions
-        from azure.cosmos.exceptions import CosmosAccessConditionFailedError
+        from azure.cosmos.exceptions import (
+            CosmosAccessConditionFailedError,
+            CosmosResourceNotFoundError,
+        )
 
         async with _translated():
             try:
@@ -84,9 +93,30 @@ class CosmosCaptureRepository:
                     etag=item.etag,
                     match_condition=MatchConditions.IfNotModified if item.etag else None,
                 )
-            except CosmosAccessConditionFailedError as exc:
-                raise StaleItem(item.id) from exc
+            except (CosmosAccessConditionFailedError, CosmosResourceNotFoundError) as exc:
+                raise StaleItem(item.id) from exc  # changed, or deleted, since it was read
         return InboxItem.model_validate(saved)
+
+    async def newest(
+        self, user_id: str, *, at_or_before: str | None, status: Status | None
+    ) -> AsyncIterator[InboxItem]:
+        # One partition, one ORDER BY on a single path: served by the default index, with
+        # no OFFSET (the caller pages by keyset on createdAt).
+        where = ["c.userId = @user"]
+        parameters: list[dict[str, object]] = [{"name": "@user", "value": user_id}]
+        if at_or_before is not None:
+            where.append("c.createdAt <= @before")
+            parameters.append({"name": "@before", "value": at_or_before})
+        if status is not None:
+            where.append("c.status = @status")
+            parameters.append({"name": "@status", "value": status.value})
+        query = f"SELECT * FROM c WHERE {' AND '.join(where)} ORDER BY c.createdAt DESC"
+        async with _translated():
+            results = self._container(INBOX).query_items(
+                query, parameters=parameters, partition_key=user_id
+            )
+            async for doc in results:
+                yield InboxItem.model_validate(doc)
 
     async def remove(self, user_id: str, capture_id: str) -> None:
         await self._delete(INBOX, user_id, capture_id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from ag_ui.core import BaseEvent
@@ -42,20 +42,36 @@ class Deferred:
     item: InboxItem
 
 
-@dataclass(frozen=True)
-class NotStored:
-    code: str
-    message: str
+class NotStored(Exception):
+    """Nothing was stored; `message` is safe to show. Reported as progress, and raised by a
+    run's `store` when it refuses (e.g. a follow-up to a capture that changed meanwhile)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
 
 
 Progress = Stored | Settled | Deferred | NotStored
 
 
-async def text_capture_run(capture: TextCapture, adapters: Adapters) -> AsyncIterator[BaseEvent]:
+def text_capture_run(capture: TextCapture, adapters: Adapters) -> AsyncIterator[BaseEvent]:
+    return capture_run(
+        capture.thread_id,
+        capture.run_id,
+        lambda: store_text_capture(capture, adapters.repo),
+        adapters,
+    )
+
+
+async def capture_run(
+    thread_id: str, run_id: str, store: Callable[[], Awaitable[InboxItem]], adapters: Adapters
+) -> AsyncIterator[BaseEvent]:
+    """Store (with `store`), classify and file, as one AG-UI run."""
     # The first bytes leave before any storage or model call.
-    yield agui.run_started(capture.thread_id, capture.run_id)
+    yield agui.run_started(thread_id, run_id)
     progress: asyncio.Queue[Progress] = asyncio.Queue()
-    spawn(_capture_and_file(capture, adapters, progress.put_nowait))
+    spawn(_store_and_file(store, adapters, progress.put_nowait))
 
     first = await progress.get()
     if isinstance(first, NotStored):
@@ -65,13 +81,11 @@ async def text_capture_run(capture: TextCapture, adapters: Adapters) -> AsyncIte
     final = await progress.get()
     yield agui.step_finished(agui.CLASSIFIER_STEP)
     if isinstance(final, Settled):
-        for event in agui.outcome_events(final.item, capture.run_id):
+        for event in agui.outcome_events(final.item, run_id):
             yield event
         return
     yield agui.run_finished(
-        capture.thread_id,
-        capture.run_id,
-        {"status": final.item.status.value, "inboxItemId": final.item.id},
+        thread_id, run_id, {"status": final.item.status.value, "inboxItemId": final.item.id}
     )
 
 
@@ -82,17 +96,22 @@ def spawn(coro) -> asyncio.Task:
     return task
 
 
-async def _capture_and_file(
-    capture: TextCapture, adapters: Adapters, report: Callable[[Progress], None]
+async def _store_and_file(
+    store: Callable[[], Awaitable[InboxItem]],
+    adapters: Adapters,
+    report: Callable[[Progress], None],
 ) -> None:
     try:
-        item = await store_text_capture(capture, adapters.repo)
+        item = await store()
     except StorageUnavailable:
-        log.warning("could not store a capture for user %s", capture.user_id)
+        log.warning("could not store a capture")
         report(NotStored("STORAGE_UNAVAILABLE", "We couldn't save your capture. Please try again."))
         return
+    except NotStored as refused:
+        report(refused)
+        return
     except Exception:
-        log.exception("storing a capture for user %s failed", capture.user_id)
+        log.exception("storing a capture failed")
         report(NotStored("INTERNAL", "We couldn't save your capture. Please try again."))
         return
     report(Stored(item))

@@ -6,7 +6,7 @@ import pytest
 
 from shared.classifier.protocol import Bucket, Classification
 from shared.details import details_for, due_date_in, people_in
-from shared.models import Outcome
+from shared.models import Clarification, InboxItem, Outcome
 from shared.outcomes import decide, question_for
 
 
@@ -43,3 +43,25 @@ def test_people_and_due_dates() -> None:
     assert details_for(Bucket.PROJECTS, "x", "Order tiles", saturday) == {
         "next_action": "Order tiles"
     }
+
+
+def test_misunderstood_becomes_unresolved_after_two_follow_up_rounds() -> None:
+    unclear = Classification(bucket=None, confidence=0.1, title="?")
+    assert [decide(unclear, rounds=n) for n in range(4)] == [
+        Outcome.MISUNDERSTOOD,
+        Outcome.MISUNDERSTOOD,
+        Outcome.UNRESOLVED,
+        Outcome.UNRESOLVED,
+    ]
+    sure = Classification(bucket=Bucket.PEOPLE, confidence=0.9, title="Sam")
+    assert decide(sure, rounds=2) is Outcome.CLASSIFIED
+
+
+def test_the_latest_clarification_comes_first_in_the_text_to_classify() -> None:
+    item = InboxItem(id="c", user_id="u", source="voice", text="mmm", thread_id="t", run_id="r")
+    assert item.text_to_classify() == "mmm"
+    item.clarifications = [
+        Clarification(run_id="a", text="the budget"),
+        Clarification(run_id="b", text="call Sarah about the budget"),
+    ]
+    assert item.text_to_classify() == "call Sarah about the budget\nthe budget\nmmm"

@@ -314,8 +314,10 @@ def _has_words(text: str) -> bool:
 
 def make_title(text: str) -> str:
     """A short title: leading fillers and "remind me to"-style phrases dropped, first letter
-    capitalised, at most 60 characters cut at a word boundary."""
-    cleaned = " ".join((text or "").split())
+    capitalised, at most 60 characters cut at a word boundary. Only the first line counts:
+    after a follow-up it is the user's latest answer, which says best what the capture is."""
+    lines = [line for line in (text or "").splitlines() if line.strip()]
+    cleaned = " ".join((lines[0] if lines else "").split())
     if not _has_words(cleaned):
         return "Empty capture" if not cleaned else "Unclear capture"
     stripped = _LEADING_NOISE.sub("", cleaned).strip(_DASHES_AND_SPACE)

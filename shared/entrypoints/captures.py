@@ -1,18 +1,24 @@
-"""GET /api/captures/{id} and its events feed: one capture as JSON, or as an AG-UI run."""
+"""One user's captures over HTTP: read, follow, pick a bucket, answer a question, list, delete."""
 
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
 
 from ..agui import sse_response
 from ..auth import authenticate
+from ..bucket_pick import BucketChoice, pick_bucket
+from ..capture import parse_text_capture
 from ..feed import follow_capture
-from ..inbox import get_capture
+from ..follow_up import follow_up_run, open_follow_up
+from ..http_input import parse_json, read_body
+from ..inbox import delete_capture, get_capture, list_inbox, parse_inbox_query
 from ..problems import Problem, storage_unavailable
 from ..repository import StorageUnavailable
 from ..settings import get_settings
 from ..wiring import adapters
 
 bp = func.Blueprint()
+
+NO_STORE = {"Cache-Control": "no-store"}
 
 
 @bp.route(route="captures/{id}", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
@@ -24,7 +30,19 @@ async def capture_item(req: Request) -> Response:
         return problem.response()
     except StorageUnavailable:
         return storage_unavailable().response()
-    return JSONResponse(item.to_json(), headers={"Cache-Control": "no-store"})
+    return JSONResponse(item.to_json(), headers=NO_STORE)
+
+
+@bp.route(route="captures/{id}", methods=["DELETE"], auth_level=func.AuthLevel.ANONYMOUS)
+async def capture_delete(req: Request) -> Response:
+    try:
+        user_id = authenticate(req)
+        await delete_capture(user_id, req.path_params["id"], adapters())
+    except Problem as problem:
+        return problem.response()
+    except StorageUnavailable:
+        return storage_unavailable().response()
+    return Response(status_code=204)
 
 
 @bp.route(route="captures/{id}/events", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
@@ -44,3 +62,48 @@ async def capture_events(req: Request) -> Response:
         timeout_s=settings.events_timeout_s,
     )
     return sse_response(run, settings.keepalive_s)
+
+
+@bp.route(route="captures/{id}/bucket", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+async def capture_bucket(req: Request) -> Response:
+    settings = get_settings()
+    try:
+        user_id = authenticate(req)
+        body = await read_body(req, settings.max_body_bytes)
+        choice = parse_json(body, req.headers.get("content-type"), BucketChoice, "{bucket}")
+        item = await pick_bucket(user_id, req.path_params["id"], choice.bucket, adapters())
+    except Problem as problem:
+        return problem.response()
+    except StorageUnavailable:
+        return storage_unavailable().response()
+    return JSONResponse(item.to_json(), headers=NO_STORE)
+
+
+@bp.route(route="captures/{id}/follow-up", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+async def capture_follow_up(req: Request) -> Response:
+    settings = get_settings()
+    try:
+        user_id = authenticate(req)
+        body = await read_body(req, settings.max_body_bytes)
+        answer = parse_text_capture(
+            body, req.headers.get("content-type"), user_id, None, settings.max_capture_chars
+        )
+        item = await open_follow_up(req.path_params["id"], answer, adapters().repo)
+    except Problem as problem:
+        return problem.response()
+    except StorageUnavailable:
+        return storage_unavailable().response()
+    return sse_response(follow_up_run(item, answer, adapters()), settings.keepalive_s)
+
+
+@bp.route(route="inbox", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+async def inbox(req: Request) -> Response:
+    try:
+        user_id = authenticate(req)
+        query = parse_inbox_query(dict(req.query_params))
+        page = await list_inbox(user_id, adapters().repo, **query)
+    except Problem as problem:
+        return problem.response()
+    except StorageUnavailable:
+        return storage_unavailable().response()
+    return JSONResponse(page.to_json(), headers=NO_STORE)
