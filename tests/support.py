@@ -103,6 +103,13 @@ def docs(cosmos, container: str, capture_id: str) -> list[dict]:
     )
 
 
+def clear_queue(storage_conn: str, name: str) -> None:
+    """Empty a queue, so a module's checks (which peek at most 32 messages) see only its own."""
+    from azure.storage.queue import QueueClient
+
+    QueueClient.from_connection_string(storage_conn, name).clear_messages()
+
+
 def run_devhost_check(app_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "devhost", "check", "--app-dir", str(app_dir)],
@@ -120,6 +127,7 @@ __all__ = [
     "OTHER_KEY",
     "REPO",
     "DevhostProcess",
+    "clear_queue",
     "docs",
     "eventually",
     "read_records",

@@ -17,7 +17,7 @@ from azure.storage.queue import QueueClient
 from tests import fake_openai
 from tests.fake_openai import FakeOpenAI
 from tests.sse import assert_valid_run, post_run
-from tests.support import DEV_KEYS, KEY, REPO, DevhostProcess, docs, eventually
+from tests.support import DEV_KEYS, KEY, REPO, DevhostProcess, clear_queue, docs, eventually
 
 
 def run_input(text: object, run_id: str | None = None, thread_id: str = "t1") -> dict:
@@ -44,6 +44,7 @@ def host(provisioned: dict[str, str], fake: FakeOpenAI, tmp_path_factory) -> Ite
         "MODEL_TIMEOUT_S": "2",
         "SSE_KEEPALIVE_S": "0.25",
     }
+    clear_queue(provisioned["AzureWebJobsStorage"], "captures-outcomes")
     log = tmp_path_factory.mktemp("capture") / "devhost.log"
     devhost = DevhostProcess(REPO, env, log).start()
     yield devhost.base_url

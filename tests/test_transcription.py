@@ -27,11 +27,16 @@ from shared.wiring import Adapters, adapters, reset
 from shared.worker import handle_classify_job
 from tests import fake_openai
 from tests.fake_openai import FakeOpenAI
-from tests.support import docs
+from tests.support import clear_queue, docs
 
 AUDIO = Path(__file__).parent / "data" / "audio"
 SARAH = (AUDIO / "call_sarah.m4a").read_bytes()
 LIMIT = 1_000_000
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_old_jobs(provisioned: dict[str, str]) -> None:
+    clear_queue(provisioned["AzureWebJobsStorage"], "captures-classify")
 
 
 @pytest.fixture

@@ -18,7 +18,16 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
 from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, stream_run
-from tests.support import DEV_KEYS, KEY, OTHER_KEY, REPO, DevhostProcess, docs, eventually
+from tests.support import (
+    DEV_KEYS,
+    KEY,
+    OTHER_KEY,
+    REPO,
+    DevhostProcess,
+    clear_queue,
+    docs,
+    eventually,
+)
 
 AUDIO = Path(__file__).parent / "data" / "audio"
 MAX_VOICE_BYTES = 200_000  # small, so the oversize tests upload little
@@ -33,6 +42,7 @@ def host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
         "SSE_KEEPALIVE_S": "0.5",
         "EVENTS_TIMEOUT_S": "60",
     }
+    clear_queue(provisioned["AzureWebJobsStorage"], "captures-outcomes")
     log = tmp_path_factory.mktemp("voice") / "devhost.log"
     devhost = DevhostProcess(REPO, env, log).start()
     yield devhost.base_url
