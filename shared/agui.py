@@ -24,6 +24,7 @@ from ag_ui.encoder import EventEncoder
 from starlette.responses import StreamingResponse
 
 from .models import InboxItem, Outcome
+from .settings import get_settings
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 KEEPALIVE = ": keepalive\n\n"
@@ -128,7 +129,6 @@ async def sse_frames(events: AsyncIterator[BaseEvent], keepalive_s: float) -> As
                 await pending
 
 
-def sse_response(events: AsyncIterator[BaseEvent], keepalive_s: float) -> StreamingResponse:
-    return StreamingResponse(
-        sse_frames(events, keepalive_s), media_type="text/event-stream", headers=SSE_HEADERS
-    )
+def sse_response(events: AsyncIterator[BaseEvent]) -> StreamingResponse:
+    frames = sse_frames(events, get_settings().keepalive_s)
+    return StreamingResponse(frames, media_type="text/event-stream", headers=SSE_HEADERS)

@@ -18,6 +18,7 @@ from . import agui
 from .models import InboxItem, Status
 from .outcomes import failure_message
 from .repository import CaptureRepository, StorageUnavailable
+from .settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -92,3 +93,11 @@ async def follow_capture(
             yield agui.run_error("This capture was deleted.", "CAPTURE_DELETED")
             return
         item = latest
+
+
+def capture_feed(item: InboxItem, repo: CaptureRepository) -> AsyncIterator[BaseEvent]:
+    """`follow_capture` with the app's settings."""
+    settings = get_settings()
+    return follow_capture(
+        item, repo, poll_s=settings.events_poll_s, timeout_s=settings.events_timeout_s
+    )

@@ -51,6 +51,10 @@ class Problem(Exception):
         )
 
 
-def storage_unavailable() -> Problem:
-    """For StorageUnavailable before a stream starts: the client may simply retry."""
-    return Problem(503, "Storage is unavailable right now. Please try again.", retry_after=5)
+def error_response(exc: Exception) -> JSONResponse:
+    """The answer to a Problem, or to storage being unavailable (503: the client may retry)."""
+    if isinstance(exc, Problem):
+        return exc.response()
+    return Problem(
+        503, "Storage is unavailable right now. Please try again.", retry_after=5
+    ).response()

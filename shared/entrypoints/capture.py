@@ -30,4 +30,4 @@ async def capture(req: Request) -> Response:
         )
     except Problem as problem:
         return problem.response()
-    return sse_response(text_capture_run(text_capture, adapters()), settings.keepalive_s)
+    return sse_response(text_capture_run(text_capture, adapters()))

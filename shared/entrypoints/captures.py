@@ -7,11 +7,11 @@ from ..agui import sse_response
 from ..auth import authenticate
 from ..bucket_pick import BucketChoice, pick_bucket
 from ..capture import parse_text_capture
-from ..feed import follow_capture
+from ..feed import capture_feed
 from ..follow_up import follow_up_run, open_follow_up
 from ..http_input import parse_json, read_body
 from ..inbox import delete_capture, get_capture, list_inbox, parse_inbox_query
-from ..problems import Problem, storage_unavailable
+from ..problems import Problem, error_response
 from ..repository import StorageUnavailable
 from ..settings import get_settings
 from ..wiring import adapters
@@ -26,10 +26,8 @@ async def capture_item(req: Request) -> Response:
     try:
         user_id = authenticate(req)
         item = await get_capture(user_id, req.path_params["id"], adapters().repo)
-    except Problem as problem:
-        return problem.response()
-    except StorageUnavailable:
-        return storage_unavailable().response()
+    except (Problem, StorageUnavailable) as exc:
+        return error_response(exc)
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
 
@@ -38,30 +36,19 @@ async def capture_delete(req: Request) -> Response:
     try:
         user_id = authenticate(req)
         await delete_capture(user_id, req.path_params["id"], adapters())
-    except Problem as problem:
-        return problem.response()
-    except StorageUnavailable:
-        return storage_unavailable().response()
+    except (Problem, StorageUnavailable) as exc:
+        return error_response(exc)
     return Response(status_code=204)
 
 
 @bp.route(route="captures/{id}/events", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
 async def capture_events(req: Request) -> Response:
-    settings = get_settings()
     try:
         user_id = authenticate(req)
         item = await get_capture(user_id, req.path_params["id"], adapters().repo)
-    except Problem as problem:
-        return problem.response()
-    except StorageUnavailable:
-        return storage_unavailable().response()
-    run = follow_capture(
-        item,
-        adapters().repo,
-        poll_s=settings.events_poll_s,
-        timeout_s=settings.events_timeout_s,
-    )
-    return sse_response(run, settings.keepalive_s)
+    except (Problem, StorageUnavailable) as exc:
+        return error_response(exc)
+    return sse_response(capture_feed(item, adapters().repo))
 
 
 @bp.route(route="captures/{id}/bucket", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
@@ -72,10 +59,8 @@ async def capture_bucket(req: Request) -> Response:
         body = await read_body(req, settings.max_body_bytes)
         choice = parse_json(body, req.headers.get("content-type"), BucketChoice, "{bucket}")
         item = await pick_bucket(user_id, req.path_params["id"], choice.bucket, adapters())
-    except Problem as problem:
-        return problem.response()
-    except StorageUnavailable:
-        return storage_unavailable().response()
+    except (Problem, StorageUnavailable) as exc:
+        return error_response(exc)
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
 
@@ -89,11 +74,9 @@ async def capture_follow_up(req: Request) -> Response:
             body, req.headers.get("content-type"), user_id, None, settings.max_capture_chars
         )
         item = await open_follow_up(req.path_params["id"], answer, adapters().repo)
-    except Problem as problem:
-        return problem.response()
-    except StorageUnavailable:
-        return storage_unavailable().response()
-    return sse_response(follow_up_run(item, answer, adapters()), settings.keepalive_s)
+    except (Problem, StorageUnavailable) as exc:
+        return error_response(exc)
+    return sse_response(follow_up_run(item, answer, adapters()))
 
 
 @bp.route(route="inbox", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
@@ -102,8 +85,6 @@ async def inbox(req: Request) -> Response:
         user_id = authenticate(req)
         query = parse_inbox_query(dict(req.query_params))
         page = await list_inbox(user_id, adapters().repo, **query)
-    except Problem as problem:
-        return problem.response()
-    except StorageUnavailable:
-        return storage_unavailable().response()
+    except (Problem, StorageUnavailable) as exc:
+        return error_response(exc)
     return JSONResponse(page.to_json(), headers=NO_STORE)

@@ -7,10 +7,10 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from ..agui import sse_response
 from ..auth import authenticate
-from ..feed import follow_capture
+from ..feed import capture_feed
 from ..http_input import check_declared_length, read_body
 from ..multipart import open_file_field
-from ..problems import Problem, storage_unavailable
+from ..problems import Problem, error_response
 from ..repository import StorageUnavailable
 from ..settings import get_settings
 from ..voice import (
@@ -38,10 +38,8 @@ async def voice_notes(req: Request) -> Response:
         )
         ttl = timedelta(seconds=settings.upload_url_ttl_s)
         upload = await start_voice_note(new, adapters(), ttl)
-    except Problem as problem:
-        return problem.response()
-    except StorageUnavailable:
-        return storage_unavailable().response()
+    except (Problem, StorageUnavailable) as exc:
+        return error_response(exc)
     return JSONResponse(
         upload.to_json(),
         status_code=201,
@@ -58,14 +56,6 @@ async def voice_capture(req: Request) -> Response:
         part = await open_file_field(req.stream(), req.headers.get("content-type"))
         new = new_voice_capture_for_file(part, user_id, req.headers.get("idempotency-key"))
         item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
-    except Problem as problem:
-        return problem.response()
-    except StorageUnavailable:
-        return storage_unavailable().response()
-    run = follow_capture(
-        item,
-        adapters().repo,
-        poll_s=settings.events_poll_s,
-        timeout_s=settings.events_timeout_s,
-    )
-    return sse_response(run, settings.keepalive_s)
+    except (Problem, StorageUnavailable) as exc:
+        return error_response(exc)
+    return sse_response(capture_feed(item, adapters().repo))
