@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .api_keys import USER_ID
+
 # Content types phones and browsers send for m4a/mp4/aac/mpeg/wav/ogg/webm recordings.
 _EXTENSION_OF_TYPE = {
     "audio/mp4": "m4a",
@@ -40,7 +42,7 @@ _GENERIC_TYPES = {"", "application/octet-stream", "binary/octet-stream"}
 ACCEPTED_TYPES = sorted(_EXTENSION_OF_TYPE)
 
 _BLOB_NAME = re.compile(
-    r"(?P<user_id>[A-Za-z0-9_.@-]{1,200})/(?P<capture_id>[0-9a-f-]{36})\.(?P<extension>[a-z0-9]{2,5})"
+    rf"(?P<user_id>{USER_ID.pattern})/(?P<capture_id>[0-9a-f-]{{36}})\.(?P<extension>[a-z0-9]{{2,5}})"
 )
 
 
