@@ -17,8 +17,9 @@ from ag_ui.core import BaseEvent
 from . import agui
 from .models import InboxItem, Status
 from .outcomes import failure_message
-from .repository import CaptureRepository, StorageUnavailable
+from .repository import CaptureRepository
 from .settings import get_settings
+from .storage_errors import StorageUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -6,19 +6,20 @@ Services see `CaptureRepository` and domain models only; Cosmos and its errors s
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Protocol
 
 from .classifier.protocol import Bucket
 from .models import FiledItem, InboxItem, Status
 from .settings import INBOX
+from .storage_errors import unavailable_as
+
+# 449: Cosmos's "retry with" on conflicting writes.
+_translated = functools.partial(unavailable_as, "Cosmos", frozenset({408, 429, 449}))
 
 if TYPE_CHECKING:
     from azure.cosmos.aio import DatabaseProxy
-
-
-class StorageUnavailable(Exception):
-    """Cosmos could not be reached or refused the request for now: retry later."""
 
 
 class StaleItem(Exception):
@@ -143,20 +144,3 @@ class CosmosCaptureRepository:
                 return await self._container(container).read_item(item_id, partition_key=user_id)
             except CosmosResourceNotFoundError:
                 return None
-
-
-@contextlib.asynccontextmanager
-async def _translated() -> AsyncIterator[None]:
-    """Turn transport failures, throttling and server errors into StorageUnavailable."""
-    from azure.core.exceptions import ServiceRequestError, ServiceResponseError
-    from azure.cosmos.exceptions import CosmosHttpResponseError
-
-    try:
-        yield
-    except (ServiceRequestError, ServiceResponseError, TimeoutError) as exc:
-        raise StorageUnavailable(type(exc).__name__) from exc
-    except CosmosHttpResponseError as exc:
-        status = exc.status_code or 0
-        if status in (408, 429, 449) or status >= 500:
-            raise StorageUnavailable(f"Cosmos answered {status}") from exc
-        raise

@@ -17,7 +17,7 @@ from . import agui
 from .capture import TextCapture, store_text_capture
 from .filing import classify_and_file, mark
 from .models import ClassifyJob, InboxItem, Status
-from .repository import StorageUnavailable
+from .storage_errors import StorageUnavailable
 from .wiring import Adapters
 
 log = logging.getLogger(__name__)

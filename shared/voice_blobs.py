@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .models import utcnow
-from .repository import StorageUnavailable
 from .settings import VOICE_CONTAINER
+from .storage_errors import unavailable_as
 
 if TYPE_CHECKING:
     from azure.storage.blob import UserDelegationKey
@@ -85,7 +85,7 @@ class BlobVoiceNotes:
         counter = _Counter(limit)
         blob = self._service.get_blob_client(VOICE_CONTAINER, name)
         # A retried request finds the first attempt's upload there: that one stands.
-        async with _translated():
+        async with unavailable_as("Blob storage"):
             with contextlib.suppress(ResourceExistsError):
                 # Unknown length: the SDK stages 4 MiB blocks as they come, then commits them,
                 # so the upload never sits in memory whole. Past the limit nothing is committed.
@@ -100,7 +100,7 @@ class BlobVoiceNotes:
     async def delete(self, name: str) -> None:
         from azure.core.exceptions import ResourceNotFoundError
 
-        async with _translated():
+        async with unavailable_as("Blob storage"):
             with contextlib.suppress(ResourceNotFoundError):
                 await self._service.get_blob_client(VOICE_CONTAINER, name).delete_blob()
 
@@ -114,7 +114,7 @@ class BlobVoiceNotes:
             if key is None or _parse_time(key.signed_expiry) < expires_at + _CLOCK_SKEW:
                 now = utcnow()
                 lifetime = max(_DELEGATION_KEY_LIFETIME, expires_at - now + 2 * _CLOCK_SKEW)
-                async with _translated():
+                async with unavailable_as("Blob storage"):
                     key = await self._service.get_user_delegation_key(
                         now - _CLOCK_SKEW, now + min(lifetime, _DELEGATION_KEY_MAX)
                     )
@@ -139,18 +139,3 @@ def _parse_time(value: str | None) -> datetime:
     if not value:
         return utcnow()
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-@contextlib.asynccontextmanager
-async def _translated() -> AsyncIterator[None]:
-    from azure.core.exceptions import HttpResponseError, ServiceRequestError, ServiceResponseError
-
-    try:
-        yield
-    except (ServiceRequestError, ServiceResponseError, TimeoutError) as exc:
-        raise StorageUnavailable(type(exc).__name__) from exc
-    except HttpResponseError as exc:
-        status = exc.status_code or 0
-        if status in (408, 429) or status >= 500:
-            raise StorageUnavailable(f"Blob storage answered {status}") from exc
-        raise

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from devhost.emulators import Emulators, Ports
+from tests.fake_openai import FakeOpenAI
+from tests.support import DEV_KEYS
 
 
 @pytest.fixture(scope="session")
@@ -66,3 +68,22 @@ def cosmos(provisioned: dict[str, str]):
         provisioned["COSMOS_ENDPOINT"], provisioned["COSMOS_KEY"], connection_verify=False
     ) as client:
         yield client.get_database_client(provisioned["COSMOS_DATABASE"])
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    """The scripted OpenAI-compatible server, in a thread, for a module's devhost or app."""
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def scripted_env(provisioned: dict[str, str], fake: FakeOpenAI) -> dict[str, str]:
+    """App settings for a devhost whose model is the scripted server, failing fast."""
+    return {
+        **provisioned,
+        "API_KEYS": DEV_KEYS,
+        "OPENAI_BASE_URL": fake.base_url,
+        "MODEL_MAX_RETRIES": "0",
+        "MODEL_TIMEOUT_S": "2",
+    }

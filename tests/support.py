@@ -10,7 +10,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
@@ -85,6 +86,16 @@ class DevhostProcess:
         self.proc = None
 
 
+@contextmanager
+def running_devhost(env: dict[str, str], log_dir: Path) -> Iterator[str]:
+    """The app served by a devhost child process with `env`; its base URL."""
+    devhost = DevhostProcess(REPO, env, log_dir / "devhost.log").start()
+    try:
+        yield devhost.base_url
+    finally:
+        devhost.stop()
+
+
 def read_records(path: Path, kind: str | None = None) -> list[dict]:
     if not path.exists():
         return []
@@ -132,4 +143,5 @@ __all__ = [
     "eventually",
     "read_records",
     "run_devhost_check",
+    "running_devhost",
 ]

@@ -8,7 +8,6 @@ import json
 import time
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -17,7 +16,7 @@ from azure.storage.queue import QueueClient
 from tests import fake_openai
 from tests.fake_openai import FakeOpenAI
 from tests.sse import assert_valid_run, post_run
-from tests.support import DEV_KEYS, KEY, REPO, DevhostProcess, clear_queue, docs, eventually
+from tests.support import DEV_KEYS, KEY, clear_queue, docs, eventually, running_devhost
 
 
 def run_input(text: object, run_id: str | None = None, thread_id: str = "t1") -> dict:
@@ -29,26 +28,11 @@ def run_input(text: object, run_id: str | None = None, thread_id: str = "t1") ->
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def host(provisioned: dict[str, str], fake: FakeOpenAI, tmp_path_factory) -> Iterator[str]:
-    env = {
-        **provisioned,
-        "API_KEYS": DEV_KEYS,
-        "OPENAI_BASE_URL": fake.base_url,
-        "MODEL_MAX_RETRIES": "0",
-        "MODEL_TIMEOUT_S": "2",
-        "SSE_KEEPALIVE_S": "0.25",
-    }
-    clear_queue(provisioned["AzureWebJobsStorage"], "captures-outcomes")
-    log = tmp_path_factory.mktemp("capture") / "devhost.log"
-    devhost = DevhostProcess(REPO, env, log).start()
-    yield devhost.base_url
-    devhost.stop()
+def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
+    clear_queue(scripted_env["AzureWebJobsStorage"], "captures-outcomes")
+    env = {**scripted_env, "SSE_KEEPALIVE_S": "0.25"}
+    with running_devhost(env, tmp_path_factory.mktemp("capture")) as url:
+        yield url
 
 
 @pytest.fixture
@@ -285,10 +269,8 @@ def test_bearer_key_and_text_parts_are_accepted(client, fake) -> None:
 @pytest.fixture(scope="module")
 def offline_host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
     env = {**provisioned, "API_KEYS": DEV_KEYS}
-    log: Path = tmp_path_factory.mktemp("offline") / "devhost.log"
-    devhost = DevhostProcess(REPO, env, log).start()
-    yield devhost.base_url
-    devhost.stop()
+    with running_devhost(env, tmp_path_factory.mktemp("offline")) as url:
+        yield url
 
 
 def test_offline_model_files_sarah_under_people_and_asks_about_gibberish(

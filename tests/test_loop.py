@@ -14,31 +14,16 @@ import pytest
 from tests import fake_openai
 from tests.fake_openai import FakeOpenAI
 from tests.sse import SseRun, assert_valid_run, post_run, stream_run
-from tests.support import DEV_KEYS, KEY, OTHER_KEY, REPO, DevhostProcess, docs, eventually
+from tests.support import KEY, OTHER_KEY, docs, eventually, running_devhost
 
 BUCKETS = ("People", "Projects", "Ideas", "Admin")
 AUDIO = Path(__file__).parent / "data" / "audio"
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def host(provisioned: dict[str, str], fake: FakeOpenAI, tmp_path_factory) -> Iterator[str]:
-    env = {
-        **provisioned,
-        "API_KEYS": DEV_KEYS,
-        "OPENAI_BASE_URL": fake.base_url,
-        "MODEL_MAX_RETRIES": "0",
-        "MODEL_TIMEOUT_S": "2",
-    }
-    log = tmp_path_factory.mktemp("loop") / "devhost.log"
-    devhost = DevhostProcess(REPO, env, log).start()
-    yield devhost.base_url
-    devhost.stop()
+def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
+    with running_devhost(scripted_env, tmp_path_factory.mktemp("loop")) as url:
+        yield url
 
 
 @pytest.fixture

@@ -26,7 +26,6 @@ from shared.voice import NewVoiceCapture, start_voice_note
 from shared.wiring import Adapters, adapters, reset
 from shared.worker import handle_classify_job
 from tests import fake_openai
-from tests.fake_openai import FakeOpenAI
 from tests.support import clear_queue, docs
 
 AUDIO = Path(__file__).parent / "data" / "audio"
@@ -43,12 +42,6 @@ def no_old_jobs(provisioned: dict[str, str]) -> None:
 async def app(provisioned: dict[str, str]) -> AsyncIterator[Adapters]:
     yield adapters()  # offline models: MiniLM and Whisper base
     await reset()
-
-
-@pytest.fixture(scope="module")
-def fake() -> AsyncIterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
 
 
 async def uploaded(app: Adapters, storage_conn: str, data: bytes = SARAH) -> str:

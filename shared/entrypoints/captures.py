@@ -12,8 +12,8 @@ from ..follow_up import follow_up_run, open_follow_up
 from ..http_input import parse_json, read_body
 from ..inbox import delete_capture, get_capture, list_inbox, parse_inbox_query
 from ..problems import Problem, error_response
-from ..repository import StorageUnavailable
 from ..settings import get_settings
+from ..storage_errors import StorageUnavailable
 from ..wiring import adapters
 
 bp = func.Blueprint()

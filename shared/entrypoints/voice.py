@@ -11,8 +11,8 @@ from ..feed import capture_feed
 from ..http_input import check_declared_length, read_body
 from ..multipart import open_file_field
 from ..problems import Problem, error_response
-from ..repository import StorageUnavailable
 from ..settings import get_settings
+from ..storage_errors import StorageUnavailable
 from ..voice import (
     new_voice_capture_for_file,
     parse_voice_note_request,
