@@ -62,13 +62,12 @@ def events_between(item: InboxItem, before: Stage, after: Stage) -> list[BaseEve
     return events
 
 
-async def follow_capture(
-    item: InboxItem, repo: CaptureRepository, *, poll_s: float, timeout_s: float
-) -> AsyncIterator[BaseEvent]:
-    """The run of `item` to its end, or RUN_ERROR TIMEOUT after `timeout_s` (the capture goes
-    on regardless; reconnecting resumes)."""
+async def follow_capture(item: InboxItem, repo: CaptureRepository) -> AsyncIterator[BaseEvent]:
+    """The run of `item` to its end, or RUN_ERROR TIMEOUT after EVENTS_TIMEOUT_S (the capture
+    goes on regardless; reconnecting resumes)."""
+    settings = get_settings()
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
+    deadline = loop.time() + settings.events_timeout_s
     yield agui.run_started(item.thread_id, item.run_id)
     stage = Stage.WAITING
     while True:
@@ -84,7 +83,7 @@ async def follow_capture(
                 "Still working on this capture. Reconnect to keep following it.", "TIMEOUT"
             )
             return
-        await asyncio.sleep(poll_s)
+        await asyncio.sleep(settings.events_poll_s)
         try:
             latest = await repo.get(item.user_id, item.id)
         except StorageUnavailable:
@@ -94,11 +93,3 @@ async def follow_capture(
             yield agui.run_error("This capture was deleted.", "CAPTURE_DELETED")
             return
         item = latest
-
-
-def capture_feed(item: InboxItem, repo: CaptureRepository) -> AsyncIterator[BaseEvent]:
-    """`follow_capture` with the app's settings."""
-    settings = get_settings()
-    return follow_capture(
-        item, repo, poll_s=settings.events_poll_s, timeout_s=settings.events_timeout_s
-    )

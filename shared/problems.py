@@ -23,14 +23,23 @@ TITLES = {
 class Problem(Exception):
     """Raise in parsing or a service; the entrypoint answers it with `.response()`."""
 
-    def __init__(self, status: int, detail: str, *, code: str | None = None, **extra: Any):
+    def __init__(
+        self,
+        status: int,
+        detail: str,
+        *,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ):
         super().__init__(detail)
         self.status = status
         self.detail = detail
         self.code = code
+        self.headers = headers
         self.extra = extra
 
-    def response(self, headers: dict[str, str] | None = None) -> JSONResponse:
+    def response(self) -> JSONResponse:
         body = {
             "type": "about:blank",
             "title": TITLES.get(self.status, "Error"),
@@ -40,14 +49,11 @@ class Problem(Exception):
         if self.code:
             body["code"] = self.code
         body.update(self.extra)
-        if "retry_after" in self.extra:
-            body.pop("retry_after")
-            headers = {**(headers or {}), "Retry-After": str(self.extra["retry_after"])}
         return JSONResponse(
             body,
             status_code=self.status,
             media_type="application/problem+json",
-            headers=headers,
+            headers=self.headers,
         )
 
 
@@ -56,5 +62,5 @@ def error_response(exc: Exception) -> JSONResponse:
     if isinstance(exc, Problem):
         return exc.response()
     return Problem(
-        503, "Storage is unavailable right now. Please try again.", retry_after=5
+        503, "Storage is unavailable right now. Please try again.", headers={"Retry-After": "5"}
     ).response()

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from devhost.emulators import Emulators, Ports
@@ -87,3 +88,11 @@ def scripted_env(provisioned: dict[str, str], fake: FakeOpenAI) -> dict[str, str
         "MODEL_MAX_RETRIES": "0",
         "MODEL_TIMEOUT_S": "2",
     }
+
+
+@pytest.fixture
+def client(host: str, fake: FakeOpenAI) -> Iterator[httpx.Client]:
+    """An HTTP client on the module's `host` fixture, with the scripted model reset."""
+    fake.reset()
+    with httpx.Client(base_url=host, timeout=30) as c:
+        yield c

@@ -253,6 +253,26 @@ class FakeOpenAI:
         """For `AsyncAzureOpenAI(azure_endpoint=...)`."""
         return f"http://{self.host}:{self.port}"
 
+    def openai_client(
+        self,
+        *,
+        api_key: str | None = "sk-test-secret",
+        max_retries: int = 0,
+        timeout_s: float = 5.0,
+        base_url: str | None = None,
+    ):
+        """The app's own client (`shared.openai_client`), pointed at this server."""
+        from shared.openai_client import build_openai_client
+
+        return build_openai_client(
+            azure_endpoint=None,
+            api_key=api_key,
+            base_url=base_url or self.base_url,
+            api_version="2024-10-21",
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+        )
+
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> Self:

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,15 @@ DEV_KEYS = (
     "dev:ed5a18fb8f807f996d649e379d3f35f39c543a91bdbf88c492f2ebd10d4df86c,"
     f"other:{hashlib.sha256(b'other-user-key').hexdigest()}"
 )
+
+
+def run_input(text: object, *, run_id: str | None = None, thread_id: str = "t1") -> dict:
+    """An AG-UI RunAgentInput whose last user message is `text` (a string or content parts)."""
+    return {
+        "threadId": thread_id,
+        "runId": run_id or f"r-{uuid.uuid4()}",
+        "messages": [{"id": "m1", "role": "user", "content": text}],
+    }
 
 
 def eventually(probe: Callable[[], T], timeout: float = 15.0, interval: float = 0.1) -> T:
@@ -143,5 +153,6 @@ __all__ = [
     "eventually",
     "read_records",
     "run_devhost_check",
+    "run_input",
     "running_devhost",
 ]

@@ -14,17 +14,8 @@ import pytest
 from azure.storage.queue import QueueClient
 
 from tests import fake_openai
-from tests.fake_openai import FakeOpenAI
 from tests.sse import assert_valid_run, post_run
-from tests.support import DEV_KEYS, KEY, clear_queue, docs, eventually, running_devhost
-
-
-def run_input(text: object, run_id: str | None = None, thread_id: str = "t1") -> dict:
-    return {
-        "threadId": thread_id,
-        "runId": run_id or f"r-{uuid.uuid4()}",
-        "messages": [{"id": "m1", "role": "user", "content": text}],
-    }
+from tests.support import DEV_KEYS, KEY, clear_queue, docs, eventually, run_input, running_devhost
 
 
 @pytest.fixture(scope="module")
@@ -33,13 +24,6 @@ def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
     env = {**scripted_env, "SSE_KEEPALIVE_S": "0.25"}
     with running_devhost(env, tmp_path_factory.mktemp("capture")) as url:
         yield url
-
-
-@pytest.fixture
-def client(host: str, fake: FakeOpenAI) -> Iterator[httpx.Client]:
-    fake.reset()
-    with httpx.Client(base_url=host, timeout=30) as c:
-        yield c
 
 
 # The three outcomes

@@ -8,13 +8,12 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests import fake_openai
 from tests.fake_openai import FakeOpenAI
 from tests.sse import SseRun, assert_valid_run, post_run, stream_run
-from tests.support import KEY, OTHER_KEY, docs, eventually, running_devhost
+from tests.support import KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 
 BUCKETS = ("People", "Projects", "Ideas", "Admin")
 AUDIO = Path(__file__).parent / "data" / "audio"
@@ -24,21 +23,6 @@ AUDIO = Path(__file__).parent / "data" / "audio"
 def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
     with running_devhost(scripted_env, tmp_path_factory.mktemp("loop")) as url:
         yield url
-
-
-@pytest.fixture
-def client(host: str, fake: FakeOpenAI) -> Iterator[httpx.Client]:
-    fake.reset()
-    with httpx.Client(base_url=host, timeout=30) as c:
-        yield c
-
-
-def run_input(text: str, thread_id: str = "thread-1", run_id: str | None = None) -> dict:
-    return {
-        "threadId": thread_id,
-        "runId": run_id or f"r-{uuid.uuid4()}",
-        "messages": [{"id": "m1", "role": "user", "content": text}],
-    }
 
 
 def capture(client, fake, text: str, reply: fake_openai.Step, headers=KEY, **kw) -> SseRun:
@@ -246,7 +230,9 @@ def test_the_inbox_pages_newest_first_with_a_continuation_token(client, fake) ->
     thread = f"paging-{uuid.uuid4()}"
     ids = []
     for n in range(7):
-        run = post_run(client, "/api/capture", run_input(f"idea {n}", thread), headers=KEY)
+        run = post_run(
+            client, "/api/capture", run_input(f"idea {n}", thread_id=thread), headers=KEY
+        )
         ids.append(run.custom()["value"]["inboxItemId"])
     ids.reverse()  # newest first
 

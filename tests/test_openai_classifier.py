@@ -54,14 +54,7 @@ async def fake() -> AsyncIterator[FakeOpenAI]:
 async def openai_classifier(
     fake: FakeOpenAI, *, max_retries: int = 2, timeout_s: float = 5.0, base_url: str | None = None
 ) -> AsyncIterator[OpenAIClassifier]:
-    client = build_openai_client(
-        azure_endpoint=None,
-        api_key="sk-test-secret",
-        base_url=base_url or fake.base_url,
-        api_version=API_VERSION,
-        timeout_s=timeout_s,
-        max_retries=max_retries,
-    )
+    client = fake.openai_client(max_retries=max_retries, timeout_s=timeout_s, base_url=base_url)
     try:
         yield OpenAIClassifier(client, "gpt-4o-mini")
     finally:

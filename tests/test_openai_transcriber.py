@@ -46,14 +46,7 @@ async def fake() -> AsyncIterator[FakeOpenAI]:
 async def openai_transcriber(
     fake: FakeOpenAI, *, max_retries: int = 0, timeout_s: float = 5.0
 ) -> AsyncIterator[OpenAITranscriber]:
-    client = build_openai_client(
-        azure_endpoint=None,
-        api_key=API_KEY,
-        base_url=fake.base_url,
-        api_version=API_VERSION,
-        timeout_s=timeout_s,
-        max_retries=max_retries,
-    )
+    client = fake.openai_client(api_key=API_KEY, max_retries=max_retries, timeout_s=timeout_s)
     try:
         yield OpenAITranscriber(client, "whisper-1")
     finally:
@@ -195,14 +188,7 @@ async def test_service_failures_are_unavailable(
 
 
 async def test_wrong_key_is_unavailable(fake: FakeOpenAI) -> None:
-    client = build_openai_client(
-        azure_endpoint=None,
-        api_key="sk-wrong",
-        base_url=fake.base_url,
-        api_version=API_VERSION,
-        timeout_s=5.0,
-        max_retries=2,
-    )
+    client = fake.openai_client(api_key="sk-wrong", max_retries=2)
     try:
         with pytest.raises(TranscriberUnavailable) as info:
             await OpenAITranscriber(client, "whisper-1").transcribe(AUDIO, "call_sarah.m4a")

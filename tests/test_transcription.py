@@ -18,7 +18,6 @@ from azure.storage.queue import QueueClient
 
 from shared.audio import audio_type
 from shared.models import ClassifyJob, Status
-from shared.openai_client import build_openai_client
 from shared.transcriber.openai_audio import OpenAITranscriber
 from shared.transcriber.protocol import TranscriberUnavailable
 from shared.transcription import transcribe_voice_note
@@ -139,14 +138,7 @@ async def test_a_blob_no_capture_waits_for_is_ignored(app, storage_conn) -> None
 
 async def test_transcriber_down_is_retried_by_the_host(app, storage_conn, fake) -> None:
     fake.reset()
-    client = build_openai_client(
-        azure_endpoint=None,
-        api_key=None,
-        base_url=fake.base_url,
-        api_version="2024-10-21",
-        timeout_s=2,
-        max_retries=0,
-    )
+    client = fake.openai_client(api_key=None, timeout_s=2)
     openai_app = dataclasses.replace(app, transcriber=OpenAITranscriber(client, "whisper"))
     name = await uploaded(app, storage_conn)
     capture_id = capture_id_of(name)

@@ -7,7 +7,7 @@ from ..agui import sse_response
 from ..auth import authenticate
 from ..bucket_pick import BucketChoice, pick_bucket
 from ..capture import parse_text_capture
-from ..feed import capture_feed
+from ..feed import follow_capture
 from ..follow_up import follow_up_run, open_follow_up
 from ..http_input import parse_json, read_body
 from ..inbox import delete_capture, get_capture, list_inbox, parse_inbox_query
@@ -48,7 +48,7 @@ async def capture_events(req: Request) -> Response:
         item = await get_capture(user_id, req.path_params["id"], adapters().repo)
     except (Problem, StorageUnavailable) as exc:
         return error_response(exc)
-    return sse_response(capture_feed(item, adapters().repo))
+    return sse_response(follow_capture(item, adapters().repo))
 
 
 @bp.route(route="captures/{id}/bucket", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)

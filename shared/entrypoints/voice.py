@@ -7,7 +7,7 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from ..agui import sse_response
 from ..auth import authenticate
-from ..feed import capture_feed
+from ..feed import follow_capture
 from ..http_input import check_declared_length, read_body
 from ..multipart import open_file_field
 from ..problems import Problem, error_response
@@ -58,4 +58,4 @@ async def voice_capture(req: Request) -> Response:
         item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
     except (Problem, StorageUnavailable) as exc:
         return error_response(exc)
-    return sse_response(capture_feed(item, adapters().repo))
+    return sse_response(follow_capture(item, adapters().repo))
