@@ -1,4 +1,6 @@
-"""API keys to user ids. The user id never comes from a request body or path."""
+"""Who is calling: an API key, or the platform's principal behind App Service authentication,
+mapped to a user id, then held to that user's request budget. The user id never comes from a
+request body or path."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from starlette.requests import Request
 
 from .api_keys import USER_ID, key_digest
 from .problems import Problem
+from .rate_limit import RateLimiter
 from .settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -43,16 +46,39 @@ def presented_key(request: Request) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4)
+def _limiter(per_minute: float, burst: int) -> RateLimiter:
+    return RateLimiter(per_minute, burst)
+
+
 def authenticate(request: Request) -> str:
-    """The caller's user id, or a 401 Problem that says nothing about why."""
+    """The caller's user id; a 401 Problem that says nothing about why, or a 429 when the
+    caller is over its budget."""
+    settings = get_settings()
+    user = _platform_principal(request) if settings.easy_auth_enabled else None
+    if user is None:
+        user = _key_user(request, settings.api_keys)
+    if user is None:
+        raise Problem(401, "A valid API key is required (X-API-Key or Authorization: Bearer).")
+    _limiter(settings.rate_limit_per_minute, settings.rate_limit_burst).check(user)
+    return user
+
+
+def _platform_principal(request: Request) -> str | None:
+    # App Service authentication (Easy Auth) strips these headers from what clients send and
+    # sets them itself, so they are trusted only when the platform says it is switched on.
+    principal = request.headers.get("x-ms-client-principal-id", "").strip()
+    return principal if USER_ID.fullmatch(principal) else None
+
+
+def _key_user(request: Request, api_keys: str) -> str | None:
     key = presented_key(request)
-    if key:
-        digest = bytes.fromhex(key_digest(key))
-        user = None
-        # Compare against every entry, in constant time, so timing says nothing.
-        for candidate, expected in _key_table(get_settings().api_keys):
-            if hmac.compare_digest(digest, expected):
-                user = candidate
-        if user:
-            return user
-    raise Problem(401, "A valid API key is required (X-API-Key or Authorization: Bearer).")
+    if not key:
+        return None
+    digest = bytes.fromhex(key_digest(key))
+    user = None
+    # Compare against every entry, in constant time, so timing says nothing.
+    for candidate, expected in _key_table(api_keys):
+        if hmac.compare_digest(digest, expected):
+            user = candidate
+    return user

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .classifier.protocol import Bucket, Classification
 from .filing import file_capture
 from .inbox import get_capture
-from .models import Document, InboxItem, Outcome, Status
+from .models import InboxItem, Outcome, RequestBody, Status
 from .problems import Problem
 from .repository import StaleItem
 from .wiring import Adapters
@@ -15,7 +15,7 @@ _ATTEMPTS = 3
 _NOT_YET = {Status.AWAITING_UPLOAD, Status.TRANSCRIBING, Status.FAILED}
 
 
-class BucketChoice(Document):
+class BucketChoice(RequestBody):
     """The body of POST /api/captures/{id}/bucket."""
 
     bucket: Bucket

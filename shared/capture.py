@@ -11,6 +11,7 @@ from .http_input import parse_json
 from .models import InboxItem
 from .problems import Problem
 from .repository import CaptureRepository
+from .settings import get_settings
 
 # Capture ids are name-based UUIDs, so a retried request lands on the same documents.
 _CAPTURE_NAMESPACE = uuid.UUID("6f1c3c52-8a0e-4f55-9a34-3c8f0b7f2d11")
@@ -30,24 +31,39 @@ def capture_id_for(user_id: str, capture_key: str) -> str:
     return str(uuid.uuid5(_CAPTURE_NAMESPACE, f"text\n{user_id}\n{capture_key}"))
 
 
+# Ids are stored with the capture and echoed in every event; a client's ids are short.
+MAX_ID_CHARS = 200
+
+
 def parse_text_capture(
-    body: bytes,
-    content_type: str | None,
-    user_id: str,
-    idempotency_key: str | None,
-    max_chars: int,
+    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
 ) -> TextCapture:
-    """A RunAgentInput whose last user message is the capture, or a Problem saying why not."""
+    """A RunAgentInput whose last user message is the capture, or a Problem saying why not.
+
+    Fields AG-UI does not define are ignored rather than refused: the protocol's own models
+    allow them, so a client on a newer protocol version keeps working."""
+    limits = get_settings()
     run_input = parse_json(body, content_type, RunAgentInput, "an AG-UI RunAgentInput")
+    for name, value in (("threadId", run_input.thread_id), ("runId", run_input.run_id)):
+        if not 1 <= len(value) <= MAX_ID_CHARS:
+            raise Problem(422, f"{name} must be 1 to {MAX_ID_CHARS} characters.", code="INVALID_ID")
+    if len(run_input.messages) > limits.max_messages:
+        raise Problem(
+            422,
+            f"A run may carry at most {limits.max_messages} messages.",
+            code="TOO_MANY_MESSAGES",
+        )
     text = last_user_text(run_input)
     if text is None:
         raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")
     text = text.strip()
     if not text:
         raise Problem(422, "The capture is empty.", code="EMPTY_CAPTURE")
-    if len(text) > max_chars:
+    if len(text) > limits.max_capture_chars:
         raise Problem(
-            422, f"The capture is longer than {max_chars} characters.", code="CAPTURE_TOO_LONG"
+            422,
+            f"The capture is longer than {limits.max_capture_chars} characters.",
+            code="CAPTURE_TOO_LONG",
         )
     key = (idempotency_key or "").strip()[:200] or run_input.run_id
     return TextCapture(

@@ -12,6 +12,10 @@ from .problems import Problem
 
 M = TypeVar("M", bound=BaseModel)
 
+# No request of ours nests deeper than a few levels; AG-UI's free-form `state` and
+# `forwardedProps` get room, a pathological body does not.
+MAX_JSON_DEPTH = 32
+
 
 def check_declared_length(request: Request, limit: int) -> None:
     """413 before reading anything when Content-Length already says too much."""
@@ -39,6 +43,10 @@ def parse_json(body: bytes, content_type: str | None, model: type[M], what: str)
         raw = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise Problem(400, "The body is not valid JSON.") from exc
+    except RecursionError as exc:  # the parser's own limit, far above ours
+        raise _too_deep() from exc
+    if _depth(raw) > MAX_JSON_DEPTH:
+        raise _too_deep()
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
@@ -50,3 +58,24 @@ def parse_json(body: bytes, content_type: str | None, model: type[M], what: str)
                 for e in exc.errors(include_url=False, include_input=False)[:10]
             ],
         ) from exc
+
+
+def _too_deep() -> Problem:
+    return Problem(400, f"The JSON nests deeper than {MAX_JSON_DEPTH} levels.", code="TOO_DEEP")
+
+
+def _depth(value: object) -> int:
+    """How deeply arrays and objects nest in a parsed JSON value (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if depth <= MAX_JSON_DEPTH:  # past the limit the answer is known already
+            stack.extend((child, depth + 1) for child in children)
+    return deepest

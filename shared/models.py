@@ -36,6 +36,12 @@ class Document(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude={"etag"})
 
 
+class RequestBody(Document):
+    """A JSON body a client sends us: a field we do not know is a mistake worth a 422."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
 class Outcome(StrEnum):
     CLASSIFIED = "CLASSIFIED"
     LOW_CONFIDENCE = "LOW_CONFIDENCE"

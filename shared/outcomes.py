@@ -38,6 +38,7 @@ SAY_AGAIN_QUESTION = "I couldn't hear anything in that voice note. Could you say
 FAILURES = {
     "AUDIO_UNDECODABLE": "We couldn't play that recording. Please record it again.",
     "AUDIO_TOO_LARGE": "That recording is too large. Please keep voice notes shorter.",
+    "AUDIO_TOO_LONG": "That recording is too long. Please keep voice notes shorter.",
 }
 
 

@@ -38,6 +38,18 @@ class Settings(BaseSettings):
 
     # "userId:sha256(key)" pairs, comma-separated; the keys themselves are never stored.
     api_keys: str = Field(default="", validation_alias=AliasChoices("API_KEYS"))
+    # Set by App Service itself when its authentication (Easy Auth) is on: only then is the
+    # X-MS-CLIENT-PRINCIPAL-ID header the platform's word rather than the client's.
+    easy_auth_enabled: bool = Field(
+        default=False, validation_alias=AliasChoices("WEBSITE_AUTH_ENABLED")
+    )
+    # Each user's budget on this instance: a sustained rate and a burst (0 turns it off).
+    rate_limit_per_minute: float = Field(
+        default=300, ge=0, validation_alias=AliasChoices("RATE_LIMIT_PER_MINUTE")
+    )
+    rate_limit_burst: int = Field(
+        default=60, ge=1, validation_alias=AliasChoices("RATE_LIMIT_BURST")
+    )
 
     # The classifier: Azure OpenAI when its endpoint is set, else any OpenAI-compatible
     # server at OPENAI_BASE_URL, else the offline model.
@@ -73,6 +85,8 @@ class Settings(BaseSettings):
     max_capture_chars: int = Field(
         default=10_000, validation_alias=AliasChoices("MAX_CAPTURE_CHARS")
     )
+    # The conversation a client sends with each run; only the last user message is used.
+    max_messages: int = Field(default=50, ge=1, validation_alias=AliasChoices("MAX_MESSAGES"))
     max_body_bytes: int = Field(default=256 * 1024, validation_alias=AliasChoices("MAX_BODY_BYTES"))
     keepalive_s: float = Field(default=15.0, validation_alias=AliasChoices("SSE_KEEPALIVE_S"))
 
@@ -80,6 +94,11 @@ class Settings(BaseSettings):
     # transcript is stored (off: the transcript is the record, the audio is personal data).
     max_voice_bytes: int = Field(
         default=25 * 1024 * 1024, validation_alias=AliasChoices("MAX_VOICE_BYTES")
+    )
+    # Longer recordings are refused before transcription (AUDIO_TOO_LONG): a capture is a
+    # thought, not a meeting, and transcription time and cost grow with length.
+    max_voice_seconds: float = Field(
+        default=600, gt=0, validation_alias=AliasChoices("MAX_VOICE_SECONDS")
     )
     upload_url_ttl_s: int = Field(
         default=300, ge=30, le=86_400, validation_alias=AliasChoices("UPLOAD_URL_TTL_S")

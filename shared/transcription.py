@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from .audio import parse_blob_name
+from .audio import audio_seconds, parse_blob_name
 from .classifier.protocol import Classification
 from .filing import file_capture, mark
 from .models import ClassifyJob, InboxItem, Status
@@ -31,6 +31,7 @@ async def transcribe_voice_note(
     adapters: Adapters,
     *,
     max_bytes: int,
+    max_seconds: float,
     keep_audio: bool,
 ) -> InboxItem | None:
     """`name` is the blob's name inside the voice-notes container. TranscriberUnavailable and
@@ -47,7 +48,12 @@ async def transcribe_voice_note(
         if size is not None and size > max_bytes:
             item = await _fail(item, "AUDIO_TOO_LARGE", adapters)
         else:
-            item = await _transcribe(item, read(), adapters)
+            audio = read()
+            seconds = audio_seconds(audio)
+            if seconds is not None and seconds > max_seconds:
+                item = await _fail(item, "AUDIO_TOO_LONG", adapters)
+            else:
+                item = await _transcribe(item, audio, adapters)
     if item.status is Status.RECEIVED:
         # Stored but not yet queued (now, or by an attempt that stopped halfway).
         job = ClassifyJob(capture_id=item.id, user_id=item.user_id)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from .audio import ACCEPTED_TYPES, AudioType, audio_type, blob_name
 from .http_input import parse_json
-from .models import Document, InboxItem, Status, utcnow
+from .models import Document, InboxItem, RequestBody, Status, utcnow
 from .multipart import FilePart
 from .problems import Problem
 from .voice_blobs import VoiceNoteTooLarge
@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 _VOICE_NAMESPACE = uuid.UUID("0b3f9a5e-2f1d-4a8c-b6d7-54e1c9a0f3b2")
 
 
-class VoiceNoteRequest(Document):
+class VoiceNoteRequest(RequestBody):
     """The body of POST /api/voice-notes."""
 
     content_type: str = Field(min_length=1, max_length=100)

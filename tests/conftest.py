@@ -24,7 +24,12 @@ def emulators(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulators]:
 @pytest.fixture(scope="session")
 def app_env(emulators: Emulators) -> Iterator[dict[str, str]]:
     """App settings pointing at the test emulators, also exported to this process."""
-    env = {**emulators.app_settings, "COSMOS_DATABASE": "secondbrain-tests"}
+    env = {
+        **emulators.app_settings,
+        "COSMOS_DATABASE": "secondbrain-tests",
+        # Tests fire requests far faster than a person; the limit has tests of its own.
+        "RATE_LIMIT_PER_MINUTE": "0",
+    }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     from shared.settings import get_settings

@@ -20,8 +20,10 @@ def request_with(headers: dict[str, str]) -> Request:
 
 @pytest.fixture
 def keys(monkeypatch: pytest.MonkeyPatch):
-    def use(value: str) -> None:
+    def use(value: str, **env: str) -> None:
         monkeypatch.setenv("API_KEYS", value)
+        for name, setting in env.items():
+            monkeypatch.setenv(name, setting)
         monkeypatch.setenv("COSMOS_ENDPOINT", "https://127.0.0.1:8081")  # required, unused here
         get_settings.cache_clear()
 
@@ -67,3 +69,18 @@ def test_the_cli_prints_the_key_once_and_the_settings_entry(capsys) -> None:
     key = out.split("): ", 1)[1].splitlines()[0]
     assert f"erin:{api_keys.key_digest(key)}" in out
     assert api_keys.main(["mint", "bad/user"]) == 2
+
+
+def test_the_platform_principal_counts_only_when_platform_auth_is_on(keys) -> None:
+    key, entry = api_keys.mint("alice")
+    spoofed = {"X-MS-CLIENT-PRINCIPAL-ID": "alice"}
+    keys(entry)
+    with pytest.raises(Problem):
+        authenticate(request_with(spoofed))  # anyone can send the header to a bare app
+    keys(entry, WEBSITE_AUTH_ENABLED="True")
+    principal = "5f0c7a1e-0d7b-4a40-9c77-2f3b1c1d9e10"
+    assert authenticate(request_with({"X-MS-CLIENT-PRINCIPAL-ID": principal})) == principal
+    # The principal wins over a key sent alongside; a key alone still works.
+    both = {"X-MS-CLIENT-PRINCIPAL-ID": principal, "X-API-Key": key}
+    assert authenticate(request_with(both)) == principal
+    assert authenticate(request_with({"X-API-Key": key})) == "alice"

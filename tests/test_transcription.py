@@ -72,7 +72,7 @@ def capture_id_of(name: str) -> str:
 
 
 async def trigger(app: Adapters, name: str, data: bytes = SARAH, **kw):
-    options = {"max_bytes": LIMIT, "keep_audio": False, **kw}
+    options = {"max_bytes": LIMIT, "max_seconds": 60.0, "keep_audio": False, **kw}
     return await transcribe_voice_note(name, len(data), lambda: data, app, **options)
 
 
@@ -121,10 +121,21 @@ async def test_too_large_fails_without_transcribing(app, storage_conn) -> None:
         raise AssertionError("an oversize blob must not be read")
 
     item = await transcribe_voice_note(
-        name, LIMIT + 1, never_read, app, max_bytes=LIMIT, keep_audio=False
+        name, LIMIT + 1, never_read, app, max_bytes=LIMIT, max_seconds=60.0, keep_audio=False
     )
     assert item.status is Status.FAILED and item.error == "AUDIO_TOO_LARGE"
     assert not blob_exists(storage_conn, name)
+
+
+async def test_too_long_fails_without_transcribing(app, storage_conn, cosmos) -> None:
+    name = await uploaded(app, storage_conn)
+    item = await trigger(app, name, max_seconds=2.5)  # the clip plays for 3.06 s
+    assert item.status is Status.FAILED and item.error == "AUDIO_TOO_LONG"
+    assert item.text is None  # refused before transcription
+    assert not blob_exists(storage_conn, name)
+    again = await trigger(app, name, max_seconds=2.5)  # a repeated event changes nothing
+    assert again is None or again.status is Status.FAILED
+    assert len(docs(cosmos, "Inbox", capture_id_of(name))) == 1
 
 
 async def test_a_blob_no_capture_waits_for_is_ignored(app, storage_conn) -> None:

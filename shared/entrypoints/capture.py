@@ -22,11 +22,7 @@ async def capture(req: Request) -> Response:
         user_id = authenticate(req)
         body = await read_body(req, settings.max_body_bytes)
         text_capture = parse_text_capture(
-            body,
-            req.headers.get("content-type"),
-            user_id,
-            req.headers.get("idempotency-key"),
-            settings.max_capture_chars,
+            body, req.headers.get("content-type"), user_id, req.headers.get("idempotency-key")
         )
     except Problem as problem:
         return problem.response()

@@ -70,9 +70,7 @@ async def capture_follow_up(req: Request) -> Response:
     try:
         user_id = authenticate(req)
         body = await read_body(req, settings.max_body_bytes)
-        answer = parse_text_capture(
-            body, req.headers.get("content-type"), user_id, None, settings.max_capture_chars
-        )
+        answer = parse_text_capture(body, req.headers.get("content-type"), user_id, None)
         item = await open_follow_up(req.path_params["id"], answer, adapters().repo)
     except (Problem, StorageUnavailable) as exc:
         return error_response(exc)

@@ -25,5 +25,6 @@ async def voice_note_uploaded(blob: func.InputStream) -> None:
         blob.read,
         adapters(),
         max_bytes=settings.max_voice_bytes,
+        max_seconds=settings.max_voice_seconds,
         keep_audio=settings.keep_voice_notes,
     )
