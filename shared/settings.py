@@ -114,6 +114,24 @@ class Settings(BaseSettings):
 
     health_timeout_s: float = Field(default=3.0, validation_alias=AliasChoices("HEALTH_TIMEOUT_S"))
 
+    # Tracing (shared/telemetry.py), the first that is set wins: Application Insights through
+    # azure-monitor-opentelemetry; an OTLP/HTTP collector (the exporter reads the standard
+    # OTEL_EXPORTER_OTLP_* variables itself); OTEL_TRACES_EXPORTER=console; else off.
+    applicationinsights_connection_string: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("APPLICATIONINSIGHTS_CONNECTION_STRING")
+    )
+    otel_exporter_otlp_endpoint: str | None = Field(
+        default=None, validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT")
+    )
+    otel_traces_exporter: str | None = Field(
+        default=None, validation_alias=AliasChoices("OTEL_TRACES_EXPORTER")
+    )
+    otel_service_name: str = Field(
+        default="capture-pipeline", validation_alias=AliasChoices("OTEL_SERVICE_NAME")
+    )
+    # Capture text and transcripts are personal data: logged only when debugging asks for it.
+    log_capture_text: bool = Field(default=False, validation_alias=AliasChoices("LOG_CAPTURE_TEXT"))
+
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:

@@ -1,0 +1,319 @@
+"""Tracing and log context: one capture's trace across HTTP, blob, queue and worker, and its
+capture id and user id on every log record written while handling it (never its text)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import functools
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+# Only the OpenTelemetry API (already loaded by the FastAPI extension); the SDK and the
+# exporters load on the first invocation, and only when a setting asks for them.
+import azure.functions as func
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from .settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
+
+# W3C trace context only: it is what job messages and blob metadata carry (`traceparent`).
+_PROPAGATOR = TraceContextTextMapPropagator()
+_tracer = trace.get_tracer("shared")
+_configure_lock = threading.Lock()
+_configured = False
+
+F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
+
+
+@dataclass
+class _Invocation:
+    """What one function invocation is about; shared (not copied) by the tasks it starts."""
+
+    span: Span
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+_invocation: contextvars.ContextVar[_Invocation | None] = contextvars.ContextVar(
+    "capture_invocation", default=None
+)
+
+
+def configure() -> None:
+    """Once per process, on the first invocation: the log context, then the exporter."""
+    global _configured
+    if _configured:
+        return
+    with _configure_lock:
+        if not _configured:
+            _install_log_context()
+            try:
+                _install_tracing(get_settings())
+            except Exception as exc:  # e.g. the OTLP exporter is local only, not deployed
+                # Tracing must never stop a capture; say so once and go on without it.
+                log.warning("tracing is off: its exporter could not be set up (%r)", exc)
+            _configured = True
+
+
+def _install_tracing(settings: Settings) -> None:
+    if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        # Already set up, e.g. by the Functions worker itself when
+        # PYTHON_APPLICATIONINSIGHTS_ENABLE_TELEMETRY is true: a second setup exports twice.
+        return
+    if settings.applicationinsights_connection_string:
+        from azure.monitor.opentelemetry import configure_azure_monitor
+
+        # Spans, and log records with their extra fields as custom dimensions.
+        configure_azure_monitor(
+            connection_string=settings.applicationinsights_connection_string.get_secret_value()
+        )
+        return
+    if settings.otel_exporter_otlp_endpoint:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        exporter = OTLPSpanExporter()  # reads OTEL_EXPORTER_OTLP_* (endpoint, headers, ...)
+    elif (settings.otel_traces_exporter or "").strip().lower() == "console":
+        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+        exporter = ConsoleSpanExporter()
+    else:
+        return  # tracing off; incoming trace context is still passed on (see continue_trace)
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    # OTEL_BSP_* tune the batching; the provider flushes at process exit.
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": settings.otel_service_name})
+    )
+    provider.add_span_processor(BatchSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+
+
+def _install_log_context() -> None:
+    # A record factory rather than a filter: filters on a logger miss records that propagate
+    # from its children, and handlers come and go (the worker adds its own).
+    previous = logging.getLogRecordFactory()
+
+    def record_with_context(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = previous(*args, **kwargs)
+        invocation = _invocation.get()
+        if invocation is not None:
+            record.__dict__.update(invocation.fields)
+        return record
+
+    logging.setLogRecordFactory(record_with_context)
+
+
+def annotate(
+    *,
+    capture_id: str | None = None,
+    user_id: str | None = None,
+    outcome: str | None = None,
+) -> None:
+    """Say which capture and user this work is for (and how it ended): on the current span,
+    the invocation's span and every later log record of the invocation. Never pass text."""
+    attributes = {
+        key: value
+        for key, value in (
+            ("capture.id", capture_id),
+            ("user.id", user_id),
+            ("capture.outcome", outcome),
+        )
+        if value
+    }
+    trace.get_current_span().set_attributes(attributes)
+    invocation = _invocation.get()
+    if invocation is None:
+        return
+    invocation.span.set_attributes(attributes)
+    if capture_id:
+        invocation.fields["capture_id"] = capture_id
+    if user_id:
+        invocation.fields["user_id"] = user_id
+
+
+@contextlib.contextmanager
+def span(name: str, kind: SpanKind = SpanKind.INTERNAL) -> Iterator[Span]:
+    """A child span of the current one. Exceptions mark it failed by type only: their
+    messages may quote what the user said."""
+    with _tracer.start_as_current_span(
+        name, kind=kind, record_exception=False, set_status_on_exception=False
+    ) as current:
+        try:
+            yield current
+        except BaseException as exc:
+            _failed(current, exc)
+            raise
+
+
+def trace_carrier() -> dict[str, str]:
+    """The current trace context as W3C headers (`traceparent`, `tracestate` if any), for a
+    message or blob metadata to carry."""
+    carrier: dict[str, str] = {}
+    _PROPAGATOR.inject(carrier)
+    return carrier
+
+
+def traceparent() -> str | None:
+    return trace_carrier().get("traceparent")
+
+
+def log_capture_text(logger: logging.Logger, what: str, capture_id: str, text: str) -> None:
+    """Capture text in the logs only when LOG_CAPTURE_TEXT asks for it (debugging)."""
+    if get_settings().log_capture_text:
+        logger.info("%s of capture %s: %r", what, capture_id, text)
+
+
+def traced(function: F) -> F:
+    """Run a function entrypoint as a span of its capture's trace, continuing the trace its
+    trigger carries: the request's `traceparent` header, the job's `traceparent`, or the
+    blob's `traceparent` metadata. Put it under the trigger decorator."""
+
+    @functools.wraps(function)
+    async def invoke(*args: Any, **kwargs: Any) -> Any:
+        configure()
+        trigger = next((v for v in (*args, *kwargs.values()) if _is_trigger(v)), None)
+        if isinstance(trigger, Request):
+            return await _http(function, trigger, args, kwargs)
+        name, kind, parent, links, attributes = _message_span(function.__name__, trigger)
+        current = _tracer.start_span(name, parent, kind, attributes, links)
+        with _within(current):
+            try:
+                return await function(*args, **kwargs)
+            except BaseException as exc:
+                _failed(current, exc)
+                raise
+            finally:
+                current.end()
+
+    return invoke  # type: ignore[return-value]
+
+
+def _is_trigger(value: Any) -> bool:
+    return isinstance(value, Request | func.QueueMessage | func.InputStream)
+
+
+async def _http(function: Callable, request: Request, args: tuple, kwargs: dict) -> Response:
+    # Under the Functions host, the worker makes the host's request span current when
+    # PYTHON_ENABLE_OPENTELEMETRY is set (itself a child of the caller's traceparent): nest
+    # under it. Otherwise (devhost, setting off) continue the caller's header directly.
+    host = trace.get_current_span().get_span_context()
+    parent = None if host.is_valid else _PROPAGATOR.extract(request.headers)
+    current = _tracer.start_span(
+        f"{request.method} {function.__name__}",
+        parent,
+        SpanKind.SERVER,
+        {"faas.trigger": "http", "http.request.method": request.method},
+    )
+    with _within(current) as invocation:
+        if "id" in request.path_params:  # the captures/{id} routes
+            annotate(capture_id=request.path_params["id"])
+        try:
+            response = await function(*args, **kwargs)
+        except BaseException as exc:
+            _failed(current, exc)
+            current.end()
+            raise
+    current.set_attribute("http.response.status_code", response.status_code)
+    if response.status_code >= 500:
+        current.set_status(Status(StatusCode.ERROR))
+    if isinstance(response, StreamingResponse):
+        # The run is streamed after the function returns: it stays in the span (and its
+        # work, started while streaming, in the invocation) until the stream ends.
+        response.body_iterator = _streamed(response.body_iterator, current, invocation)
+    else:
+        current.end()
+    return response
+
+
+def _message_span(
+    function_name: str, trigger: Any
+) -> tuple[str, SpanKind, otel_context.Context | None, list[Link], dict[str, Any]]:
+    if isinstance(trigger, func.QueueMessage):
+        carrier = _job_carrier(trigger.get_body())
+        attributes = {"faas.trigger": "pubsub", "messaging.message.id": trigger.id or ""}
+    elif isinstance(trigger, func.InputStream):
+        carrier = {k.lower(): v for k, v in (trigger.metadata or {}).items()}
+        attributes = {"faas.trigger": "datasource"}
+    else:
+        carrier, attributes = {}, {"faas.trigger": "other"}
+    # The host starts a new trace for a queue message or a blob (Storage carries no trace
+    # context for it): the capture's own trace is what the message carries; the host's
+    # invocation, if the worker made it current, is linked.
+    host = trace.get_current_span().get_span_context()
+    carried = _PROPAGATOR.extract(carrier)
+    if trace.get_current_span(carried).get_span_context().is_valid:
+        links = [Link(host)] if host.is_valid else []
+        return function_name, SpanKind.CONSUMER, carried, links, attributes
+    return function_name, SpanKind.CONSUMER, None, [], attributes
+
+
+def _job_carrier(body: bytes) -> dict[str, str]:
+    # Only the trace context; the function itself validates the job (and a bad one fails).
+    try:
+        job = json.loads(body)
+    except ValueError:
+        return {}
+    value = job.get("traceparent") if isinstance(job, dict) else None
+    return {"traceparent": value} if isinstance(value, str) else {}
+
+
+@contextlib.contextmanager
+def _within(current: Span, invocation: _Invocation | None = None) -> Iterator[_Invocation]:
+    invocation = invocation or _Invocation(current)
+    token = _invocation.set(invocation)
+    try:
+        # Failures are marked by _failed (type only), never recorded with their message.
+        with trace.use_span(
+            current, end_on_exit=False, record_exception=False, set_status_on_exception=False
+        ):
+            yield invocation
+    finally:
+        _invocation.reset(token)
+
+
+async def _streamed(
+    chunks: AsyncIterator[Any], current: Span, invocation: _Invocation
+) -> AsyncIterator[Any]:
+    try:
+        while True:
+            with _within(current, invocation):
+                try:
+                    chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    return
+            yield chunk
+    except BaseException as exc:
+        if not isinstance(exc, GeneratorExit | asyncio.CancelledError):  # the client left
+            _failed(current, exc)
+        raise
+    finally:
+        current.end()
+
+
+def _failed(current: Span, exc: BaseException) -> None:
+    current.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+    current.set_attribute("error.type", type(exc).__qualname__)
+
+
+__all__ = [
+    "annotate",
+    "configure",
+    "log_capture_text",
+    "span",
+    "trace_carrier",
+    "traced",
+    "traceparent",
+]
