@@ -15,6 +15,18 @@ from .host import DevHost, load
 from .loader import AppLoadError
 
 
+class FieldsFormatter(logging.Formatter):
+    """Appends a record's structured fields (what `extra=` or the app's record factory put
+    there, e.g. capture_id and user_id) as key=value: what Azure shows as custom dimensions."""
+
+    _STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # before any traceback
+        line = super().formatMessage(record)
+        fields = [f"{k}={v}" for k, v in vars(record).items() if k not in self._STANDARD]
+        return f"{line} [{' '.join(fields)}]" if fields else line
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="devhost", description=__doc__)
     parser.add_argument("command", choices=["check", "serve", "stack"])
@@ -25,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         "--data-dir", type=Path, default=REPO / ".data", help="stack: where emulator data lives"
     )
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    handler = logging.StreamHandler()
+    handler.setFormatter(FieldsFormatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     # The SDKs log every HTTP request at INFO; the host's own lines are what a developer reads.
     logging.getLogger("azure").setLevel(logging.WARNING)
     app_dir = args.app_dir.resolve()

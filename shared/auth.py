@@ -14,6 +14,7 @@ from .api_keys import USER_ID, key_digest
 from .problems import Problem
 from .rate_limit import RateLimiter
 from .settings import get_settings
+from .telemetry import annotate
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ def authenticate(request: Request) -> str:
         user = _key_user(request, settings.api_keys)
     if user is None:
         raise Problem(401, "A valid API key is required (X-API-Key or Authorization: Bearer).")
+    annotate(user_id=user)
     _limiter(settings.rate_limit_per_minute, settings.rate_limit_burst).check(user)
     return user
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
+from . import telemetry
 from .classifier.protocol import Bucket, Classification, Classifier
 from .details import details_for
 from .models import (
@@ -38,7 +39,8 @@ async def classify_and_file(
     text = item.text_to_classify()
     if not text:
         raise ValueError(f"capture {item.id} has no text to classify")
-    classification = await classifier.classify(text)
+    with telemetry.span("classify"):
+        classification = await classifier.classify(text)
     return await file_capture(item, classification, repo, queues)
 
 
@@ -53,6 +55,23 @@ async def file_capture(
     """Write the filed item, then the inbox item (ETag-guarded), then remove filed items the
     capture no longer has. The classifier yields to whoever settled the capture first; the
     user's choice does not (StaleItem propagates, and the caller reads again and retries)."""
+    with telemetry.span("file capture"):
+        saved = await _file(item, classification, repo, queues, chosen_by)
+        assert saved.outcome is not None
+        outcome = saved.outcome.value
+        telemetry.annotate(capture_id=saved.id, user_id=saved.user_id, outcome=outcome)
+    # Ids, outcome and bucket only: the title is the model's summary of what was said.
+    log.info("capture %s: %s, bucket %s", saved.id, outcome, saved.filed_bucket or "none")
+    return saved
+
+
+async def _file(
+    item: InboxItem,
+    classification: Classification,
+    repo: CaptureRepository,
+    queues: CaptureQueues,
+    chosen_by: Literal["classifier", "user"],
+) -> InboxItem:
     outcome = decide(classification, rounds=len(item.clarifications))
     bucket = classification.bucket if outcome in FILED_OUTCOMES else None
     if bucket is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
-from . import clients
+from . import clients, telemetry
 from .models import ClassifyJob, OutcomeMessage
 from .settings import CLASSIFY_QUEUE, OUTCOMES_QUEUE
 
@@ -20,7 +20,11 @@ class CaptureQueues(Protocol):
 
 class StorageQueues:
     async def enqueue_classify(self, job: ClassifyJob) -> None:
-        await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True))
+        with telemetry.span(f"send {CLASSIFY_QUEUE}", telemetry.SpanKind.PRODUCER):
+            # The worker's span continues from this one (W3C traceparent in the job).
+            if job.traceparent is None:
+                job = job.model_copy(update={"traceparent": telemetry.traceparent()})
+            await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True))
 
     async def publish_outcome(self, message: OutcomeMessage) -> None:
         await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True))

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from ag_ui.core import BaseEvent
 
-from . import agui
-from .capture import TextCapture, store_text_capture
+from . import agui, telemetry
+from .capture import TextCapture, capture_id_for, store_text_capture
 from .filing import classify_and_file, mark
 from .models import ClassifyJob, InboxItem, Status
 from .storage_errors import StorageUnavailable
@@ -56,6 +56,9 @@ Progress = Stored | Settled | Deferred | NotStored
 
 
 def text_capture_run(capture: TextCapture, adapters: Adapters) -> AsyncIterator[BaseEvent]:
+    telemetry.annotate(
+        capture_id=capture_id_for(capture.user_id, capture.capture_key), user_id=capture.user_id
+    )
     return capture_run(
         capture.thread_id,
         capture.run_id,
@@ -102,7 +105,8 @@ async def _store_and_file(
     report: Callable[[Progress], None],
 ) -> None:
     try:
-        item = await store()
+        with telemetry.span("store capture"):
+            item = await store()
     except StorageUnavailable:
         log.warning("could not store a capture")
         report(NotStored("STORAGE_UNAVAILABLE", "We couldn't save your capture. Please try again."))
@@ -115,12 +119,15 @@ async def _store_and_file(
         report(NotStored("INTERNAL", "We couldn't save your capture. Please try again."))
         return
     report(Stored(item))
+    telemetry.annotate(capture_id=item.id, user_id=item.user_id)
+    telemetry.log_capture_text(log, "text", item.id, item.text_to_classify())
     try:
         settled = await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
         report(Settled(settled))
     except Exception as exc:
         # Stored, so nothing is lost: the worker classifies it when the model is back.
         log.warning("capture %s deferred to the worker: %s", item.id, type(exc).__name__)
+        telemetry.annotate(outcome="queued")
         report(Deferred(await defer_to_worker(item, adapters)))
 
 

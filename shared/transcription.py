@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from . import telemetry
 from .audio import audio_seconds, parse_blob_name
 from .classifier.protocol import Classification
 from .filing import file_capture, mark
@@ -37,6 +38,8 @@ async def transcribe_voice_note(
     """`name` is the blob's name inside the voice-notes container. TranscriberUnavailable and
     storage errors propagate, so the host retries the blob and, in the end, poisons it."""
     path = parse_blob_name(name)
+    if path:
+        telemetry.annotate(capture_id=path.capture_id, user_id=path.user_id)
     item = await adapters.repo.get(path.user_id, path.capture_id) if path else None
     if item is None or item.source != "voice" or item.audio_blob != name:
         # Not a capture of that user waiting for this blob: nothing to file, and no one's
@@ -70,11 +73,13 @@ async def _transcribe(item: InboxItem, audio: bytes, adapters: Adapters) -> Inbo
         return item  # another delivery got there first
     filename = (item.audio_blob or "").rsplit("/", 1)[-1]
     try:
-        transcript = await adapters.transcriber.transcribe(audio, filename)
+        with telemetry.span("transcribe"):
+            transcript = await adapters.transcriber.transcribe(audio, filename)
     except AudioUndecodable as exc:
         log.warning("capture %s: %s", item.id, exc)
         return await _fail(item, "AUDIO_UNDECODABLE", adapters)
     item = await mark(item, Status.RECEIVED, adapters.repo, text=transcript.text.strip())
+    telemetry.log_capture_text(log, "transcript", item.id, item.text or "")
     if item.status is Status.RECEIVED and not item.text:
         # Nothing was said: ask again, without asking a model about an empty string.
         silent = Classification(

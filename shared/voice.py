@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
 
+from . import telemetry
 from .audio import ACCEPTED_TYPES, AudioType, audio_type, blob_name
 from .http_input import parse_json
 from .models import Document, InboxItem, RequestBody, Status, utcnow
@@ -100,6 +101,8 @@ async def start_voice_note(new: NewVoiceCapture, adapters: Adapters, ttl: timede
         upload_headers={
             "x-ms-blob-type": "BlockBlob",
             "Content-Type": item.audio_content_type or new.audio.content_type,
+            # The blob trigger continues this trace from the blob's metadata.
+            **{f"x-ms-meta-{k}": v for k, v in telemetry.trace_carrier().items()},
         },
     )
 
@@ -143,5 +146,7 @@ async def _store(new: NewVoiceCapture, adapters: Adapters) -> InboxItem:
         audio_blob=blob_name(new.user_id, capture_id, new.audio.extension),
         audio_content_type=new.audio.content_type,
     )
-    stored, _created = await adapters.repo.add(item)
+    telemetry.annotate(capture_id=capture_id, user_id=new.user_id)
+    with telemetry.span("store capture"):
+        stored, _created = await adapters.repo.add(item)
     return stored

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
+from . import telemetry
 from .models import utcnow
 from .settings import VOICE_CONTAINER
 from .storage_errors import unavailable_as
@@ -93,6 +94,8 @@ class BlobVoiceNotes:
                     counter.counted(chunks),
                     overwrite=False,
                     content_settings=ContentSettings(content_type=content_type),
+                    # The blob trigger continues this trace from the blob's metadata.
+                    metadata=telemetry.trace_carrier(),
                     max_concurrency=2,
                 )
         return counter.size

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from . import telemetry
 from .filing import classify_and_file
 from .models import ClassifyJob, InboxItem
 from .wiring import Adapters
@@ -14,6 +15,7 @@ log = logging.getLogger(__name__)
 async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
     """Idempotent: a settled capture is left as it is. ClassifierUnavailable propagates so
     that the host retries the message and, after maxDequeueCount, poisons it."""
+    telemetry.annotate(capture_id=job.capture_id, user_id=job.user_id)
     item = await adapters.repo.get(job.user_id, job.capture_id)
     if item is None:
         log.warning("classify job for capture %s: no such capture (deleted?)", job.capture_id)

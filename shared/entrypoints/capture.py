@@ -10,12 +10,14 @@ from ..http_input import read_body
 from ..problems import Problem
 from ..runs import text_capture_run
 from ..settings import get_settings
+from ..telemetry import traced
 from ..wiring import adapters
 
 bp = func.Blueprint()
 
 
 @bp.route(route="capture", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def capture(req: Request) -> Response:
     settings = get_settings()
     try:

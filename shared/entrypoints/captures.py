@@ -14,6 +14,7 @@ from ..inbox import delete_capture, get_capture, list_inbox, parse_inbox_query
 from ..problems import Problem, error_response
 from ..settings import get_settings
 from ..storage_errors import StorageUnavailable
+from ..telemetry import traced
 from ..wiring import adapters
 
 bp = func.Blueprint()
@@ -22,6 +23,7 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 
 @bp.route(route="captures/{id}", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def capture_item(req: Request) -> Response:
     try:
         user_id = authenticate(req)
@@ -32,6 +34,7 @@ async def capture_item(req: Request) -> Response:
 
 
 @bp.route(route="captures/{id}", methods=["DELETE"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def capture_delete(req: Request) -> Response:
     try:
         user_id = authenticate(req)
@@ -42,6 +45,7 @@ async def capture_delete(req: Request) -> Response:
 
 
 @bp.route(route="captures/{id}/events", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def capture_events(req: Request) -> Response:
     try:
         user_id = authenticate(req)
@@ -52,6 +56,7 @@ async def capture_events(req: Request) -> Response:
 
 
 @bp.route(route="captures/{id}/bucket", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def capture_bucket(req: Request) -> Response:
     settings = get_settings()
     try:
@@ -65,6 +70,7 @@ async def capture_bucket(req: Request) -> Response:
 
 
 @bp.route(route="captures/{id}/follow-up", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def capture_follow_up(req: Request) -> Response:
     settings = get_settings()
     try:
@@ -78,6 +84,7 @@ async def capture_follow_up(req: Request) -> Response:
 
 
 @bp.route(route="inbox", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def inbox(req: Request) -> Response:
     try:
         user_id = authenticate(req)

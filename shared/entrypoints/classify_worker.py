@@ -4,6 +4,7 @@ import azure.functions as func
 
 from ..models import ClassifyJob
 from ..settings import CLASSIFY_QUEUE
+from ..telemetry import traced
 from ..wiring import adapters
 from ..worker import handle_classify_job
 
@@ -11,6 +12,7 @@ bp = func.Blueprint()
 
 
 @bp.queue_trigger(arg_name="msg", queue_name=CLASSIFY_QUEUE, connection="AzureWebJobsStorage")
+@traced
 async def classify_worker(msg: func.QueueMessage) -> None:
     # A malformed job raises here: the host retries it and then keeps it in the poison queue.
     job = ClassifyJob.model_validate_json(msg.get_body())

@@ -13,6 +13,7 @@ from ..multipart import open_file_field
 from ..problems import Problem, error_response
 from ..settings import get_settings
 from ..storage_errors import StorageUnavailable
+from ..telemetry import traced
 from ..voice import (
     new_voice_capture_for_file,
     parse_voice_note_request,
@@ -28,6 +29,7 @@ _MULTIPART_OVERHEAD = 64 * 1024
 
 
 @bp.route(route="voice-notes", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def voice_notes(req: Request) -> Response:
     settings = get_settings()
     try:
@@ -48,6 +50,7 @@ async def voice_notes(req: Request) -> Response:
 
 
 @bp.route(route="voice-capture", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
 async def voice_capture(req: Request) -> Response:
     settings = get_settings()
     try:

@@ -3,6 +3,7 @@
 import azure.functions as func
 
 from ..settings import VOICE_CONTAINER, get_settings
+from ..telemetry import traced
 from ..transcription import transcribe_voice_note
 from ..wiring import adapters
 
@@ -16,6 +17,7 @@ bp = func.Blueprint()
     connection="AzureWebJobsStorage",
     source=func.BlobSource.EVENT_GRID,
 )
+@traced
 async def voice_note_uploaded(blob: func.InputStream) -> None:
     settings = get_settings()
     name = (blob.name or "").removeprefix(VOICE_CONTAINER + "/")
