@@ -18,7 +18,7 @@ import pytest
 
 from tests import fake_openai
 from tests.otlp_sink import OtlpSink, SpanRecord
-from tests.sse import assert_valid_run, post_run
+from tests.sse import assert_valid_run, post_run, stream_run
 from tests.support import KEY, REPO, clear_queue, eventually, run_input, running_devhost
 
 AUDIO = Path(__file__).parent / "data" / "audio"
@@ -118,6 +118,28 @@ def test_a_voice_note_is_one_trace_from_upload_url_to_worker(client, fake, sink)
         assert entry.attributes["user.id"] == "dev"
     assert worker.attributes["capture.outcome"] == "CLASSIFIED"
     assert all(s.service == "capture-pipeline" for s in spans)
+
+
+def test_a_one_request_voice_capture_puts_its_trace_in_the_blob(client, fake, sink) -> None:
+    fake.set_default(
+        fake_openai.transcription("Call Sarah about the budget"), fake_openai.TRANSCRIBE
+    )
+    audio = (AUDIO / "call_sarah.m4a").read_bytes()
+    run = stream_run(
+        client,
+        "POST",
+        "/api/voice-capture",
+        files={"file": ("note.m4a", audio, "audio/mp4")},
+        headers=KEY,
+    )
+    assert_valid_run(run)
+    capture_id = run.custom()["value"]["inboxItemId"]
+    names = {"POST voice_capture", "voice_note_uploaded", "classify_worker"}
+    entries = entry_spans(sink, capture_id, names)
+    http, blob = entries["POST voice_capture"], entries["voice_note_uploaded"]
+    # Our own upload set the blob's metadata from the request's span.
+    assert blob.trace_id == http.trace_id and blob.parent_id == http.span_id
+    assert entries["classify_worker"].trace_id == http.trace_id
 
 
 def test_a_queued_text_capture_continues_in_the_worker(client, fake, sink) -> None:
