@@ -1,13 +1,23 @@
-"""Host configuration: local.settings.json into the environment, host.json into options."""
+"""Host configuration: local.settings.json into the environment, host.json into options.
+
+As in the real host, app settings named `AzureFunctionsJobHost__<path>` override host.json
+values (e.g. `AzureFunctionsJobHost__extensions__queues__maxDequeueCount=2`).
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+
+_OVERRIDE_PREFIX = "AzureFunctionsJobHost__"
+# The real host leases a message for 10 minutes while its function runs (renewing it halfway);
+# DEVHOST_QUEUE_LEASE_S shortens that locally, so a test can see a killed host's message return.
+_LEASE_SETTING = "DEVHOST_QUEUE_LEASE_S"
 
 _TIMESPAN = re.compile(r"^(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d+))?$")
 
@@ -37,6 +47,8 @@ class QueueOptions:
     max_polling_interval: timedelta = timedelta(minutes=1)
     max_dequeue_count: int = 5
     message_encoding: str = "base64"
+    # Not in host.json: how long a message being processed stays hidden before it is renewed.
+    lease: timedelta = timedelta(minutes=10)
 
     @property
     def threshold(self) -> int:
@@ -80,6 +92,7 @@ def load_host_config(app_dir: Path) -> HostConfig:
     raw = json.loads((app_dir / "host.json").read_text())
     if raw.get("version") != "2.0":
         raise ValueError("host.json must have version 2.0")
+    apply_overrides(raw, os.environ)
     ext = raw.get("extensions", {})
     http = ext.get("http", {})
     q = ext.get("queues", {})
@@ -91,6 +104,7 @@ def load_host_config(app_dir: Path) -> HostConfig:
         max_polling_interval=parse_timespan(q.get("maxPollingInterval", "00:01:00")),
         max_dequeue_count=int(q.get("maxDequeueCount", 5)),
         message_encoding=str(q.get("messageEncoding", "base64")).lower(),
+        lease=timedelta(seconds=float(os.environ.get(_LEASE_SETTING, 600))),
     )
     # Blob triggers retry through the host's queues, so they share maxDequeueCount.
     blobs = BlobOptions(
@@ -100,3 +114,23 @@ def load_host_config(app_dir: Path) -> HostConfig:
     return HostConfig(
         route_prefix=str(http.get("routePrefix", "api")).strip("/"), queues=queues, blobs=blobs
     )
+
+
+def apply_overrides(raw: dict, settings: Mapping[str, str]) -> None:
+    """Set `AzureFunctionsJobHost__a__b` app settings into raw["a"]["b"], matching existing
+    keys case-insensitively as the host's configuration does."""
+    for name, value in settings.items():
+        if not name.lower().startswith(_OVERRIDE_PREFIX.lower()):
+            continue
+        *parents, leaf = name[len(_OVERRIDE_PREFIX) :].split("__")
+        node = raw
+        for key in parents:
+            key = _existing_key(node, key)
+            if not isinstance(node.get(key), dict):
+                node[key] = {}
+            node = node[key]
+        node[_existing_key(node, leaf)] = value
+
+
+def _existing_key(node: dict, key: str) -> str:
+    return next((k for k in node if k.lower() == key.lower()), key)

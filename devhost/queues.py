@@ -2,7 +2,9 @@
 
 Batches of `batchSize`, a new batch once in-flight work falls to `newBatchThreshold`,
 exponential polling backoff up to `maxPollingInterval` (cut short when the app enqueues),
-retry after `visibilityTimeout`, and `<queue>-poison` after `maxDequeueCount` attempts.
+a message hidden for a lease renewed halfway while its function runs (a host that dies
+stops renewing, so the message comes back), retry after `visibilityTimeout`, and
+`<queue>-poison` after `maxDequeueCount` attempts.
 """
 
 from __future__ import annotations
@@ -27,8 +29,6 @@ from .storage import StorageClients, decode_message
 log = logging.getLogger("devhost.queues")
 
 MIN_POLLING_INTERVAL = 0.1  # seconds, as the host's QueuePollingIntervals.Minimum
-# The host hides a message it is working on for 10 minutes and renews; we hide it once.
-PROCESSING_VISIBILITY = 600
 
 
 class QueueListener:
@@ -50,6 +50,7 @@ class QueueListener:
         self._wake = asyncio.Event()
         self._in_flight: set[asyncio.Task[None]] = set()
         self._slot_free = asyncio.Event()
+        self._lease_s = max(1, round(options.lease.total_seconds()))
 
     def wake(self) -> None:
         """Poll now: the app itself just enqueued to this queue."""
@@ -93,7 +94,7 @@ class QueueListener:
         pager = self._queue.receive_messages(
             messages_per_page=self._options.batch_size,
             max_messages=self._options.batch_size,
-            visibility_timeout=PROCESSING_VISIBILITY,
+            visibility_timeout=self._lease_s,
         )
         async for message in pager:
             count += 1
@@ -134,10 +135,12 @@ class QueueListener:
             time_next_visible=message.next_visible_on,
             pop_receipt=message.pop_receipt,
         )
+        renewing = asyncio.create_task(_Lease(self._queue, message, self._lease_s).keep())
         try:
             await self._invoker.call(
                 self.function, trigger_value, {"QueueTrigger": body.decode("utf-8", "replace")}
             )
+            succeeded = True
         except Exception:
             log.exception(
                 "function %s failed on message %s (attempt %d of %d)",
@@ -146,16 +149,21 @@ class QueueListener:
                 message.dequeue_count,
                 max_dequeue,
             )
-            if message.dequeue_count >= max_dequeue:
-                await self._move_to_poison(message, "maxDequeueCount reached")
-            else:
-                await self._queue.update_message(
-                    message,
-                    pop_receipt=message.pop_receipt,
-                    visibility_timeout=int(self._options.visibility_timeout.total_seconds()),
-                )
-            return
-        await self._queue.delete_message(message, pop_receipt=message.pop_receipt)
+            succeeded = False
+        finally:
+            # Stop renewing before the message is deleted or released: they need its last
+            # pop receipt, and a renewal after them would hide it again.
+            await _stop(renewing)
+        if succeeded:
+            await self._queue.delete_message(message, pop_receipt=message.pop_receipt)
+        elif message.dequeue_count >= max_dequeue:
+            await self._move_to_poison(message, "maxDequeueCount reached")
+        else:
+            await self._queue.update_message(
+                message,
+                pop_receipt=message.pop_receipt,
+                visibility_timeout=int(self._options.visibility_timeout.total_seconds()),
+            )
 
     async def _move_to_poison(self, message: SdkMessage, reason: str) -> None:
         log.warning("moving message %s to %s: %s", message.id, self._poison.queue_name, reason)
@@ -164,6 +172,38 @@ class QueueListener:
         # The host copies the raw content, so the poison message decodes like the original.
         await self._poison.send_message(message.content)
         await self._queue.delete_message(message, pop_receipt=message.pop_receipt)
+
+
+class _Lease:
+    """Keeps a message hidden while its function runs: renewed when half the lease is gone,
+    as the host's UpdateQueueMessageVisibilityCommand does. Each renewal gives the message a
+    new pop receipt, which the final delete or release must use, so it is kept on `message`."""
+
+    def __init__(self, queue: QueueClient, message: SdkMessage, lease_s: int) -> None:
+        self._queue = queue
+        self._message = message
+        self._lease_s = lease_s
+
+    async def keep(self) -> None:
+        while True:
+            await asyncio.sleep(self._lease_s / 2)
+            try:
+                receipt = await self._queue.update_message(
+                    self._message,
+                    pop_receipt=self._message.pop_receipt,
+                    visibility_timeout=self._lease_s,
+                )
+            except Exception as exc:  # storage down: try again sooner, like the host
+                log.warning("renewing the lease of message %s failed: %r", self._message.id, exc)
+                continue
+            self._message.pop_receipt = receipt.pop_receipt
+            self._message.next_visible_on = receipt.next_visible_on
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def watch_app_enqueues(on_enqueue: Callable[[str], None]) -> None:
