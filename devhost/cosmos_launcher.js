@@ -1,6 +1,8 @@
 // Starts @vercel/cosmosdb-server the way our tests and `make dev` need it:
-// keep-alive connections (the stock CLI closes every one, ~20 ops/s) and a real 404
-// for a missing document (the stock read handler throws and answers 500).
+// keep-alive connections (the stock CLI closes every one, ~20 ops/s), a real 404
+// for a missing document (the stock read handler throws and answers 500), and an account
+// whose endpoint is the address the client used (the stock one names the listening port, so
+// a client that came through a proxy or port forward would leave it for the next request).
 "use strict";
 
 const path = require("path");
@@ -22,6 +24,21 @@ readDocument.default = (account, req, res, params) => {
       message: "Entity with the specified id does not exist in the system.",
     };
   }
+};
+
+// The account document (GET /): its locations name the endpoint the client reached, as a
+// real account names its own public address rather than a backend's.
+const readMeta = require(path.join(lib, "handler", "read-meta"));
+const stockMeta = readMeta.default;
+readMeta.default = (account, req, res, params) => {
+  const meta = stockMeta(account, req, res, params);
+  const here = `https://${req.headers.host}/`;
+  const at = (locations) => locations.map((l) => ({ ...l, databaseAccountEndpoint: here }));
+  return {
+    ...meta,
+    writableLocations: at(meta.writableLocations),
+    readableLocations: at(meta.readableLocations),
+  };
 };
 
 const { createHttpsServer } = require("@vercel/cosmosdb-server");

@@ -36,18 +36,26 @@ def cosmos_database() -> DatabaseProxy:
     return cosmos_client().get_database_client(get_settings().cosmos_database)
 
 
+# Storage calls run inside requests a client is waiting on. The SDK's default retry (15 s
+# backoff, growing, three times: over a minute) outlasts them; fail within seconds instead
+# and let the caller's own retry (the client's, or the queue's redelivery) take over.
+_STORAGE_RETRY = {"initial_backoff": 0.5, "increment_base": 2, "retry_total": 2}
+
+
 @cache
 def blob_service() -> BlobServiceClient:
+    from azure.storage.blob import ExponentialRetry
     from azure.storage.blob.aio import BlobServiceClient
 
     s = get_settings()
+    retry = ExponentialRetry(**_STORAGE_RETRY)
     if s.storage_connection_string:
         return BlobServiceClient.from_connection_string(
-            s.storage_connection_string.get_secret_value()
+            s.storage_connection_string.get_secret_value(), retry_policy=retry
         )
     if not s.storage_blob_uri:
         raise RuntimeError("set AzureWebJobsStorage or AzureWebJobsStorage__blobServiceUri")
-    return BlobServiceClient(s.storage_blob_uri, credential=_credential())
+    return BlobServiceClient(s.storage_blob_uri, credential=_credential(), retry_policy=retry)
 
 
 _queues: dict[str, QueueClient] = {}
@@ -61,13 +69,18 @@ def queue_client(queue_name: str) -> QueueClient:
 
 
 def _make_queue_client(queue_name: str) -> QueueClient:
-    from azure.storage.queue import BinaryBase64DecodePolicy, BinaryBase64EncodePolicy
+    from azure.storage.queue import (
+        BinaryBase64DecodePolicy,
+        BinaryBase64EncodePolicy,
+        ExponentialRetry,
+    )
     from azure.storage.queue.aio import QueueClient
 
     # The Functions queue trigger expects base64 by default; the SDK sends plain text.
     policies = {
         "message_encode_policy": BinaryBase64EncodePolicy(),
         "message_decode_policy": BinaryBase64DecodePolicy(),
+        "retry_policy": ExponentialRetry(**_STORAGE_RETRY),
     }
     s = get_settings()
     if s.storage_connection_string:
