@@ -2,7 +2,15 @@
 
 import azure.functions as func
 
-from shared.entrypoints import capture, captures, classify_worker, health, voice, voice_trigger
+from shared.entrypoints import (
+    capture,
+    captures,
+    classify_worker,
+    health,
+    poison,
+    voice,
+    voice_trigger,
+)
 
 app = func.FunctionApp(http_auth_level=func.AuthLevel.ANONYMOUS)
 app.register_functions(health.bp)
@@ -11,3 +19,4 @@ app.register_functions(voice.bp)
 app.register_functions(captures.bp)
 app.register_functions(voice_trigger.bp)
 app.register_functions(classify_worker.bp)
+app.register_functions(poison.bp)

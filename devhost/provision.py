@@ -17,7 +17,7 @@ from shared.settings import (
     get_settings,
 )
 
-QUEUES = (CLASSIFY_QUEUE, f"{CLASSIFY_QUEUE}-poison", OUTCOMES_QUEUE)
+QUEUES = (CLASSIFY_QUEUE, f"{CLASSIFY_QUEUE}-poison", "webjobs-blobtrigger-poison", OUTCOMES_QUEUE)
 
 
 async def provision() -> None:

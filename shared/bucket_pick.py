@@ -12,7 +12,8 @@ from .repository import StaleItem
 from .wiring import Adapters
 
 _ATTEMPTS = 3
-_NOT_YET = {Status.AWAITING_UPLOAD, Status.TRANSCRIBING, Status.FAILED}
+# A failed capture with text (CLASSIFY_FAILED) can still be filed by hand; one without cannot.
+_NOT_YET = {Status.AWAITING_UPLOAD, Status.TRANSCRIBING}
 
 
 class BucketChoice(RequestBody):

@@ -39,6 +39,8 @@ FAILURES = {
     "AUDIO_UNDECODABLE": "We couldn't play that recording. Please record it again.",
     "AUDIO_TOO_LARGE": "That recording is too large. Please keep voice notes shorter.",
     "AUDIO_TOO_LONG": "That recording is too long. Please keep voice notes shorter.",
+    "TRANSCRIPTION_FAILED": "We couldn't transcribe that recording. Please record it again.",
+    "CLASSIFY_FAILED": "We saved this capture but couldn't file it. Pick a bucket for it.",
 }
 
 

@@ -1,0 +1,25 @@
+"""The host's poison queues: work that ran out of retries marks its capture failed."""
+
+import azure.functions as func
+
+from ..poison import (
+    BLOB_POISON_QUEUE,
+    CLASSIFY_POISON_QUEUE,
+    fail_poisoned_classify_job,
+    fail_poisoned_voice_note,
+)
+from ..wiring import adapters
+
+bp = func.Blueprint()
+
+
+@bp.queue_trigger(
+    arg_name="msg", queue_name=CLASSIFY_POISON_QUEUE, connection="AzureWebJobsStorage"
+)
+async def classify_poisoned(msg: func.QueueMessage) -> None:
+    await fail_poisoned_classify_job(msg.get_body(), adapters().repo)
+
+
+@bp.queue_trigger(arg_name="msg", queue_name=BLOB_POISON_QUEUE, connection="AzureWebJobsStorage")
+async def voice_note_poisoned(msg: func.QueueMessage) -> None:
+    await fail_poisoned_voice_note(msg.get_body(), adapters().repo)
