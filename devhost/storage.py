@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import base64
 import os
+from typing import Any
 
-from azure.storage.blob import ExponentialRetry as BlobRetry
 from azure.storage.blob.aio import BlobServiceClient
-from azure.storage.queue import ExponentialRetry as QueueRetry
 from azure.storage.queue.aio import QueueServiceClient
 
 # The host's storage clients retry about 3 times within seconds (the .NET SDK's defaults);
 # the Python SDK's default waits over a minute, which would hide a recovery from the triggers.
-_RETRY = {"initial_backoff": 0.8, "increment_base": 2, "retry_total": 3, "random_jitter_range": 1}
+# (The clients build their ExponentialRetry from these.)
+_RETRY: dict[str, Any] = {
+    "initial_backoff": 0.8,
+    "increment_base": 2,
+    "retry_total": 3,
+    "random_jitter_range": 1,
+}
 
 
 class StorageClients:
@@ -25,7 +30,7 @@ class StorageClients:
     def blob_service(self, connection: str) -> BlobServiceClient:
         if connection not in self._blobs:
             self._blobs[connection] = BlobServiceClient.from_connection_string(
-                connection_string(connection), retry_policy=BlobRetry(**_RETRY)
+                connection_string(connection), **_RETRY
             )
         return self._blobs[connection]
 
@@ -33,7 +38,7 @@ class StorageClients:
         # Raw text in and out: the host's encoding is applied by encode/decode_message.
         if connection not in self._queues:
             self._queues[connection] = QueueServiceClient.from_connection_string(
-                connection_string(connection), retry_policy=QueueRetry(**_RETRY)
+                connection_string(connection), **_RETRY
             )
         return self._queues[connection]
 

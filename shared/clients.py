@@ -6,7 +6,7 @@ Importing this module imports no SDK: cold start pays only for what a function u
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .settings import get_settings
 
@@ -38,24 +38,28 @@ def cosmos_database() -> DatabaseProxy:
 
 # Storage calls run inside requests a client is waiting on. The SDK's default retry (15 s
 # backoff, growing, three times: over a minute) outlasts them; fail within seconds instead
-# and let the caller's own retry (the client's, or the queue's redelivery) take over.
-_STORAGE_RETRY = {"initial_backoff": 0.5, "increment_base": 2, "retry_total": 2}
+# and let the caller's own retry (the client's, or the queue's redelivery) take over. (The
+# clients build their ExponentialRetry from these.)
+_STORAGE_RETRY: dict[str, Any] = {
+    "initial_backoff": 0.5,
+    "increment_base": 2,
+    "retry_total": 2,
+    "random_jitter_range": 0.5,
+}
 
 
 @cache
 def blob_service() -> BlobServiceClient:
-    from azure.storage.blob import ExponentialRetry
     from azure.storage.blob.aio import BlobServiceClient
 
     s = get_settings()
-    retry = ExponentialRetry(**_STORAGE_RETRY)
     if s.storage_connection_string:
         return BlobServiceClient.from_connection_string(
-            s.storage_connection_string.get_secret_value(), retry_policy=retry
+            s.storage_connection_string.get_secret_value(), **_STORAGE_RETRY
         )
     if not s.storage_blob_uri:
         raise RuntimeError("set AzureWebJobsStorage or AzureWebJobsStorage__blobServiceUri")
-    return BlobServiceClient(s.storage_blob_uri, credential=_credential(), retry_policy=retry)
+    return BlobServiceClient(s.storage_blob_uri, credential=_credential(), **_STORAGE_RETRY)
 
 
 _queues: dict[str, QueueClient] = {}
@@ -72,7 +76,6 @@ def _make_queue_client(queue_name: str) -> QueueClient:
     from azure.storage.queue import (
         BinaryBase64DecodePolicy,
         BinaryBase64EncodePolicy,
-        ExponentialRetry,
     )
     from azure.storage.queue.aio import QueueClient
 
@@ -80,7 +83,7 @@ def _make_queue_client(queue_name: str) -> QueueClient:
     policies = {
         "message_encode_policy": BinaryBase64EncodePolicy(),
         "message_decode_policy": BinaryBase64DecodePolicy(),
-        "retry_policy": ExponentialRetry(**_STORAGE_RETRY),
+        **_STORAGE_RETRY,
     }
     s = get_settings()
     if s.storage_connection_string:
