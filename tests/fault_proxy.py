@@ -1,0 +1,109 @@
+"""A TCP proxy on 127.0.0.1 that tests put between the app and an emulator, to cut the line.
+
+`cut()` drops every live connection and refuses new ones (the port stops listening), as when
+a service goes away; `restore()` listens on the same port again. Bytes pass through untouched,
+so TLS (the Cosmos server) works end to end: the real emulator answers behind it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+from typing import Self
+
+
+class FaultProxy:
+    def __init__(self, upstream_port: int, upstream_host: str = "127.0.0.1") -> None:
+        self.upstream = (upstream_host, upstream_port)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port: int = s.getsockname()[1]
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="fault-proxy")
+        self._thread.daemon = True
+        self._server: asyncio.Server | None = None
+        self._live: set[asyncio.StreamWriter] = set()
+        self.connections = 0  # accepted since start, for tests that check traffic went through
+
+    # -- control, from the test's thread -------------------------------------------------------
+
+    def start(self) -> Self:
+        self._thread.start()
+        self._call(self._listen())
+        return self
+
+    def cut(self) -> None:
+        """Stop listening (new connections are refused) and drop the live ones."""
+        self._call(self._cut())
+
+    def restore(self) -> None:
+        self._call(self._listen())
+
+    @property
+    def is_cut(self) -> bool:
+        return self._server is None
+
+    def stop(self) -> None:
+        self._call(self._cut())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _call(self, coro) -> None:
+        asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout=10)
+
+    # -- serving, on the proxy's loop ----------------------------------------------------------
+
+    async def _listen(self) -> None:
+        if self._server is None:
+            # reuse_address: the port was ours a moment ago and may hold TIME_WAIT sockets.
+            self._server = await asyncio.start_server(
+                self._serve, "127.0.0.1", self.port, reuse_address=True
+            )
+
+    async def _cut(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.close()
+        for writer in list(self._live):
+            _abort(writer)
+        self._live.clear()
+
+    async def _serve(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            upstream_r, upstream_w = await asyncio.open_connection(*self.upstream)
+        except OSError:
+            _abort(client_w)
+            return
+        pair = {client_w, upstream_w}
+        self._live |= pair
+        try:
+            await asyncio.gather(_pipe(client_r, upstream_w), _pipe(upstream_r, client_w))
+        finally:
+            for writer in pair:
+                self._live.discard(writer)
+                _abort(writer)
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(OSError, asyncio.CancelledError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    with contextlib.suppress(OSError):
+        if writer.can_write_eof():
+            writer.write_eof()
+
+
+def _abort(writer: asyncio.StreamWriter) -> None:
+    # A reset, not a polite close: what a client sees when the far side goes away.
+    with contextlib.suppress(Exception):
+        writer.transport.abort()
