@@ -135,7 +135,7 @@ class QueueListener:
             time_next_visible=message.next_visible_on,
             pop_receipt=message.pop_receipt,
         )
-        renewing = asyncio.create_task(_Lease(self._queue, message, self._lease_s).keep())
+        lease = _Lease(self._queue, message, self._lease_s)
         try:
             await self._invoker.call(
                 self.function, trigger_value, {"QueueTrigger": body.decode("utf-8", "replace")}
@@ -153,7 +153,7 @@ class QueueListener:
         finally:
             # Stop renewing before the message is deleted or released: they need its last
             # pop receipt, and a renewal after them would hide it again.
-            await _stop(renewing)
+            await lease.end()
         if succeeded:
             await self._queue.delete_message(message, pop_receipt=message.pop_receipt)
         elif message.dequeue_count >= max_dequeue:
@@ -183,10 +183,21 @@ class _Lease:
         self._queue = queue
         self._message = message
         self._lease_s = lease_s
+        self._ended = asyncio.Event()
+        self._task = asyncio.create_task(self._keep())
 
-    async def keep(self) -> None:
+    async def end(self) -> None:
+        """Stop renewing, after a renewal in flight has finished: cancelling it mid-request
+        could change the pop receipt on the server without our knowing the new one."""
+        self._ended.set()
+        await self._task
+
+    async def _keep(self) -> None:
+        delay = self._lease_s / 2
         while True:
-            await asyncio.sleep(self._lease_s / 2)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._ended.wait(), timeout=delay)
+                return
             try:
                 receipt = await self._queue.update_message(
                     self._message,
@@ -195,15 +206,11 @@ class _Lease:
                 )
             except Exception as exc:  # storage down: try again sooner, like the host
                 log.warning("renewing the lease of message %s failed: %r", self._message.id, exc)
+                delay = max(0.5, delay / 2)
                 continue
             self._message.pop_receipt = receipt.pop_receipt
             self._message.next_visible_on = receipt.next_visible_on
-
-
-async def _stop(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+            delay = self._lease_s / 2
 
 
 def watch_app_enqueues(on_enqueue: Callable[[str], None]) -> None:

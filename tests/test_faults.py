@@ -248,8 +248,9 @@ def test_storage_down_refuses_a_voice_upload_without_leaving_a_capture_behind(
 
 
 def test_rate_limit_timeout_and_a_garbage_page_are_retried_by_the_worker(
-    client, fake, cosmos
+    client, fake, cosmos, host
 ) -> None:
+    start = len(log_text(host))
     fake.enqueue(
         fake_openai.http_error(429, retry_after_ms=10),  # the capture's own attempt
         fake_openai.delay(3.0, fake_openai.classification()),  # worker: over the 2 s timeout
@@ -261,6 +262,9 @@ def test_rate_limit_timeout_and_a_garbage_page_are_retried_by_the_worker(
     eventually(lambda: stored(cosmos, capture_id)["status"] == "filed", timeout=30)
     assert_filed_once(cosmos, capture_id, "Projects")
     assert chat_calls(fake) == 4  # one failed call each, then one that filed it
+    # The timed-out call outlasted half the lease: the renewed message was still released
+    # with its current pop receipt, not lost to the host until the lease ran out.
+    assert "could not process message" not in log_text(host)[start:]
 
 
 def test_garbage_content_from_the_model_asks_the_user_instead_of_filing(
