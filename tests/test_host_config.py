@@ -44,6 +44,25 @@ def test_host_json_queue_options_and_defaults(tmp_path: Path) -> None:
     assert config.queues.max_polling_interval == timedelta(minutes=1)
 
 
+def test_app_settings_override_host_json_and_the_lease_is_the_hosts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "host.json").write_text(
+        json.dumps({"version": "2.0", "extensions": {"queues": {"maxDequeueCount": 5}}})
+    )
+    assert load_host_config(tmp_path).queues.lease == timedelta(minutes=10)
+    # Case-insensitive, as the host's configuration reads them; new keys are added.
+    monkeypatch.setenv("AzureFunctionsJobHost__Extensions__Queues__MAXDEQUEUECOUNT", "2")
+    monkeypatch.setenv("AzureFunctionsJobHost__extensions__queues__visibilityTimeout", "00:00:01")
+    monkeypatch.setenv("AzureFunctionsJobHost__extensions__http__routePrefix", "v1")
+    monkeypatch.setenv("DEVHOST_QUEUE_LEASE_S", "3")
+    config = load_host_config(tmp_path)
+    assert config.queues.max_dequeue_count == 2 == config.blobs.max_dequeue_count
+    assert config.queues.visibility_timeout == timedelta(seconds=1)
+    assert config.route_prefix == "v1"
+    assert config.queues.lease == timedelta(seconds=3)
+
+
 def test_the_repo_host_json_is_valid_for_the_host() -> None:
     config = load_host_config(Path(__file__).resolve().parent.parent)
     assert config.route_prefix == "api"
