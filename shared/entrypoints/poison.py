@@ -8,6 +8,7 @@ from ..poison import (
     fail_poisoned_classify_job,
     fail_poisoned_voice_note,
 )
+from ..telemetry import traced
 from ..wiring import adapters
 
 bp = func.Blueprint()
@@ -16,10 +17,12 @@ bp = func.Blueprint()
 @bp.queue_trigger(
     arg_name="msg", queue_name=CLASSIFY_POISON_QUEUE, connection="AzureWebJobsStorage"
 )
+@traced
 async def classify_poisoned(msg: func.QueueMessage) -> None:
     await fail_poisoned_classify_job(msg.get_body(), adapters().repo)
 
 
 @bp.queue_trigger(arg_name="msg", queue_name=BLOB_POISON_QUEUE, connection="AzureWebJobsStorage")
+@traced
 async def voice_note_poisoned(msg: func.QueueMessage) -> None:
     await fail_poisoned_voice_note(msg.get_body(), adapters().repo)
