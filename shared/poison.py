@@ -12,6 +12,8 @@ from .filing import mark
 from .models import ClassifyJob, InboxItem, Status
 from .repository import CaptureRepository
 from .settings import CLASSIFY_QUEUE, VOICE_CONTAINER
+from .wiring import Adapters
+from .worker import queue_for_worker
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +56,12 @@ async def fail_poisoned_classify_job(body: bytes, repo: CaptureRepository) -> In
     return await _fail(item, CLASSIFY_FAILED, _CLASSIFYING, repo)
 
 
-async def fail_poisoned_voice_note(body: bytes, repo: CaptureRepository) -> InboxItem | None:
+async def settle_poisoned_voice_note(body: bytes, adapters: Adapters) -> InboxItem | None:
     """A voice note whose blob trigger failed maxDequeueCount times: its capture fails with
-    TRANSCRIPTION_FAILED. Blobs of other containers, and blobs no capture waits for, are
-    ignored (None)."""
+    TRANSCRIPTION_FAILED, or, when the transcript was stored and only queueing it failed, is
+    queued for the worker now. Blobs of other containers, and blobs no capture waits for,
+    are ignored (None)."""
+    repo = adapters.repo
     try:
         poisoned = BlobPoisonMessage.model_validate_json(body)
     except ValidationError:
@@ -69,6 +73,9 @@ async def fail_poisoned_voice_note(body: bytes, repo: CaptureRepository) -> Inbo
     item = await repo.get(path.user_id, path.capture_id) if path else None
     if item is not None and (item.source != "voice" or item.audio_blob != poisoned.blob_name):
         item = None  # a stray blob that happens to share a capture's id
+    if item is not None and item.status is Status.RECEIVED:
+        # The transcript is stored: the words are there, so file them rather than fail.
+        return await queue_for_worker(item, adapters)
     return await _fail(item, TRANSCRIPTION_FAILED, _TRANSCRIBING, repo)
 
 

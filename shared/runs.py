@@ -15,10 +15,11 @@ from ag_ui.core import BaseEvent
 
 from . import agui, telemetry
 from .capture import TextCapture, capture_id_for, store_text_capture
-from .filing import classify_and_file, mark
-from .models import ClassifyJob, InboxItem, Status
+from .filing import classify_and_file
+from .models import InboxItem
 from .storage_errors import StorageUnavailable
 from .wiring import Adapters
+from .worker import queue_for_worker
 
 log = logging.getLogger(__name__)
 
@@ -133,14 +134,9 @@ async def _store_and_file(
 
 async def defer_to_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
     try:
-        await adapters.queues.enqueue_classify(
-            ClassifyJob(capture_id=item.id, user_id=item.user_id)
-        )
+        return await queue_for_worker(item, adapters)
     except Exception:
-        # It stays `received` in the inbox; a retry of the same run picks it up.
+        # It stays `received` (or is queued but not yet marked): a retry of the same run
+        # picks it up, and the worker files once either way.
         log.exception("could not queue capture %s", item.id)
         return item
-    try:
-        return await mark(item, Status.QUEUED, adapters.repo)
-    except Exception:
-        return item.model_copy(update={"status": Status.QUEUED})

@@ -15,10 +15,11 @@ from . import telemetry
 from .audio import audio_seconds, parse_blob_name
 from .classifier.protocol import Classification
 from .filing import file_capture, mark
-from .models import ClassifyJob, InboxItem, Status
+from .models import InboxItem, Status
 from .outcomes import SAY_AGAIN_QUESTION
 from .transcriber.protocol import AudioUndecodable
 from .wiring import Adapters
+from .worker import queue_for_worker
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +60,7 @@ async def transcribe_voice_note(
                 item = await _transcribe(item, audio, adapters)
     if item.status is Status.RECEIVED:
         # Stored but not yet queued (now, or by an attempt that stopped halfway).
-        job = ClassifyJob(capture_id=item.id, user_id=item.user_id)
-        await adapters.queues.enqueue_classify(job)
-        item = await mark(item, Status.QUEUED, adapters.repo)
+        item = await queue_for_worker(item, adapters)
     if not keep_audio:
         await adapters.voice.delete(name)
     return item

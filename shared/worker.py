@@ -1,15 +1,24 @@
-"""The classify worker's use case: a job from `captures-classify`, classified and filed once."""
+"""The classify worker's use cases: hand a stored capture to it, and take a job from
+`captures-classify`, classified and filed once."""
 
 from __future__ import annotations
 
 import logging
 
 from . import telemetry
-from .filing import classify_and_file
-from .models import ClassifyJob, InboxItem
+from .filing import classify_and_file, mark
+from .models import ClassifyJob, InboxItem, Status
 from .wiring import Adapters
 
 log = logging.getLogger(__name__)
+
+
+async def queue_for_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
+    """Queue a stored capture's classification, then record it as queued. Queue first: a
+    failure between the two leaves it `received`, and queueing again is harmless (the
+    worker files once)."""
+    await adapters.queues.enqueue_classify(ClassifyJob(capture_id=item.id, user_id=item.user_id))
+    return await mark(item, Status.QUEUED, adapters.repo)
 
 
 async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem | None:

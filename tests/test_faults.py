@@ -5,12 +5,15 @@ fault clears; work that never succeeds ends as a failed capture with its reason 
 
 from __future__ import annotations
 
+import base64
+import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from azure.storage.queue import QueueClient
 
 from devhost.emulators import Emulators, Ports, storage_connection_string
 from shared.capture import capture_id_for
@@ -19,9 +22,10 @@ from shared.poison import (
     CLASSIFY_FAILED,
     TRANSCRIPTION_FAILED,
     fail_poisoned_classify_job,
-    fail_poisoned_voice_note,
+    settle_poisoned_voice_note,
 )
 from shared.repository import CaptureRepository
+from shared.wiring import Adapters, adapters, reset
 from tests import fake_openai
 from tests.fault_proxy import FaultProxy
 from tests.sse import SseRun, assert_valid_run, get_run, post_run, stream_run
@@ -365,12 +369,14 @@ def assert_failed_and_visible(client: httpx.Client, capture_id: str, code: str) 
 
 
 @pytest.fixture
-async def repo(provisioned: dict[str, str]) -> AsyncIterator[CaptureRepository]:
-    from shared import clients
-    from shared.repository import CosmosCaptureRepository
+async def app(provisioned: dict[str, str]) -> AsyncIterator[Adapters]:
+    yield adapters()
+    await reset()
 
-    yield CosmosCaptureRepository(clients.cosmos_database())
-    await clients.close_clients()
+
+@pytest.fixture
+def repo(app: Adapters) -> CaptureRepository:
+    return app.repo
 
 
 async def a_capture(repo: CaptureRepository, status: Status, **fields) -> InboxItem:
@@ -401,7 +407,7 @@ def blob_poison(name: str, container: str = "voice-notes") -> bytes:
     ).encode()
 
 
-async def test_poison_handlers_fail_once_and_never_downgrade(repo) -> None:
+async def test_poison_handlers_fail_once_and_never_downgrade(app, repo) -> None:
     queued = await a_capture(repo, Status.QUEUED, text="pay the rent")
     failed = await fail_poisoned_classify_job(job(queued), repo)
     assert failed.status is Status.FAILED and failed.error == CLASSIFY_FAILED
@@ -416,12 +422,27 @@ async def test_poison_handlers_fail_once_and_never_downgrade(repo) -> None:
     voice = await a_capture(
         repo, Status.TRANSCRIBING, source="voice", id=blob[4:-4], audio_blob=blob
     )
-    failed_voice = await fail_poisoned_voice_note(blob_poison(blob), repo)
+    failed_voice = await settle_poisoned_voice_note(blob_poison(blob), app)
     assert failed_voice.status is Status.FAILED and failed_voice.error == TRANSCRIPTION_FAILED
     assert (await repo.get("dev", voice.id)).error == TRANSCRIPTION_FAILED
 
 
-async def test_poison_handlers_ignore_what_is_not_about_a_capture(repo) -> None:
+async def test_a_poisoned_voice_note_with_its_transcript_stored_is_queued(
+    app, repo, storage_conn
+) -> None:
+    # The trigger stored the transcript, then could not queue it before running out of tries.
+    clear_queue(storage_conn, "captures-classify")
+    blob = f"dev/{uuid.uuid4()}.m4a"
+    stored = await a_capture(
+        repo, Status.RECEIVED, source="voice", id=blob[4:-4], audio_blob=blob, text="call mum"
+    )
+    queued = await settle_poisoned_voice_note(blob_poison(blob), app)
+    assert queued.status is Status.QUEUED and queued.error is None
+    jobs = QueueClient.from_connection_string(storage_conn, "captures-classify").peek_messages(32)
+    assert [json.loads(base64.b64decode(m.content))["captureId"] for m in jobs] == [stored.id]
+
+
+async def test_poison_handlers_ignore_what_is_not_about_a_capture(app, repo) -> None:
     blob = f"dev/{uuid.uuid4()}.m4a"
     waiting = await a_capture(
         repo, Status.AWAITING_UPLOAD, source="voice", id=blob[4:-4], audio_blob=blob
@@ -439,5 +460,5 @@ async def test_poison_handlers_ignore_what_is_not_about_a_capture(repo) -> None:
         blob_poison("dev/notes.txt"),
         blob_poison(f"dev/{uuid.uuid4()}.m4a"),  # no such capture
     ):
-        assert await fail_poisoned_voice_note(body, repo) is None
+        assert await settle_poisoned_voice_note(body, app) is None
     assert (await repo.get("dev", waiting.id)).status is Status.AWAITING_UPLOAD

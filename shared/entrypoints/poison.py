@@ -6,7 +6,7 @@ from ..poison import (
     BLOB_POISON_QUEUE,
     CLASSIFY_POISON_QUEUE,
     fail_poisoned_classify_job,
-    fail_poisoned_voice_note,
+    settle_poisoned_voice_note,
 )
 from ..telemetry import traced
 from ..wiring import adapters
@@ -25,4 +25,4 @@ async def classify_poisoned(msg: func.QueueMessage) -> None:
 @bp.queue_trigger(arg_name="msg", queue_name=BLOB_POISON_QUEUE, connection="AzureWebJobsStorage")
 @traced
 async def voice_note_poisoned(msg: func.QueueMessage) -> None:
-    await fail_poisoned_voice_note(msg.get_body(), adapters().repo)
+    await settle_poisoned_voice_note(msg.get_body(), adapters())
