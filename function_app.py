@@ -7,6 +7,7 @@ from shared.entrypoints import (
     captures,
     classify_worker,
     health,
+    openapi,
     poison,
     voice,
     voice_trigger,
@@ -14,6 +15,7 @@ from shared.entrypoints import (
 
 app = func.FunctionApp(http_auth_level=func.AuthLevel.ANONYMOUS)
 app.register_functions(health.bp)
+app.register_functions(openapi.bp)
 app.register_functions(capture.bp)
 app.register_functions(voice.bp)
 app.register_functions(captures.bp)

@@ -1,0 +1,16 @@
+"""GET /api/openapi.json: public, the OpenAPI 3.1 description of the HTTP API."""
+
+import azure.functions as func
+from azurefunctions.extensions.http.fastapi import Request, Response
+
+bp = func.Blueprint()
+
+
+@bp.route(route="openapi.json", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+async def openapi(req: Request) -> Response:
+    # Imported on first call: the document pulls in every model, which cold start doesn't need.
+    from ..openapi import openapi_json
+
+    return Response(
+        openapi_json(), media_type="application/json", headers={"Cache-Control": "max-age=300"}
+    )
