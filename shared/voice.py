@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
+from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
@@ -114,12 +115,17 @@ async def upload_voice_note(
 
     An upload that fails (too large, cut off, storage down) removes the capture again: it was
     never accepted, and the client gets an error rather than a capture that waits forever."""
+    # An empty file is refused before anything is stored (the SDK cannot upload zero chunks).
+    first = await anext(part.chunks, None)
+    if first is None:
+        raise Problem(422, "The voice note is empty.", code="EMPTY_AUDIO")
     item = await _store(new, adapters)
     assert item.audio_blob is not None
     if item.status is not Status.AWAITING_UPLOAD:
         return item  # a retried request whose first attempt got through
     try:
-        await adapters.voice.upload(item.audio_blob, part.chunks, new.audio.content_type, limit)
+        chunks = _prepend(first, part.chunks)
+        await adapters.voice.upload(item.audio_blob, chunks, new.audio.content_type, limit)
     except (Exception, asyncio.CancelledError) as exc:  # the client may hang up mid-upload
         try:
             await adapters.repo.remove(item.user_id, item.id)
@@ -129,6 +135,12 @@ async def upload_voice_note(
             raise Problem(413, f"Voice notes are limited to {limit} bytes.") from exc
         raise
     return item
+
+
+async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    yield first
+    async for chunk in rest:
+        yield chunk
 
 
 async def _store(new: NewVoiceCapture, adapters: Adapters) -> InboxItem:
