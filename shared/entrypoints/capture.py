@@ -7,6 +7,7 @@ from ..agui import sse_response
 from ..auth import authenticate
 from ..capture import parse_text_capture
 from ..http_input import read_body
+from ..idempotency import idempotency_key
 from ..problems import Problem
 from ..runs import text_capture_run
 from ..settings import get_settings
@@ -24,7 +25,7 @@ async def capture(req: Request) -> Response:
         user_id = authenticate(req)
         body = await read_body(req, settings.max_body_bytes)
         text_capture = parse_text_capture(
-            body, req.headers.get("content-type"), user_id, req.headers.get("idempotency-key")
+            body, req.headers.get("content-type"), user_id, idempotency_key(req)
         )
     except Problem as problem:
         return problem.response()

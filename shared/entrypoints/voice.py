@@ -9,6 +9,7 @@ from ..agui import sse_response
 from ..auth import authenticate
 from ..feed import follow_capture
 from ..http_input import check_declared_length, read_body
+from ..idempotency import idempotency_key
 from ..multipart import open_file_field
 from ..problems import Problem, error_response
 from ..settings import get_settings
@@ -36,7 +37,7 @@ async def voice_notes(req: Request) -> Response:
         user_id = authenticate(req)
         body = await read_body(req, settings.max_body_bytes)
         new = parse_voice_note_request(
-            body, req.headers.get("content-type"), user_id, req.headers.get("idempotency-key")
+            body, req.headers.get("content-type"), user_id, idempotency_key(req)
         )
         ttl = timedelta(seconds=settings.upload_url_ttl_s)
         upload = await start_voice_note(new, adapters(), ttl)
@@ -57,7 +58,7 @@ async def voice_capture(req: Request) -> Response:
         user_id = authenticate(req)
         check_declared_length(req, settings.max_voice_bytes + _MULTIPART_OVERHEAD)
         part = await open_file_field(req.stream(), req.headers.get("content-type"))
-        new = new_voice_capture_for_file(part, user_id, req.headers.get("idempotency-key"))
+        new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
         item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
     except (Problem, StorageUnavailable) as exc:
         return error_response(exc)
