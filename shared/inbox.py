@@ -96,7 +96,12 @@ def parse_inbox_query(params: dict[str, str]) -> dict:
     """`?limit=1..100&status=<status>&continuationToken=...` (422 for anything else)."""
     query: dict = {"continuation_token": params.get("continuationToken") or None}
     limit = params.get("limit", "20")
-    if not limit.isdigit() or not 1 <= int(limit) <= MAX_PAGE:
+    # ASCII digits only, and few: str.isdigit() also takes "²" and 5000-digit numbers, which
+    # int() refuses with a ValueError.
+    if (
+        not (limit.isascii() and limit.isdigit() and len(limit) <= 3)
+        or not 1 <= int(limit) <= MAX_PAGE
+    ):
         raise Problem(422, f"limit must be a whole number from 1 to {MAX_PAGE}.")
     query["limit"] = int(limit)
     if "status" in params:
@@ -116,5 +121,6 @@ def _decode(token: str) -> _Cursor:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         return _Cursor.model_validate(json.loads(raw))
-    except (binascii.Error, ValueError, ValidationError, UnicodeDecodeError) as exc:
+    # RecursionError: a token that decodes to deeply nested JSON.
+    except (binascii.Error, ValueError, ValidationError, UnicodeDecodeError, RecursionError) as exc:
         raise Problem(400, "The continuation token is not valid.", code="BAD_TOKEN") from exc
