@@ -32,6 +32,8 @@ _ID = {
     "description": "The capture id (a UUID).",
     "schema": {"type": "string", "format": "uuid"},
 }
+# Deleting is idempotent: any id that names no capture of the caller's is already gone (204).
+_ANY_ID = {**_ID, "schema": {"type": "string"}}
 _IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",
@@ -165,8 +167,8 @@ def _paths() -> dict[str, Any]:
             "delete": _operation(
                 "deleteCapture",
                 "Delete a capture and what it filed (also when it is already gone).",
-                {"204": {"description": "Deleted, or already gone."}, **_problems(*capture_errors)},
-                parameters=[_ID],
+                {"204": {"description": "Deleted, or already gone."}, **_problems(401, 429, 503)},
+                parameters=[_ANY_ID],
             ),
         },
         "/api/captures/{id}/events": {
@@ -270,6 +272,7 @@ def _model_schemas() -> dict[str, Any]:
     from pydantic.json_schema import models_json_schema
 
     from .bucket_pick import BucketChoice
+    from .capture import MAX_ID_CHARS
     from .health import HealthReport
     from .models import InboxItem
     from .voice import VoiceNoteRequest, VoiceUpload
@@ -291,6 +294,14 @@ def _model_schemas() -> dict[str, Any]:
     # AG-UI messages have a default `role`, so pydantic leaves it optional, but the messages
     # list is discriminated by it: a message without one is refused.
     _require_discriminators(schemas)
+    run = schemas["RunAgentInput"]["properties"]
+    for name in ("threadId", "runId"):
+        run[name] |= {"minLength": 1, "maxLength": MAX_ID_CHARS}
+    # A setting, so not a fixed maxItems: the document is the same for every deployment.
+    run["messages"]["description"] = (
+        "The conversation; its last user message is the capture. At most MAX_MESSAGES "
+        "(setting, default 50) messages."
+    )
     # InboxPage carries its items as plain dicts (already serialised); say what they are.
     schemas["InboxPage"] = {
         "type": "object",
