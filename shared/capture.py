@@ -65,7 +65,7 @@ def parse_text_capture(
             f"The capture is longer than {limits.max_capture_chars} characters.",
             code="CAPTURE_TOO_LONG",
         )
-    key = (idempotency_key or "").strip()[:200] or run_input.run_id
+    key = idempotency_key or run_input.run_id
     return TextCapture(
         user_id=user_id,
         thread_id=run_input.thread_id,

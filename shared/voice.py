@@ -144,7 +144,7 @@ async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[by
 
 
 async def _store(new: NewVoiceCapture, adapters: Adapters) -> InboxItem:
-    key = (new.idempotency_key or "").strip()[:200]
+    key = new.idempotency_key or ""
     # With an Idempotency-Key a retried request lands on the same capture; without, a new one.
     named = uuid.uuid5(_VOICE_NAMESPACE, f"voice\n{new.user_id}\n{key}") if key else None
     capture_id = str(named or uuid.uuid4())
