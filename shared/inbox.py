@@ -25,9 +25,11 @@ def not_found() -> Problem:
 
 async def get_capture(user_id: str, capture_id: str, repo: CaptureRepository) -> InboxItem:
     try:
-        uuid.UUID(capture_id)
+        canonical = str(uuid.UUID(capture_id)) == capture_id
     except ValueError:
-        raise not_found() from None  # not an id we ever made: no need to ask Cosmos
+        canonical = False
+    if not canonical:
+        raise not_found()  # not an id we ever made: no need to ask Cosmos
     item = await repo.get(user_id, capture_id)
     if item is None:
         raise not_found()
