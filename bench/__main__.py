@@ -1,0 +1,187 @@
+"""`python -m bench` (or `make bench`): every benchmark, several times, against the local stack;
+prints a table against DESIGN.md's bars and writes bench/results/latest.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import classify, coldstart, text, voice, worker
+from bench.stack import Stack, stack
+from tests import fake_openai
+
+RESULTS = Path(__file__).resolve().parent / "results"
+MODEL_DELAY_S = 0.3
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of everything (median)")
+    parser.add_argument("--captures", type=int, default=200, help="sequential text captures")
+    parser.add_argument("--queued", type=int, default=500, help="captures for the worker")
+    args = parser.parse_args(argv)
+
+    runs = []
+    with stack() as s:
+        for number in range(1, args.repeat + 1):
+            print(f"run {number} of {args.repeat} ...", file=sys.stderr, flush=True)
+            runs.append(one_run(s, args.captures, args.queued))
+    summary = merge(runs)
+    summary["classification"] = classify.offline_quality()
+    summary["prompt_tokens"] = classify.prompt_tokens()
+    report = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "command": "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "repeat": args.repeat,
+        "summary": summary,
+        "runs": runs,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    stamp = report["date"].replace(":", "").replace("+0000", "Z")
+    for name in (f"bench-{stamp}.json", "latest.json"):
+        (RESULTS / name).write_text(json.dumps(report, indent=2) + "\n")
+    print(table(summary))
+    print(f"\nwritten: {RESULTS / 'latest.json'}")
+    return 0
+
+
+def one_run(s: Stack, captures: int, queued: int) -> dict:
+    result: dict = {"cold_start": coldstart.cold_start(runs=5)}
+    with s.devhost("offline", scripted=False) as host:
+        result["text_offline"] = text.sequential(host.base_url, captures)
+        result["voice_5s"] = voice.upload_to_outcome(host.base_url, runs=5)
+    result["transcription_5s"] = voice.transcription_alone(runs=3)
+
+    # The model every other measurement talks to: a scripted server answering in 300 ms.
+    s.model.reset()
+    s.model.set_default(fake_openai.classification("Projects", 0.9, "Bench", delay_s=MODEL_DELAY_S))
+    with s.devhost("scripted", scripted=True) as host:
+        result["text_model_300ms"] = text.sequential(host.base_url, captures)
+        calls = len(s.model.requests)
+        result["text_model_300ms"]["model_calls_per_capture"] = round(calls / (captures + 10), 3)
+        outcome = result["text_model_300ms"]["outcome_ms"]
+        result["text_model_300ms"]["server_overhead_ms"] = {
+            k: round(outcome[k] - MODEL_DELAY_S * 1000, 2) for k in ("p50", "p95", "p99")
+        }
+        with cosmos_client(s) as cosmos:
+            result["concurrent_50"] = text.concurrent(host.base_url, cosmos, 50)
+
+    s.model.reset()
+    result["worker"] = worker.drain(
+        lambda: s.devhost("worker", scripted=True), s.settings["AzureWebJobsStorage"], queued
+    )
+    result["worker"]["model_calls_per_capture"] = round(len(s.model.requests) / queued, 3)
+    return result
+
+
+@contextmanager
+def cosmos_client(s: Stack) -> Iterator:
+    """The bench database, for checking what the app stored."""
+    import warnings
+
+    from azure.cosmos import CosmosClient
+    from urllib3.exceptions import InsecureRequestWarning
+
+    # The local Cosmos server's self-signed certificate, on loopback: nothing to warn about.
+    warnings.filterwarnings("ignore", category=InsecureRequestWarning)
+    endpoint, key = s.settings["COSMOS_ENDPOINT"], s.settings["COSMOS_KEY"]
+    with CosmosClient(endpoint, key, connection_verify=False) as client:
+        yield client.get_database_client(s.settings["COSMOS_DATABASE"])
+
+
+def merge(runs: list[dict]) -> dict:
+    """The median of each number across runs; anything else as the first run had it."""
+    first = runs[0]
+    if isinstance(first, dict):
+        return {k: merge([r[k] for r in runs]) for k in first}
+    if isinstance(first, int | float) and not isinstance(first, bool):
+        return round(statistics.median(runs), 3)
+    return first
+
+
+def machine() -> dict:
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "cpu": _cpu_model(),
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def table(s: dict) -> str:
+    t, m, c = s["text_offline"], s["text_model_300ms"], s["concurrent_50"]
+    cs, v, w, q = s["cold_start"], s["voice_5s"], s["worker"], s["classification"]
+    rows = [
+        ("first SSE byte, offline model (p50/p95/p99 ms)", _p(t["first_byte_ms"]), "<= 20 ms"),
+        ("first SSE byte, 300 ms model (p50/p95/p99 ms)", _p(m["first_byte_ms"]), "<= 20 ms"),
+        ("outcome, offline model (p50/p95/p99 ms)", _p(t["outcome_ms"]), ""),
+        ("outcome, 300 ms model (p50/p95/p99 ms)", _p(m["outcome_ms"]), ""),
+        ("  server overhead = outcome - 300 ms", _p(m["server_overhead_ms"]), ""),
+        ("model calls per capture", m["model_calls_per_capture"], "1"),
+        (
+            "import function_app / SDKs (ms)",
+            f"{cs['import_function_app_ms']} / {cs['import_sdks_ms']} = {cs['ratio']}",
+            "< 0.5",
+        ),
+        ("  ... / SDKs + azure-monitor", cs["ratio_with_telemetry"], "< 0.5"),
+        ("voice 5 s, upload to outcome (median s)", v["median_s"], "< 4 s"),
+        ("transcription of 5 s alone (median s)", s["transcription_5s"]["median_s"], ""),
+        ("worker, 300 ms model (captures/s steady)", w["per_s_steady"], ">= 40"),
+        ("  from host start (captures/s)", w["per_s_from_ready"], ""),
+        ("  host peak RSS (MiB)", w["peak_rss_mib"], ""),
+        ("50 at once: filed / duplicated", f"{c['filed']} / {c['duplicated']}", "50 / 0"),
+        (
+            "  outcome spread (p50/p95/max ms)",
+            "/".join(str(c["outcome_ms"][k]) for k in ("p50", "p95", "max")),
+            "",
+        ),
+        ("offline accuracy (labelled set)", q["accuracy"], ""),
+        (
+            "misunderstood recall / false alarms",
+            f"{q['misunderstood_recall']} / {q['false_alarm_rate']}",
+            "",
+        ),
+        (
+            "prompt tokens per classification (est. median/max)",
+            f"{s['prompt_tokens']['median']}/{s['prompt_tokens']['max']}",
+            "< 800",
+        ),
+    ]
+    lines = [f"{'measure':52} {'value':>26}  bar"]
+    lines += [f"{name:52} {value!s:>26}  {bar}" for name, value, bar in rows]
+    lines.append("\nper bucket (precision / recall):")
+    lines += [
+        f"  {label:14} {v['precision']} / {v['recall']}" for label, v in q["per_label"].items()
+    ]
+    return "\n".join(lines)
+
+
+def _p(d: dict) -> str:
+    return f"{d['p50']}/{d['p95']}/{d['p99']}"
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    code = main()
+    print(f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+    sys.exit(code)

@@ -1,0 +1,67 @@
+"""What the benchmarks run against: the emulators on free ports, provisioned, the scripted
+model server, and devhost processes serving the app, as `make dev` would but isolated."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from devhost.emulators import REPO, Emulators, Ports
+from tests.fake_openai import FakeOpenAI
+from tests.support import DEV_KEYS, DevhostProcess
+
+
+@dataclass
+class Stack:
+    settings: dict[str, str]
+    model: FakeOpenAI
+    workdir: Path
+
+    @contextmanager
+    def devhost(self, name: str, *, scripted: bool, **env: str) -> Iterator[DevhostProcess]:
+        """The app in a devhost child process: the offline models, or the scripted server."""
+        settings = {**self.settings, **env}
+        if scripted:
+            settings |= {"OPENAI_BASE_URL": self.model.base_url, "MODEL_MAX_RETRIES": "0"}
+        host = DevhostProcess(REPO, settings, self.workdir / f"{name}.log").start(timeout=60)
+        try:
+            yield host
+        finally:
+            host.stop()
+
+
+@contextmanager
+def stack() -> Iterator[Stack]:
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        workdir = Path(tmp)
+        with Emulators(data_dir=workdir / "emulators", ports=Ports.free()) as emulators:
+            settings = {
+                **emulators.app_settings,
+                "COSMOS_DATABASE": "secondbrain-bench",
+                "API_KEYS": DEV_KEYS,
+                # The benchmark is one user firing far faster than a person.
+                "RATE_LIMIT_PER_MINUTE": "0",
+            }
+            os.environ.update(settings)  # for provisioning and the in-process measurements
+            _provision()
+            with FakeOpenAI() as model:
+                yield Stack(settings, model, workdir)
+
+
+def _provision() -> None:
+    from devhost.provision import provision
+    from shared.clients import close_clients
+    from shared.settings import get_settings
+
+    get_settings.cache_clear()
+
+    async def run() -> None:
+        await provision()
+        await close_clients()
+
+    asyncio.run(run())
