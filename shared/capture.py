@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING
 
-from ag_ui.core import RunAgentInput, UserMessage
 from pydantic import BaseModel
 
 from .http_input import parse_json
@@ -12,6 +12,9 @@ from .models import InboxItem
 from .problems import Problem
 from .repository import CaptureRepository
 from .settings import get_settings
+
+if TYPE_CHECKING:
+    from ag_ui.core import RunAgentInput
 
 # Capture ids are name-based UUIDs, so a retried request lands on the same documents.
 _CAPTURE_NAMESPACE = uuid.UUID("6f1c3c52-8a0e-4f55-9a34-3c8f0b7f2d11")
@@ -42,6 +45,8 @@ def parse_text_capture(
 
     Fields AG-UI does not define are ignored rather than refused: the protocol's own models
     allow them, so a client on a newer protocol version keeps working."""
+    from ag_ui.core import RunAgentInput  # on first use: see shared/agui.py
+
     limits = get_settings()
     run_input = parse_json(body, content_type, RunAgentInput, "an AG-UI RunAgentInput")
     for name, value in (("threadId", run_input.thread_id), ("runId", run_input.run_id)):
@@ -77,6 +82,8 @@ def parse_text_capture(
 
 def last_user_text(run_input: RunAgentInput) -> str | None:
     """The last user message's text: a string, or the text parts of a content list joined."""
+    from ag_ui.core import UserMessage
+
     for message in reversed(run_input.messages):
         if isinstance(message, UserMessage):
             content = message.content

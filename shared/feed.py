@@ -11,8 +11,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from enum import IntEnum
-
-from ag_ui.core import BaseEvent
+from typing import TYPE_CHECKING
 
 from . import agui
 from .models import InboxItem, Status
@@ -20,6 +19,9 @@ from .outcomes import failure_message
 from .repository import CaptureRepository
 from .settings import get_settings
 from .storage_errors import StorageUnavailable
+
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
 
 log = logging.getLogger(__name__)
 

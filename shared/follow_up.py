@@ -4,8 +4,7 @@ second one), and the capture is classified again with the clarification first.""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-
-from ag_ui.core import BaseEvent
+from typing import TYPE_CHECKING
 
 from .capture import TextCapture
 from .inbox import get_capture
@@ -16,6 +15,10 @@ from .runs import NotStored, capture_run
 from .wiring import Adapters
 
 _ATTEMPTS = 3
+
+
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
 
 
 def _answered(item: InboxItem, run_id: str) -> bool:

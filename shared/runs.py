@@ -10,8 +10,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-
-from ag_ui.core import BaseEvent
+from typing import TYPE_CHECKING
 
 from . import agui, telemetry
 from .capture import TextCapture, capture_id_for, store_text_capture
@@ -20,6 +19,9 @@ from .models import InboxItem
 from .storage_errors import StorageUnavailable
 from .wiring import Adapters
 from .worker import queue_for_worker
+
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
 
 log = logging.getLogger(__name__)
 
