@@ -7,7 +7,7 @@ PY := $(VENV)/bin/python
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 
-.PHONY: dev test install lint format check clean
+.PHONY: dev test bench install lint format check clean
 
 dev: install
 	$(PY) -m devhost stack
@@ -18,6 +18,10 @@ test: install
 	$(PY) -m devhost check
 	$(VENV)/bin/azure-functions-doctor doctor --path . --profile minimal
 	$(PY) -m pytest
+
+# Benchmarks, not tests: a table on stdout, figures in bench/results/latest.json.
+bench: install
+	$(PY) -m bench
 
 install: $(PY_STAMP) $(NODE_STAMP) local.settings.json
 

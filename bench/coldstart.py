@@ -9,6 +9,8 @@ import sys
 from bench.measure import median
 from devhost.emulators import REPO
 
+# The Functions programming model itself: every Python app that streams HTTP imports these.
+FRAMEWORK = ["azure.functions", "azurefunctions.extensions.http.fastapi"]
 # What the app reaches Azure with; the app loads them lazily, on first use.
 SDKS = [
     "azure.cosmos.aio",
@@ -34,17 +36,26 @@ def _import_seconds(modules: list[str]) -> float:
 
 
 def cold_start(runs: int) -> dict:
-    app, sdks, with_telemetry = [], [], []
+    """Medians over `runs` fresh interpreters of each set, taken in turn so drift hits all."""
+    sets = {
+        "function_app": ["function_app"],
+        "framework": FRAMEWORK,
+        "sdks": SDKS,
+        "framework_and_sdks": FRAMEWORK + SDKS,
+        "framework_sdks_and_telemetry": FRAMEWORK + SDKS + TELEMETRY,
+    }
+    seconds: dict[str, list[float]] = {name: [] for name in sets}
     for _ in range(runs):
-        app.append(_import_seconds(["function_app"]))
-        sdks.append(_import_seconds(SDKS))
-        with_telemetry.append(_import_seconds(SDKS + TELEMETRY))
-    app_ms, sdk_ms, tel_ms = (round(median(v) * 1000, 1) for v in (app, sdks, with_telemetry))
+        for name, modules in sets.items():
+            seconds[name].append(_import_seconds(modules))
+    ms = {name: round(median(v) * 1000, 1) for name, v in seconds.items()}
+    app = ms["function_app"]
     return {
         "runs": runs,
-        "import_function_app_ms": app_ms,
-        "import_sdks_ms": sdk_ms,
-        "ratio": round(app_ms / sdk_ms, 2),
-        "import_sdks_and_telemetry_ms": tel_ms,
-        "ratio_with_telemetry": round(app_ms / tel_ms, 2),
+        "import_ms": ms,
+        # The bar's ratio, against every SDK the app uses (the Functions framework included),
+        # and, stricter, against the data and model SDKs alone.
+        "ratio_all_sdks": round(app / ms["framework_and_sdks"], 2),
+        "ratio_all_sdks_and_telemetry": round(app / ms["framework_sdks_and_telemetry"], 2),
+        "ratio_data_sdks_only": round(app / ms["sdks"], 2),
     }
