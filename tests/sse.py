@@ -59,6 +59,14 @@ def get_run(client: httpx.Client, path: str, **kwargs) -> SseRun:
     return stream_run(client, "GET", path, **kwargs)
 
 
+def post_voice_capture(
+    client: httpx.Client, name: str, data: bytes, content_type: str, **kwargs
+) -> SseRun:
+    """The one-request voice capture: multipart `file`, answered as the capture's run."""
+    files = {"file": (name, data, content_type)}
+    return stream_run(client, "POST", "/api/voice-capture", files=files, **kwargs)
+
+
 def assert_valid_run(run: SseRun) -> None:
     """The contract's stream: headers, framing, timestamps, and a valid AG-UI run."""
     assert run.status == 200, run.raw[:500]

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.sse import get_run, stream_run
+from tests.sse import get_run, post_voice_capture
 from tests.support import DEV_KEYS, KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 
 AUDIO = Path(__file__).parent / "data" / "audio"
@@ -182,8 +182,7 @@ def test_odd_inbox_queries(client, query) -> None:
 
 def test_a_voice_note_longer_than_allowed_fails_with_its_reason(client, cosmos) -> None:
     clip = (AUDIO / "call_sarah.m4a").read_bytes()
-    files = {"file": ("note.m4a", clip, "audio/mp4")}
-    run = stream_run(client, "POST", "/api/voice-capture", files=files, headers=KEY)
+    run = post_voice_capture(client, "note.m4a", clip, "audio/mp4", headers=KEY)
     assert run.status == 200, run.raw[:300]
     last = run.last()
     assert last["type"] == "RUN_ERROR" and last["code"] == "AUDIO_TOO_LONG"

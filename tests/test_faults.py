@@ -28,7 +28,7 @@ from shared.repository import CaptureRepository
 from shared.wiring import Adapters, adapters, reset
 from tests import fake_openai
 from tests.fault_proxy import FaultProxy
-from tests.sse import SseRun, assert_valid_run, get_run, post_run, stream_run
+from tests.sse import SseRun, assert_valid_run, get_run, post_run, post_voice_capture
 from tests.support import KEY, REPO, DevhostProcess, clear_queue, docs, eventually, run_input
 
 BUCKETS = ("People", "Projects", "Ideas", "Admin")
@@ -240,7 +240,7 @@ def test_storage_down_refuses_a_voice_upload_without_leaving_a_capture_behind(
     assert int(refused.headers["retry-after"]) > 0
     assert waiting_for_audio() == before  # the half-made capture was removed again
 
-    run = stream_run(client, "POST", "/api/voice-capture", files=upload, headers=key)
+    run = post_voice_capture(client, "tiles.m4a", SARAH, "audio/mp4", headers=key)
     assert_valid_run(run)
     assert run.custom()["name"] == "CLASSIFIED"
     capture_id = run.custom()["value"]["inboxItemId"]
@@ -342,9 +342,8 @@ def test_a_model_down_for_good_fails_the_capture_after_max_dequeue_count(
 
 def test_a_transcriber_down_for_good_fails_the_voice_capture(client, fake, cosmos) -> None:
     fake.set_default(fake_openai.http_error(503), fake_openai.TRANSCRIBE)
-    upload = {"file": ("tiles.m4a", SARAH, "audio/mp4")}
     # The one-request upload follows its capture to the end: here, the failure.
-    run = stream_run(client, "POST", "/api/voice-capture", files=upload, headers=KEY)
+    run = post_voice_capture(client, "tiles.m4a", SARAH, "audio/mp4", headers=KEY)
     assert_valid_run(run)
     assert run.last()["type"] == "RUN_ERROR" and run.last()["code"] == TRANSCRIPTION_FAILED
     capture_id = run.events[0]["runId"]

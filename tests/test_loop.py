@@ -12,7 +12,7 @@ import pytest
 
 from tests import fake_openai
 from tests.fake_openai import FakeOpenAI
-from tests.sse import SseRun, assert_valid_run, post_run, stream_run
+from tests.sse import SseRun, assert_valid_run, post_run, post_voice_capture
 from tests.support import KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 
 BUCKETS = ("People", "Projects", "Ideas", "Admin")
@@ -141,13 +141,7 @@ def test_a_voice_capture_takes_a_follow_up_too(client, fake, cosmos) -> None:
     # The scripted transcriber hears nothing: MISUNDERSTOOD, asking to say it again.
     fake.enqueue(fake_openai.transcription(""), kind=fake_openai.TRANSCRIBE)
     data = (AUDIO / "silence.wav").read_bytes()
-    run = stream_run(
-        client,
-        "POST",
-        "/api/voice-capture",
-        files={"file": ("quiet.wav", data, "audio/wav")},
-        headers=KEY,
-    )
+    run = post_voice_capture(client, "quiet.wav", data, "audio/wav", headers=KEY)
     assert_valid_run(run)
     assert run.custom()["name"] == "MISUNDERSTOOD"
     capture_id = run.custom()["value"]["inboxItemId"]

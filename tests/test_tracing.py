@@ -18,7 +18,7 @@ import pytest
 
 from tests import fake_openai
 from tests.otlp_sink import OtlpSink, SpanRecord
-from tests.sse import assert_valid_run, post_run, stream_run
+from tests.sse import assert_valid_run, post_run, post_voice_capture
 from tests.support import KEY, REPO, clear_queue, eventually, run_input, running_devhost
 
 AUDIO = Path(__file__).parent / "data" / "audio"
@@ -125,13 +125,7 @@ def test_a_one_request_voice_capture_puts_its_trace_in_the_blob(client, fake, si
         fake_openai.transcription("Call Sarah about the budget"), fake_openai.TRANSCRIBE
     )
     audio = (AUDIO / "call_sarah.m4a").read_bytes()
-    run = stream_run(
-        client,
-        "POST",
-        "/api/voice-capture",
-        files={"file": ("note.m4a", audio, "audio/mp4")},
-        headers=KEY,
-    )
+    run = post_voice_capture(client, "note.m4a", audio, "audio/mp4", headers=KEY)
     assert_valid_run(run)
     capture_id = run.custom()["value"]["inboxItemId"]
     names = {"POST voice_capture", "voice_note_uploaded", "classify_worker"}

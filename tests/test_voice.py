@@ -17,7 +17,7 @@ from azure.core.exceptions import ResourceNotFoundError
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
-from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, stream_run
+from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, post_voice_capture
 from tests.support import (
     DEV_KEYS,
     KEY,
@@ -65,12 +65,6 @@ def start_upload(client: httpx.Client, content_type: str = "audio/mp4", **kwargs
 
 def put_audio(upload: dict, data: bytes) -> httpx.Response:
     return httpx.put(upload["uploadUrl"], content=data, headers=upload["uploadHeaders"])
-
-
-def upload_multipart(client: httpx.Client, name: str, data: bytes, content_type: str, **kw):
-    return stream_run(
-        client, "POST", "/api/voice-capture", files={"file": (name, data, content_type)}, **kw
-    )
 
 
 def outcomes_for(storage_conn: str, capture_id: str) -> list[dict]:
@@ -161,7 +155,7 @@ def test_a_finished_capture_replays_its_whole_run_at_once(client) -> None:
 
 
 def test_multipart_upload_streams_the_run_to_its_outcome(client, cosmos) -> None:
-    run = upload_multipart(
+    run = post_voice_capture(
         client, "note.m4a", (AUDIO / "call_sarah.m4a").read_bytes(), "audio/mp4", headers=KEY
     )
     assert_valid_run(run)
@@ -174,7 +168,7 @@ def test_multipart_upload_streams_the_run_to_its_outcome(client, cosmos) -> None
 
 def test_a_generic_type_is_judged_by_the_file_name(client) -> None:
     data = (AUDIO / "call_sarah.wav").read_bytes()
-    run = upload_multipart(client, "note.wav", data, "application/octet-stream", headers=KEY)
+    run = post_voice_capture(client, "note.wav", data, "application/octet-stream", headers=KEY)
     assert_valid_run(run)
     assert run.custom()["name"] == "CLASSIFIED"
 
@@ -183,7 +177,7 @@ def test_a_generic_type_is_judged_by_the_file_name(client) -> None:
 
 
 def test_silence_asks_to_say_it_again(client, cosmos, storage_conn) -> None:
-    run = upload_multipart(
+    run = post_voice_capture(
         client, "quiet.wav", (AUDIO / "silence.wav").read_bytes(), "audio/wav", headers=KEY
     )
     assert_valid_run(run)
@@ -202,7 +196,7 @@ def test_silence_asks_to_say_it_again(client, cosmos, storage_conn) -> None:
 def test_undecodable_audio_fails_once_with_a_clear_error(
     client, cosmos, blobs, storage_conn
 ) -> None:
-    run = upload_multipart(
+    run = post_voice_capture(
         client, "broken.m4a", (AUDIO / "not_audio.m4a").read_bytes(), "audio/mp4", headers=KEY
     )
     assert_valid_run(run)
