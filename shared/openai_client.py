@@ -44,7 +44,8 @@ def build_openai_client(
     max_retries: int,
 ) -> openai.AsyncOpenAI:
     """Build the async client: Azure OpenAI when `azure_endpoint` is set (API key if given, else
-    Entra ID via DefaultAzureCredential), otherwise any OpenAI-compatible server at `base_url`.
+    Entra ID with the process's managed identity), otherwise any OpenAI-compatible server at
+    `base_url`.
 
     `max_retries` and `timeout_s` are the client's own: it backs off on 408/409/429/5xx and
     connection errors, honouring retry-after(-ms).
@@ -55,10 +56,12 @@ def build_openai_client(
         auth: dict[str, object] = {"api_key": api_key} if api_key else {}
         if not api_key:
             # Imported here: azure.identity is heavy and only the keyless path needs it.
-            from azure.identity.aio import DefaultAzureCredential, get_bearer_token_provider
+            from azure.identity.aio import get_bearer_token_provider
+
+            from .clients import azure_credential
 
             auth["azure_ad_token_provider"] = get_bearer_token_provider(
-                DefaultAzureCredential(), AZURE_SCOPE
+                azure_credential(), AZURE_SCOPE
             )
         return openai.AsyncAzureOpenAI(
             azure_endpoint=azure_endpoint,

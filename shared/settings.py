@@ -25,7 +25,8 @@ class Settings(BaseSettings):
     )
 
     # Storage: the same connection the Functions host uses for triggers. A connection
-    # string locally; the identity-based __blobServiceUri/__queueServiceUri pair in Azure.
+    # string locally; identity-based in Azure, as the host reads it: the
+    # __blobServiceUri/__queueServiceUri pair, or __accountName for both (public cloud).
     storage_connection_string: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("AzureWebJobsStorage")
     )
@@ -34,6 +35,16 @@ class Settings(BaseSettings):
     )
     storage_queue_uri: str | None = Field(
         default=None, validation_alias=AliasChoices("AzureWebJobsStorage__queueServiceUri")
+    )
+    storage_account_name: str | None = Field(
+        default=None, validation_alias=AliasChoices("AzureWebJobsStorage__accountName")
+    )
+
+    # The managed identity every keyless connection uses (Storage, Cosmos, Azure OpenAI,
+    # Application Insights). Needed for a user-assigned identity; unset means the
+    # system-assigned one, or the developer's own login locally.
+    azure_client_id: str | None = Field(
+        default=None, validation_alias=AliasChoices("AZURE_CLIENT_ID")
     )
 
     # "userId:sha256(key)" pairs, comma-separated; the keys themselves are never stored.
@@ -120,6 +131,11 @@ class Settings(BaseSettings):
     applicationinsights_connection_string: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("APPLICATIONINSIGHTS_CONNECTION_STRING")
     )
+    # "Authorization=AAD" (the host's own setting) means Application Insights refuses its
+    # ingestion key: the exporter sends with the managed identity instead.
+    applicationinsights_authentication_string: str | None = Field(
+        default=None, validation_alias=AliasChoices("APPLICATIONINSIGHTS_AUTHENTICATION_STRING")
+    )
     otel_exporter_otlp_endpoint: str | None = Field(
         default=None, validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT")
     )
@@ -131,6 +147,22 @@ class Settings(BaseSettings):
     )
     # Capture text and transcripts are personal data: logged only when debugging asks for it.
     log_capture_text: bool = Field(default=False, validation_alias=AliasChoices("LOG_CAPTURE_TEXT"))
+
+    @property
+    def blob_service_uri(self) -> str | None:
+        if self.storage_blob_uri:
+            return self.storage_blob_uri
+        if self.storage_account_name:
+            return f"https://{self.storage_account_name}.blob.core.windows.net"
+        return None
+
+    @property
+    def queue_service_uri(self) -> str | None:
+        if self.storage_queue_uri:
+            return self.storage_queue_uri
+        if self.storage_account_name:
+            return f"https://{self.storage_account_name}.queue.core.windows.net"
+        return None
 
 
 @lru_cache(maxsize=1)

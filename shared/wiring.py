@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 
@@ -40,7 +42,8 @@ def build_classifier() -> Classifier:
         from .classifier.openai_chat import OpenAIClassifier
 
         return OpenAIClassifier(openai_client(), get_settings().chat_model)
-    from .classifier.minilm import MiniLMClassifier
+    with _offline_model():
+        from .classifier.minilm import MiniLMClassifier
 
     return MiniLMClassifier()
 
@@ -50,9 +53,23 @@ def build_transcriber() -> Transcriber:
         from .transcriber.openai_audio import OpenAITranscriber
 
         return OpenAITranscriber(openai_client(), get_settings().transcribe_model)
-    from .transcriber.whisper_local import LocalWhisperTranscriber
+    with _offline_model():
+        from .transcriber.whisper_local import LocalWhisperTranscriber
 
     return LocalWhisperTranscriber()
+
+
+@contextmanager
+def _offline_model() -> Iterator[None]:
+    # The offline models are local only: .funcignore leaves them out of the package and
+    # requirements.txt leaves out what they need. In Azure that means a missing setting.
+    try:
+        yield
+    except ImportError as exc:
+        raise RuntimeError(
+            "no model server is configured: set AZURE_OPENAI_ENDPOINT (or OPENAI_BASE_URL); "
+            "the offline models are for local use (requirements-local.txt)"
+        ) from exc
 
 
 async def reset() -> None:

@@ -7,7 +7,7 @@ import logging
 import socket
 import time
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
 import openai
@@ -115,15 +115,33 @@ async def test_azure_route_with_api_key() -> None:
     assert "api-key" not in request.headers
 
 
-async def test_azure_keyless_uses_default_credential_token(
+@pytest.fixture
+def fresh_credential() -> Iterator[None]:
+    """The process's settings and credential are cached: start and end this test without."""
+    from shared import clients
+    from shared.settings import get_settings
+
+    get_settings.cache_clear()
+    clients.azure_credential.cache_clear()
+    yield
+    clients.azure_credential.cache_clear()
+    get_settings.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_credential")
+async def test_azure_keyless_uses_the_managed_identity_token(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from azure.core.credentials import AccessToken
     from azure.identity import aio as identity_aio
 
     scopes_asked: list[tuple[str, ...]] = []
+    identities_asked: list[str | None] = []
 
     class FakeCredential:
+        def __init__(self, *, managed_identity_client_id: str | None = None) -> None:
+            identities_asked.append(managed_identity_client_id)
+
         async def get_token(self, *scopes: str, **_: object) -> AccessToken:
             scopes_asked.append(scopes)
             return AccessToken("fake-entra-token", int(time.time()) + 3600)
@@ -132,6 +150,9 @@ async def test_azure_keyless_uses_default_credential_token(
             pass
 
     monkeypatch.setattr(identity_aio, "DefaultAzureCredential", FakeCredential)
+    # A user-assigned identity is picked by its client id (infra/function.bicep sets it).
+    monkeypatch.setenv("AZURE_CLIENT_ID", "11111111-2222-3333-4444-555555555555")
+    monkeypatch.setenv("COSMOS_ENDPOINT", "https://127.0.0.1:9")  # required, never called here
     async with FakeOpenAI(api_key="fake-entra-token") as fake:
         client = build_openai_client(
             azure_endpoint=fake.azure_endpoint,
@@ -149,6 +170,7 @@ async def test_azure_keyless_uses_default_credential_token(
     assert result.bucket is Bucket.IDEAS
     assert fake.requests[0].auth == "bearer"
     assert scopes_asked == [("https://cognitiveservices.azure.com/.default",)]
+    assert identities_asked == ["11111111-2222-3333-4444-555555555555"]
 
 
 async def test_rate_limit_then_success_is_retried_by_the_client(fake: FakeOpenAI) -> None:

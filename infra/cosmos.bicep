@@ -1,0 +1,88 @@
+// Cosmos DB for NoSQL, serverless: the Inbox and the four bucket containers, all partitioned
+// by user. Keys are off; the app's identity gets the built-in data-plane role, nothing more.
+
+param name string
+param location string
+param tags object
+param principalId string
+
+param databaseName string
+@description('Container names; each is partitioned by /userId.')
+param containers array
+
+// Cosmos DB Built-in Data Contributor: read and write items, no account or schema changes
+// (the containers are made here, never by the app).
+var dataContributor = '00000000-0000-0000-0000-000000000002'
+
+resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
+  // checkov:skip=CKV_AZURE_99: Flex Consumption reaches it over the public endpoint (no VNet here)
+  // checkov:skip=CKV_AZURE_101: same; access is Entra ID only (local auth is off)
+  name: name
+  location: location
+  tags: tags
+  kind: 'GlobalDocumentDB'
+  properties: {
+    databaseAccountOfferType: 'Standard'
+    capabilities: [
+      {
+        name: 'EnableServerless'
+      }
+    ]
+    consistencyPolicy: {
+      defaultConsistencyLevel: 'Session'
+    }
+    locations: [
+      {
+        locationName: location
+        failoverPriority: 0
+        isZoneRedundant: false
+      }
+    ]
+    disableLocalAuth: true
+    disableKeyBasedMetadataWriteAccess: true
+    minimalTlsVersion: 'Tls12'
+    publicNetworkAccess: 'Enabled'
+  }
+}
+
+resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15' = {
+  parent: account
+  name: databaseName
+  properties: {
+    resource: {
+      id: databaseName
+    }
+  }
+}
+
+resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = [
+  for container in containers: {
+    parent: database
+    name: container
+    properties: {
+      resource: {
+        id: container
+        partitionKey: {
+          paths: [
+            '/userId'
+          ]
+          kind: 'Hash'
+          version: 2
+        }
+      }
+    }
+  }
+]
+
+resource appDataAccess 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = {
+  parent: account
+  name: guid(account.id, principalId, dataContributor)
+  properties: {
+    roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataContributor}'
+    principalId: principalId
+    scope: account.id
+  }
+}
+
+output endpoint string = account.properties.documentEndpoint
+output databaseName string = database.name

@@ -1,0 +1,169 @@
+// The capture pipeline in Azure: `azd up` provisions this, deploys the app, then runs
+// hooks/postdeploy.sh, which subscribes the voice-note blob trigger to uploads (events.bicep).
+targetScope = 'subscription'
+
+@minLength(1)
+@maxLength(40)
+@description('The azd environment name; it names the resource group and tags everything.')
+param environmentName string
+
+@minLength(1)
+@description('Region for everything but Azure OpenAI. It must offer Flex Consumption.')
+param location string
+
+@description('Region for Azure OpenAI: one that offers both models below (default: location).')
+param openAiLocation string = ''
+
+@description('API_KEYS: comma-separated "user:sha256(key)" entries (`python -m shared.api_keys mint`).')
+param apiKeys string = ''
+
+param chatModel object = {
+  name: 'gpt-4o-mini'
+  model: 'gpt-4o-mini'
+  version: '2024-07-18'
+  sku: 'GlobalStandard'
+  capacity: 30 // thousands of tokens per minute
+}
+
+param transcribeModel object = {
+  name: 'whisper'
+  model: 'whisper'
+  version: '001'
+  sku: 'Standard'
+  capacity: 1
+}
+
+@description('Azure OpenAI API version the app calls (structured output needs 2024-08-01-preview or later).')
+param openAiApiVersion string = '2024-10-21'
+
+@description('Flex Consumption scale-out limit.')
+param maximumInstanceCount int = 40
+
+@description('Memory per instance; 2048 leaves room for 64 classifications in flight.')
+param instanceMemoryMB int = 2048
+
+// What the app expects to exist (devhost/provision.py makes the same locally).
+var cosmosDatabase = 'secondbrain'
+var cosmosContainers = [
+  'Inbox'
+  'People'
+  'Projects'
+  'Ideas'
+  'Admin'
+]
+var voiceContainer = 'voice-notes'
+var deploymentContainer = 'app-package'
+var queues = [
+  'captures-classify'
+  'captures-classify-poison'
+  'captures-outcomes'
+  'webjobs-blobtrigger-poison'
+]
+
+var tags = {
+  'azd-env-name': environmentName
+}
+var token = toLower(uniqueString(subscription().id, environmentName, location))
+
+resource group 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: 'rg-${environmentName}'
+  location: location
+  tags: tags
+}
+
+module identity 'identity.bicep' = {
+  name: 'identity'
+  scope: group
+  params: {
+    name: 'id-${token}'
+    location: location
+    tags: tags
+  }
+}
+
+module storage 'storage.bicep' = {
+  name: 'storage'
+  scope: group
+  params: {
+    name: 'st${token}'
+    location: location
+    tags: tags
+    principalId: identity.outputs.principalId
+    containers: [
+      voiceContainer
+      deploymentContainer
+    ]
+    queues: queues
+  }
+}
+
+module cosmos 'cosmos.bicep' = {
+  name: 'cosmos'
+  scope: group
+  params: {
+    name: 'cosmos-${token}'
+    location: location
+    tags: tags
+    principalId: identity.outputs.principalId
+    databaseName: cosmosDatabase
+    containers: cosmosContainers
+  }
+}
+
+module openAi 'openai.bicep' = {
+  name: 'openai'
+  scope: group
+  params: {
+    name: 'oai-${token}'
+    location: empty(openAiLocation) ? location : openAiLocation
+    tags: tags
+    principalId: identity.outputs.principalId
+    chatDeployment: chatModel
+    transcribeDeployment: transcribeModel
+  }
+}
+
+module monitoring 'monitoring.bicep' = {
+  name: 'monitoring'
+  scope: group
+  params: {
+    name: token
+    location: location
+    tags: tags
+    principalId: identity.outputs.principalId
+  }
+}
+
+module app 'function.bicep' = {
+  name: 'function'
+  scope: group
+  params: {
+    name: 'func-${token}'
+    location: location
+    tags: tags
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageBlobEndpoint: storage.outputs.blobEndpoint
+    storageQueueEndpoint: storage.outputs.queueEndpoint
+    deploymentContainer: deploymentContainer
+    cosmosEndpoint: cosmos.outputs.endpoint
+    cosmosDatabase: cosmos.outputs.databaseName
+    openAiEndpoint: openAi.outputs.endpoint
+    openAiApiVersion: openAiApiVersion
+    chatDeployment: openAi.outputs.chatDeployment
+    transcribeDeployment: openAi.outputs.transcribeDeployment
+    appInsightsConnectionString: monitoring.outputs.connectionString
+    apiKeys: apiKeys
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+  }
+}
+
+// azd keeps these in the environment; the postdeploy hook and the README use them.
+output AZURE_LOCATION string = location
+output AZURE_RESOURCE_GROUP string = group.name
+output FUNCTION_APP_NAME string = app.outputs.name
+output API_BASE_URL string = 'https://${app.outputs.defaultHostName}/api'
+output STORAGE_ACCOUNT_NAME string = storage.outputs.name
+output VOICE_NOTES_TOPIC_NAME string = storage.outputs.eventTopicName
+output VOICE_NOTES_CONTAINER string = voiceContainer

@@ -1,0 +1,103 @@
+// Storage for the Functions host and the app: voice-note uploads, the classify and outcome
+// queues with their poison queues, the deployment package, and the Event Grid topic that
+// tells the voice-notes blob trigger about uploads. No account keys: identity only.
+
+param name string
+param location string
+param tags object
+param principalId string
+
+@description('Blob containers: voice notes, and the package Flex Consumption deploys from.')
+param containers array
+@description('Queues the app and the host use, poison queues included.')
+param queues array
+
+// Built-in roles (fixed ids). Blob Data Owner, not Contributor: the app signs upload URLs
+// with a user delegation key, and the host keeps its keys and leases in blobs.
+var storageBlobDataOwner = 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
+var storageQueueDataContributor = '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
+
+resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
+  // checkov:skip=CKV_AZURE_35: phones PUT voice notes straight to it with a SAS, from anywhere
+  // checkov:skip=CKV_AZURE_59: same: public endpoint, identity or SAS only (no shared keys)
+  // checkov:skip=CKV_AZURE_206: LRS: audio lives minutes (deleted once transcribed), jobs seconds
+  name: name
+  location: location
+  tags: tags
+  kind: 'StorageV2'
+  sku: {
+    name: 'Standard_LRS'
+  }
+  properties: {
+    allowSharedKeyAccess: false
+    allowBlobPublicAccess: false
+    defaultToOAuthAuthentication: true
+    minimumTlsVersion: 'TLS1_2'
+    supportsHttpsTrafficOnly: true
+    publicNetworkAccess: 'Enabled'
+  }
+}
+
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+}
+
+resource blobContainers 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = [
+  for container in containers: {
+    parent: blobService
+    name: container
+    properties: {
+      publicAccess: 'None'
+    }
+  }
+]
+
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+}
+
+resource storageQueues 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = [
+  for queue in queues: {
+    parent: queueService
+    name: queue
+  }
+]
+
+// Flex Consumption runs blob triggers from Event Grid only; the subscription itself is made
+// after the code is deployed (events.bicep), because its webhook key exists only then.
+resource uploads 'Microsoft.EventGrid/systemTopics@2022-06-15' = {
+  name: 'evgt-${name}'
+  location: location
+  tags: tags
+  properties: {
+    source: account.id
+    topicType: 'Microsoft.Storage.StorageAccounts'
+  }
+}
+
+resource blobOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(account.id, principalId, storageBlobDataOwner)
+  scope: account
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', storageBlobDataOwner)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+resource queueContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(account.id, principalId, storageQueueDataContributor)
+  scope: account
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', storageQueueDataContributor)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+output name string = account.name
+output blobEndpoint string = account.properties.primaryEndpoints.blob
+output queueEndpoint string = account.properties.primaryEndpoints.queue
+output eventTopicName string = uploads.name

@@ -1,0 +1,498 @@
+"""The deployment (infra/*.bicep, azure.yaml, .funcignore) against what the app reads and needs.
+
+No Bicep compiler installs here, so the templates are parsed with pycep (the parser checkov
+uses) and checked against the app itself: its settings, its triggers, what the devhost
+provisions locally. `make test` also runs checkov's policies over them.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from functools import cache
+from importlib.metadata import packages_distributions
+from pathlib import Path
+from typing import Any
+
+import pathspec
+import pytest
+import yaml
+from pycep import BicepParser
+
+from devhost.loader import import_app
+from devhost.provision import QUEUES
+from shared.settings import BUCKET_CONTAINERS, INBOX, VOICE_CONTAINER, Settings
+
+REPO = Path(__file__).resolve().parents[1]
+INFRA = REPO / "infra"
+HOOK = INFRA / "hooks" / "postdeploy.sh"
+
+# Settings the templates leave out on purpose, and why. A new setting must land either in
+# infra/function.bicep or here (and in the README's table), or this file fails.
+NOT_SET_IN_AZURE = {
+    # Keys: local auth is off on every service; the managed identity is used instead.
+    "COSMOS_KEY": "keys are off",
+    "AZURE_OPENAI_API_KEY": "keys are off",
+    "AzureWebJobsStorage": "a connection string, for Azurite",
+    "AzureWebJobsStorage__accountName": "the service URIs are set instead",
+    # Any OpenAI-compatible server: the scripted model in tests, a local server in dev.
+    "OPENAI_BASE_URL": "local",
+    "OPENAI_API_KEY": "local",
+    "OPENAI_CHAT_MODEL": "local",
+    "OPENAI_TRANSCRIBE_MODEL": "local",
+    "OTEL_EXPORTER_OTLP_ENDPOINT": "local collector; Application Insights is set",
+    "OTEL_TRACES_EXPORTER": "console spans, local",
+    # Set by the platform itself when App Service authentication is turned on.
+    "WEBSITE_AUTH_ENABLED": "platform",
+    # Tuning: the default is the production value.
+    "RATE_LIMIT_PER_MINUTE": "default",
+    "RATE_LIMIT_BURST": "default",
+    "MODEL_TIMEOUT_S": "default",
+    "MODEL_MAX_RETRIES": "default",
+    "MAX_CAPTURE_CHARS": "default",
+    "MAX_MESSAGES": "default",
+    "MAX_BODY_BYTES": "default",
+    "SSE_KEEPALIVE_S": "default",
+    "MAX_VOICE_BYTES": "default",
+    "MAX_VOICE_SECONDS": "default",
+    "UPLOAD_URL_TTL_S": "default",
+    "KEEP_VOICE_NOTES": "default",
+    "EVENTS_POLL_S": "default",
+    "EVENTS_TIMEOUT_S": "default",
+    "HEALTH_TIMEOUT_S": "default",
+    "OTEL_SERVICE_NAME": "default",
+    "LOG_CAPTURE_TEXT": "off: capture text is personal data",
+}
+
+# Built-in role definition ids (the same in every tenant).
+ROLES = {
+    "Storage Blob Data Owner": "b7e6dc6d-f1e8-4753-8033-0f276bb0955b",
+    "Storage Queue Data Contributor": "974c5e8b-45b9-4653-ba55-5f855dd0fb88",
+    "Cognitive Services OpenAI User": "5e0bd9bd-7b93-4f28-af87-19fc36ad61bd",
+    "Monitoring Metrics Publisher": "3913510d-42f4-4e42-8a64-420c390055eb",
+}
+COSMOS_DATA_CONTRIBUTOR = "00000000-0000-0000-0000-000000000002"
+
+
+@cache
+def bicep(name: str) -> dict[str, Any]:
+    return BicepParser().parse(text=(INFRA / name).read_text())
+
+
+def resources(name: str, type_: str) -> list[dict[str, Any]]:
+    """The configs of one file's resources of a type (loops unwrapped)."""
+    found = []
+    for resource in bicep(name)["resources"].values():
+        if resource["type"] == type_:
+            config = resource["config"]
+            found.append(config.get("config", config) if "loop_type" in config else config)
+    return found
+
+
+def one(name: str, type_: str) -> dict[str, Any]:
+    [config] = resources(name, type_)
+    return config
+
+
+def default(name: str, param: str) -> Any:
+    return bicep(name)["parameters"][param]["default"]
+
+
+def variable(name: str, var: str) -> Any:
+    return bicep(name)["variables"][var]["value"]
+
+
+def app_settings() -> dict[str, Any]:
+    [config] = [
+        c
+        for c in resources("function.bicep", "Microsoft.Web/sites/config")
+        if c["name"] == "appsettings"
+    ]
+    return config["properties"]
+
+
+def setting_names() -> set[str]:
+    return {
+        alias
+        for field in Settings.model_fields.values()
+        for alias in field.validation_alias.choices  # type: ignore[union-attr]
+    }
+
+
+@cache
+def trigger_bindings() -> list[tuple[str, dict[str, Any]]]:
+    """The app's blob and queue triggers, as the devhost (and the worker) index them."""
+    return [
+        (fn.name, fn.trigger.raw)
+        for fn in import_app(REPO)
+        if fn.trigger.type in {"blobTrigger", "queueTrigger"}
+    ]
+
+
+# Settings: the templates give the app everything it reads in Azure, and nothing else.
+
+
+def test_every_setting_the_app_reads_is_set_by_the_templates_or_left_out_on_purpose() -> None:
+    provided = set(app_settings())
+    missing = setting_names() - provided - set(NOT_SET_IN_AZURE)
+    assert not missing, f"read by shared/settings.py, not set in infra/function.bicep: {missing}"
+    for name, field in Settings.model_fields.items():
+        if field.is_required():
+            assert provided & set(field.validation_alias.choices), name  # type: ignore[union-attr]
+
+
+def test_the_left_out_list_names_only_real_settings_and_none_the_templates_set() -> None:
+    assert set(NOT_SET_IN_AZURE) <= setting_names()
+    assert not set(NOT_SET_IN_AZURE) & set(app_settings())
+
+
+def test_the_templates_set_nothing_the_app_or_host_does_not_read() -> None:
+    host_reads = {"PYTHON_ENABLE_INIT_INDEXING"}  # HTTP streams (the FastAPI extension)
+    for _, binding in trigger_bindings():
+        host_reads |= {f"{binding['connection']}__credential", f"{binding['connection']}__clientId"}
+    assert set(app_settings()) - setting_names() - host_reads == set()
+
+
+def test_no_keys_or_connection_strings_are_set_and_every_service_refuses_them() -> None:
+    settings = app_settings()
+    for key in ("COSMOS_KEY", "AZURE_OPENAI_API_KEY", "OPENAI_API_KEY", "AzureWebJobsStorage"):
+        assert key not in settings
+    assert (
+        one("storage.bicep", "Microsoft.Storage/storageAccounts")["properties"][
+            "allowSharedKeyAccess"
+        ]
+        is False
+    )
+    cosmos = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts")["properties"]
+    assert cosmos["disableLocalAuth"] is True
+    openai = one("openai.bicep", "Microsoft.CognitiveServices/accounts")["properties"]
+    assert openai["disableLocalAuth"] is True
+    insights = one("monitoring.bicep", "Microsoft.Insights/components")["properties"]
+    assert insights["DisableLocalAuth"] is True
+    assert "Authorization=AAD" in settings["APPLICATIONINSIGHTS_AUTHENTICATION_STRING"]
+
+
+def test_every_trigger_connection_is_identity_based_with_the_app_identity() -> None:
+    settings = app_settings()
+    client_id = settings["AZURE_CLIENT_ID"]
+    assert client_id in bicep("function.bicep")["parameters"]  # the identity's, from main
+    for function, binding in trigger_bindings():
+        connection = binding["connection"]
+        # A blob trigger needs blobs and queues (receipts, poison) on the one connection.
+        assert f"{connection}__blobServiceUri" in settings, function
+        assert f"{connection}__queueServiceUri" in settings, function
+        assert settings[f"{connection}__credential"] == "managedidentity"
+        assert settings[f"{connection}__clientId"] == client_id
+
+
+def test_the_app_runs_on_exactly_the_settings_the_templates_give(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every template value stood in for by an https URL or a name, loaded as in Azure."""
+    from shared import clients
+    from shared.openai_client import model_configured
+    from shared.settings import get_settings
+
+    for name in setting_names():
+        monkeypatch.delenv(name, raising=False)
+    for name, value in app_settings().items():
+        stand_in = f"https://{name.lower().replace('_', '-')}.example" if "Uri" in name else value
+        if name.endswith("ENDPOINT"):
+            stand_in = f"https://{name.lower().replace('_', '-')}.example/"
+        monkeypatch.setenv(name, str(stand_in))
+    get_settings.cache_clear()
+    clients.azure_credential.cache_clear()
+    try:
+        settings = get_settings()
+        assert settings.cosmos_key is None and settings.storage_connection_string is None
+        assert model_configured() and settings.azure_openai_api_key is None
+        assert settings.azure_client_id == app_settings()["AZURE_CLIENT_ID"]
+        service = clients.blob_service()
+        # Built on the identity, not a key: the credential is the process's one.
+        assert service.credential is clients.azure_credential()
+        assert service.url.startswith(settings.blob_service_uri or "?")
+        queue = clients.queue_client("captures-classify")
+        assert queue.credential is clients.azure_credential()
+    finally:
+        clients._queues.clear()
+        clients.blob_service.cache_clear()
+        clients.azure_credential.cache_clear()
+        get_settings.cache_clear()
+
+
+def test_the_storage_account_name_alone_gives_both_service_uris() -> None:
+    settings = Settings(
+        COSMOS_ENDPOINT="https://c.example/", AzureWebJobsStorage__accountName="st1"
+    )
+    assert settings.blob_service_uri == "https://st1.blob.core.windows.net"
+    assert settings.queue_service_uri == "https://st1.queue.core.windows.net"
+
+
+def test_the_template_defaults_are_the_app_defaults() -> None:
+    fields = Settings.model_fields
+    assert variable("main.bicep", "cosmosDatabase") == fields["cosmos_database"].default
+    assert default("main.bicep", "openAiApiVersion") == fields["azure_openai_api_version"].default
+    # The runtime in Azure is the Python the tests run on.
+    config = one("function.bicep", "Microsoft.Web/sites")["properties"]["functionAppConfig"]
+    python = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert config["runtime"] == {"name": "python", "version": python}
+
+
+# Resources: what the app expects to exist, made by the templates (the devhost makes it locally).
+
+
+def test_cosmos_is_serverless_with_the_five_containers_partitioned_by_user() -> None:
+    assert variable("main.bicep", "cosmosContainers") == [INBOX, *BUCKET_CONTAINERS]
+    account = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts")["properties"]
+    assert {"name": "EnableServerless"} in account["capabilities"]
+    container = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers")
+    assert container["properties"]["resource"]["partitionKey"]["paths"] == ["/userId"]
+
+
+def test_storage_has_the_voice_notes_container_and_every_queue_the_app_and_host_use() -> None:
+    queues = set(variable("main.bicep", "queues"))
+    assert queues == set(QUEUES)
+    for _, binding in trigger_bindings():
+        if binding["type"] == "queueTrigger":
+            assert binding["queueName"] in queues
+    main_storage = bicep("main.bicep")["modules"]["storage"]["config"]["params"]
+    assert variable("main.bicep", "voiceContainer") == VOICE_CONTAINER
+    assert "voiceContainer" in main_storage["containers"]
+    assert main_storage["queues"] == "queues"
+
+
+def test_the_function_app_is_flex_consumption_with_the_user_assigned_identity() -> None:
+    plan = one("function.bicep", "Microsoft.Web/serverfarms")
+    assert plan["sku"] == {"tier": "FlexConsumption", "name": "FC1"}
+    app = one("function.bicep", "Microsoft.Web/sites")
+    assert app["identity"]["type"] == "UserAssigned"
+    deployment = app["properties"]["functionAppConfig"]["deployment"]["storage"]
+    assert deployment["authentication"]["type"] == "UserAssignedIdentity"
+    assert app["properties"]["httpsOnly"] is True
+
+
+def test_openai_deploys_the_chat_and_transcription_models_the_app_calls() -> None:
+    deployments = resources("openai.bicep", "Microsoft.CognitiveServices/accounts/deployments")
+    assert len(deployments) == 2
+    settings = app_settings()
+    outputs = bicep("openai.bicep")["outputs"]
+    assert {"chatDeployment", "transcribeDeployment"} <= set(outputs)
+    assert settings["AZURE_OPENAI_CHAT_DEPLOYMENT"] == "chatDeployment"
+    assert settings["AZURE_OPENAI_TRANSCRIBE_DEPLOYMENT"] == "transcribeDeployment"
+    assert default("main.bicep", "chatModel")["model"] == "gpt-4o-mini"
+
+
+def test_the_identity_has_exactly_the_least_privilege_roles() -> None:
+    assigned = {}
+    for name in ("storage.bicep", "openai.bicep", "monitoring.bicep", "cosmos.bicep"):
+        variables = bicep(name).get("variables", {})
+        for ra in resources(name, "Microsoft.Authorization/roleAssignments"):
+            props = ra["properties"]
+            role_var = props["roleDefinitionId"]["function"]["parameters"]["resource_name_1"]
+            assigned[variables[role_var]["value"]] = (name, ra["scope"])
+            assert props["principalId"] == "principalId"
+            assert props["principalType"] == "ServicePrincipal"
+            # Scoped to the one resource, never the group or subscription.
+            assert ra["scope"] == "account" or ra["scope"] == "insights"
+    assert set(assigned) == set(ROLES.values())
+    [sql] = resources("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments")
+    assert variable("cosmos.bicep", "dataContributor") == COSMOS_DATA_CONTRIBUTOR
+    assert sql["properties"]["roleDefinitionId"].endswith("/sqlRoleDefinitions/${dataContributor}")
+    # Every module is handed the one identity's principal.
+    for module in bicep("main.bicep")["modules"].values():
+        principal = module["config"]["params"].get("principalId")
+        if principal is not None:
+            accessor = principal["operator"]["operands"]
+            assert accessor["operand_1"] == "identity"
+            assert accessor["operand_2"]["operator"]["operands"]["operand_2"] == "principalId"
+
+
+def test_the_event_subscription_feeds_the_voice_note_blob_trigger() -> None:
+    [(function, trigger)] = [(f, b) for f, b in trigger_bindings() if b["type"] == "blobTrigger"]
+    assert trigger["source"] == "EventGrid"  # Flex Consumption has no polling blob trigger
+    assert trigger["path"].startswith(f"{VOICE_CONTAINER}/")
+    assert default("events.bicep", "functionName") == function
+    subscription = one("events.bicep", "Microsoft.EventGrid/systemTopics/eventSubscriptions")
+    props = subscription["properties"]
+    url = props["destination"]["properties"]["endpointUrl"]
+    assert "/runtime/webhooks/blobs?functionName=Host.Functions.${functionName}" in url
+    assert "code=${webhookKey}" in url
+    assert props["filter"]["includedEventTypes"] == ["Microsoft.Storage.BlobCreated"]
+    prefix = "/blobServices/default/containers/${container}/blobs/"
+    assert props["filter"]["subjectBeginsWith"] == prefix
+    topic = one("storage.bicep", "Microsoft.EventGrid/systemTopics")
+    assert topic["properties"]["topicType"] == "Microsoft.Storage.StorageAccounts"
+
+
+# Wiring: what no compiler checks here, checked by hand.
+
+
+def test_modules_get_every_parameter_they_require_and_only_those() -> None:
+    for name, module in bicep("main.bicep")["modules"].items():
+        target = module["detail"]["path"]
+        params = bicep(target)["parameters"]
+        required = {p for p, spec in params.items() if spec.get("default") is None}
+        given = set(module["config"]["params"])
+        assert required <= given <= set(params), (name, required - given, given - set(params))
+
+
+def test_every_module_output_used_is_declared() -> None:
+    main = (INFRA / "main.bicep").read_text()
+    modules = bicep("main.bicep")["modules"]
+    for module, output in re.findall(r"\b(\w+)\.outputs\.(\w+)", main):
+        assert output in bicep(modules[module]["detail"]["path"])["outputs"], (module, output)
+
+
+def test_azd_parameters_cover_the_required_main_parameters() -> None:
+    given = json.loads((INFRA / "main.parameters.json").read_text())["parameters"]
+    params = bicep("main.bicep")["parameters"]
+    required = {p for p, spec in params.items() if spec.get("default") is None}
+    assert required <= set(given) <= set(params)
+
+
+def test_azure_yaml_deploys_the_app_and_runs_the_hook() -> None:
+    spec = yaml.safe_load((REPO / "azure.yaml").read_text())
+    [service] = spec["services"].values()
+    assert (service["project"], service["language"], service["host"]) == (".", "python", "function")
+    assert spec["infra"] == {"provider": "bicep", "path": "infra", "module": "main"}
+    hook = spec["hooks"]["postdeploy"]["posix"]
+    assert REPO / hook["run"] == HOOK and os.access(HOOK, os.X_OK)
+    # azd finds the app to deploy to by its service tag.
+    tags = one("function.bicep", "Microsoft.Web/sites")["tags"]["function"]["parameters"]
+    assert tags["arg_2"] == {"'azd-service-name'": "api"} and list(spec["services"]) == ["api"]
+
+
+def test_the_hook_is_valid_sh_and_gets_what_it_needs_from_main_outputs() -> None:
+    subprocess.run(["sh", "-n", str(HOOK)], check=True)
+    script = HOOK.read_text()
+    needed = set(re.findall(r"\$\{(\w+):\?", script))
+    assert needed and needed <= set(bicep("main.bicep")["outputs"])
+    params = set(re.findall(r"\b(\w+)=\"\$", script.split("--parameters", 1)[1]))
+    events = bicep("events.bicep")["parameters"]
+    required = {p for p, spec in events.items() if spec.get("default") is None}
+    assert required <= params <= set(events)
+
+
+# The package: .funcignore keeps it to what runs in Azure.
+
+
+def deployed_files() -> list[str]:
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    ignore = pathspec.GitIgnoreSpec.from_lines((REPO / ".funcignore").read_text().splitlines())
+    return [f for f in tracked if not ignore.match_file(f)]
+
+
+def test_the_package_holds_the_app_and_nothing_local() -> None:
+    files = deployed_files()
+    for needed in ("function_app.py", "host.json", "requirements.txt", "shared/settings.py"):
+        assert needed in files
+    assert {f.split("/")[0] for f in files} == {
+        "function_app.py",
+        "host.json",
+        "requirements.txt",
+        "shared",
+    }
+    assert not [f for f in files if "minilm" in f or "whisper_local" in f]
+    size = sum((REPO / f).stat().st_size for f in files)
+    assert size < 1_000_000, size  # source only; remote build installs requirements.txt
+
+
+def test_the_package_imports_at_load_only_what_requirements_txt_installs() -> None:
+    """Module-level imports of every deployed module resolve to the standard library, the
+    package itself, or a distribution in requirements.txt. Local-only models load lazily."""
+    wanted = {
+        re.split(r"[=<>\[ ;]", line, maxsplit=1)[0].lower().replace("_", "-")
+        for line in (REPO / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    distributions = packages_distributions()
+    offenders = []
+    for path in deployed_files():
+        if not path.endswith(".py"):
+            continue
+        tree = ast.parse((REPO / path).read_text())
+        for node in tree.body:  # module level only: imports inside functions are lazy
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                if top in sys.stdlib_module_names or top in {"shared", "function_app"}:
+                    continue
+                dists = {d.lower().replace("_", "-") for d in distributions.get(top, [])}
+                if not dists & wanted and not _comes_with(dists, wanted):
+                    offenders.append((path, name, dists))
+    assert not offenders
+
+
+def _comes_with(dists: set[str], wanted: set[str]) -> bool:
+    """True when a distribution is installed by one in requirements.txt (a dependency)."""
+    from importlib.metadata import requires
+
+    def deps(dist: str) -> set[str]:
+        return {
+            re.split(r"[=<>!~\[ ;(]", r, maxsplit=1)[0].lower().replace("_", "-")
+            for r in requires(dist) or []
+            if "extra ==" not in r
+        }
+
+    seen: set[str] = set()
+    todo = list(wanted)
+    while todo:
+        dist = todo.pop()
+        if dist in seen:
+            continue
+        seen.add(dist)
+        try:
+            todo.extend(deps(dist))
+        except Exception:  # not installed under that name
+            continue
+    return bool(dists & seen)
+
+
+@pytest.mark.parametrize(
+    ("build", "module"),
+    [
+        ("build_classifier", "shared.classifier.minilm"),
+        ("build_transcriber", "shared.transcriber.whisper_local"),
+    ],
+)
+def test_without_a_model_setting_the_package_says_what_is_missing(
+    monkeypatch: pytest.MonkeyPatch, build: str, module: str
+) -> None:
+    from shared import wiring
+    from shared.settings import get_settings
+
+    monkeypatch.setitem(sys.modules, module, None)  # as in the package: the file is left out
+    for name in ("AZURE_OPENAI_ENDPOINT", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COSMOS_ENDPOINT", "https://cosmos.example/")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(RuntimeError, match="set AZURE_OPENAI_ENDPOINT"):
+            getattr(wiring, build)()
+    finally:
+        get_settings.cache_clear()
+
+
+def test_application_insights_gets_the_identity_only_when_local_auth_is_off() -> None:
+    from azure.identity import DefaultAzureCredential
+
+    from shared.telemetry import entra_credential
+
+    base = {"COSMOS_ENDPOINT": "https://cosmos.example/"}
+    assert entra_credential(Settings(**base)) is None
+    keyed = Settings(**base, APPLICATIONINSIGHTS_AUTHENTICATION_STRING="Authorization=key")
+    assert entra_credential(keyed) is None
+    aad = Settings(
+        **base, APPLICATIONINSIGHTS_AUTHENTICATION_STRING="ClientId=abc;Authorization=AAD"
+    )
+    assert isinstance(entra_credential(aad), DefaultAzureCredential)
