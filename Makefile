@@ -15,7 +15,7 @@ INFRA_STAMP := $(INFRA_VENV)/.installed
 dev: install
 	$(PY) -m devhost stack
 
-test: install
+test: install $(INFRA_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m devhost check
@@ -27,7 +27,7 @@ test: install
 bench: install
 	$(PY) -m bench
 
-install: $(PY_STAMP) $(NODE_STAMP) $(INFRA_STAMP) local.settings.json
+install: $(PY_STAMP) $(NODE_STAMP) local.settings.json
 
 $(PY_STAMP): requirements.txt requirements-dev.txt requirements-local.txt requirements-models.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

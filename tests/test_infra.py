@@ -242,6 +242,16 @@ def test_the_template_defaults_are_the_app_defaults() -> None:
     assert config["runtime"] == {"name": "python", "version": python}
 
 
+def test_the_readme_says_where_every_setting_comes_from_in_azure() -> None:
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("| setting | meaning | local default | in Azure") :]
+    table = table[: table.index("\n\n")]
+    for name in setting_names() | set(app_settings()):
+        # Rows name a group's later members by suffix: `AzureWebJobsStorage__x`, `__y`.
+        forms = (f"`{name}`", f"`{name}=", f"`__{name.partition('__')[2]}`")
+        assert any(form in table for form in forms if form != "`__`"), name
+
+
 # Resources: what the app expects to exist, made by the templates (the devhost makes it locally).
 
 
