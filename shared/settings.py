@@ -131,11 +131,6 @@ class Settings(BaseSettings):
     applicationinsights_connection_string: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("APPLICATIONINSIGHTS_CONNECTION_STRING")
     )
-    # "Authorization=AAD" (the host's own setting) means Application Insights refuses its
-    # ingestion key: the exporter sends with the managed identity instead.
-    applicationinsights_authentication_string: str | None = Field(
-        default=None, validation_alias=AliasChoices("APPLICATIONINSIGHTS_AUTHENTICATION_STRING")
-    )
     otel_exporter_otlp_endpoint: str | None = Field(
         default=None, validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT")
     )

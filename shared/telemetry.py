@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 # Only the OpenTelemetry API (already loaded by the FastAPI extension); the SDK and the
 # exporters load on the first invocation, and only when a setting asks for them.
@@ -25,9 +25,6 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from .settings import Settings, get_settings
-
-if TYPE_CHECKING:
-    from azure.core.credentials import TokenCredential
 
 log = logging.getLogger(__name__)
 
@@ -69,24 +66,6 @@ def configure() -> None:
             _configured = True
 
 
-def entra_credential(settings: Settings) -> TokenCredential | None:
-    """The credential Application Insights ingestion wants when local auth is off: the host's
-    own APPLICATIONINSIGHTS_AUTHENTICATION_STRING ("ClientId=…;Authorization=AAD") says so.
-    None means the connection string's key is enough."""
-    fields = dict(
-        part.split("=", 1)
-        for part in (settings.applicationinsights_authentication_string or "").split(";")
-        if "=" in part
-    )
-    if fields.get("Authorization", "").strip().upper() != "AAD":
-        return None
-    # The exporter is synchronous, so not the app's async credential.
-    from azure.identity import DefaultAzureCredential
-
-    client_id = fields.get("ClientId", "").strip() or settings.azure_client_id
-    return DefaultAzureCredential(managed_identity_client_id=client_id)
-
-
 def _install_tracing(settings: Settings) -> None:
     if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         # Already set up, e.g. by the Functions worker itself when
@@ -95,10 +74,12 @@ def _install_tracing(settings: Settings) -> None:
     if settings.applicationinsights_connection_string:
         from azure.monitor.opentelemetry import configure_azure_monitor
 
-        # Spans, and log records with their extra fields as custom dimensions.
+        # Spans, and log records with their extra fields as custom dimensions. With local auth
+        # off (infra/), the exporter itself reads APPLICATIONINSIGHTS_AUTHENTICATION_STRING
+        # ("ClientId=…;Authorization=AAD") and sends with that managed identity: passing any
+        # `credential` here, even None, would turn that off.
         configure_azure_monitor(
-            connection_string=settings.applicationinsights_connection_string.get_secret_value(),
-            credential=entra_credential(settings),
+            connection_string=settings.applicationinsights_connection_string.get_secret_value()
         )
         return
     if settings.otel_exporter_otlp_endpoint:

@@ -151,7 +151,11 @@ def test_the_left_out_list_names_only_real_settings_and_none_the_templates_set()
 
 
 def test_the_templates_set_nothing_the_app_or_host_does_not_read() -> None:
-    host_reads = {"PYTHON_ENABLE_INIT_INDEXING"}  # HTTP streams (the FastAPI extension)
+    host_reads = {
+        "PYTHON_ENABLE_INIT_INDEXING",  # HTTP streams (the FastAPI extension)
+        # Read by the host and by azure-monitor's exporter in the app: send with the identity.
+        "APPLICATIONINSIGHTS_AUTHENTICATION_STRING",
+    }
     for _, binding in trigger_bindings():
         host_reads |= {f"{binding['connection']}__credential", f"{binding['connection']}__clientId"}
     assert set(app_settings()) - setting_names() - host_reads == set()
@@ -491,18 +495,3 @@ def test_without_a_model_setting_the_package_says_what_is_missing(
             getattr(wiring, build)()
     finally:
         get_settings.cache_clear()
-
-
-def test_application_insights_gets_the_identity_only_when_local_auth_is_off() -> None:
-    from azure.identity import DefaultAzureCredential
-
-    from shared.telemetry import entra_credential
-
-    base = {"COSMOS_ENDPOINT": "https://cosmos.example/"}
-    assert entra_credential(Settings(**base)) is None
-    keyed = Settings(**base, APPLICATIONINSIGHTS_AUTHENTICATION_STRING="Authorization=key")
-    assert entra_credential(keyed) is None
-    aad = Settings(
-        **base, APPLICATIONINSIGHTS_AUTHENTICATION_STRING="ClientId=abc;Authorization=AAD"
-    )
-    assert isinstance(entra_credential(aad), DefaultAzureCredential)
