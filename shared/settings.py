@@ -145,19 +145,16 @@ class Settings(BaseSettings):
 
     @property
     def blob_service_uri(self) -> str | None:
-        if self.storage_blob_uri:
-            return self.storage_blob_uri
-        if self.storage_account_name:
-            return f"https://{self.storage_account_name}.blob.core.windows.net"
-        return None
+        return self.storage_blob_uri or self._account_uri("blob")
 
     @property
     def queue_service_uri(self) -> str | None:
-        if self.storage_queue_uri:
-            return self.storage_queue_uri
-        if self.storage_account_name:
-            return f"https://{self.storage_account_name}.queue.core.windows.net"
-        return None
+        return self.storage_queue_uri or self._account_uri("queue")
+
+    def _account_uri(self, service: str) -> str | None:
+        # As the host derives it from __accountName: the public cloud's endpoints.
+        name = self.storage_account_name
+        return f"https://{name}.{service}.core.windows.net" if name else None
 
 
 @lru_cache(maxsize=1)
