@@ -40,9 +40,9 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("AzureWebJobsStorage__accountName")
     )
 
-    # The managed identity every keyless connection uses (Storage, Cosmos, Azure OpenAI,
-    # Application Insights). Needed for a user-assigned identity; unset means the
-    # system-assigned one, or the developer's own login locally.
+    # The managed identity the app's keyless clients use (Storage, Cosmos DB, Azure OpenAI).
+    # Needed for a user-assigned identity; unset means the system-assigned one, or the
+    # developer's own login locally. (Application Insights names its own: see telemetry.py.)
     azure_client_id: str | None = Field(
         default=None, validation_alias=AliasChoices("AZURE_CLIENT_ID")
     )
