@@ -260,14 +260,16 @@ class FakeOpenAI:
         max_retries: int = 0,
         timeout_s: float = 5.0,
         base_url: str | None = None,
+        azure: bool = False,
     ):
-        """The app's own client (`shared.openai_client`), pointed at this server."""
+        """The app's own client (`shared.openai_client`), pointed at this server: its Azure
+        OpenAI route with `azure=True` (no `api_key` means Entra ID), else OpenAI's."""
         from shared.openai_client import build_openai_client
 
         return build_openai_client(
-            azure_endpoint=None,
+            azure_endpoint=self.azure_endpoint if azure else None,
             api_key=api_key,
-            base_url=base_url or self.base_url,
+            base_url=None if azure else base_url or self.base_url,
             api_version="2024-10-21",
             timeout_s=timeout_s,
             max_retries=max_retries,

@@ -23,7 +23,6 @@ from shared.classifier.openai_chat import (
     prompt_tokens_estimate,
 )
 from shared.classifier.protocol import Bucket, Classification, ClassifierUnavailable
-from shared.openai_client import build_openai_client
 from tests.fake_openai import (
     FakeOpenAI,
     classification,
@@ -89,14 +88,7 @@ async def test_each_classify_makes_exactly_one_call(fake: FakeOpenAI) -> None:
 async def test_azure_route_with_api_key() -> None:
     async with FakeOpenAI(api_key="azure-test-key") as fake:
         fake.enqueue(classification("Admin", 0.95, "Renew car insurance"))
-        client = build_openai_client(
-            azure_endpoint=fake.azure_endpoint,
-            api_key="azure-test-key",
-            base_url=None,
-            api_version=API_VERSION,
-            timeout_s=5.0,
-            max_retries=0,
-        )
+        client = fake.openai_client(api_key="azure-test-key", azure=True)
         assert isinstance(client, openai.AsyncAzureOpenAI)
         try:
             result = await OpenAIClassifier(client, "capture-deploy").classify(
@@ -154,14 +146,7 @@ async def test_azure_keyless_uses_the_managed_identity_token(
     monkeypatch.setenv("AZURE_CLIENT_ID", "11111111-2222-3333-4444-555555555555")
     monkeypatch.setenv("COSMOS_ENDPOINT", "https://127.0.0.1:9")  # required, never called here
     async with FakeOpenAI(api_key="fake-entra-token") as fake:
-        client = build_openai_client(
-            azure_endpoint=fake.azure_endpoint,
-            api_key=None,
-            base_url=None,
-            api_version=API_VERSION,
-            timeout_s=5.0,
-            max_retries=0,
-        )
+        client = fake.openai_client(api_key=None, azure=True)
         try:
             result = await OpenAIClassifier(client, "capture-deploy").classify("Podcast idea")
         finally:

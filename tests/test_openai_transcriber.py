@@ -12,7 +12,6 @@ from pathlib import Path
 import openai
 import pytest
 
-from shared.openai_client import build_openai_client
 from shared.transcriber.openai_audio import OpenAITranscriber
 from shared.transcriber.protocol import (
     AudioUndecodable,
@@ -84,14 +83,7 @@ async def test_transcript_is_stripped_and_request_carries_the_audio(fake: FakeOp
 async def test_azure_route_puts_the_deployment_in_the_path() -> None:
     async with FakeOpenAI(api_key=API_KEY) as fake:
         fake.enqueue(transcription(SPOKEN), kind=TRANSCRIBE)
-        client = build_openai_client(
-            azure_endpoint=fake.azure_endpoint,
-            api_key=API_KEY,
-            base_url=None,
-            api_version=API_VERSION,
-            timeout_s=5.0,
-            max_retries=0,
-        )
+        client = fake.openai_client(api_key=API_KEY, azure=True)
         assert isinstance(client, openai.AsyncAzureOpenAI)
         try:
             result = await OpenAITranscriber(client, "transcribe-deploy", language="de").transcribe(
