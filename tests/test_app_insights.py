@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import socket
 import ssl
 import subprocess
 import sys
@@ -22,7 +23,7 @@ import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -34,6 +35,17 @@ class Ingestion(NamedTuple):
     url: str
     ca: Path
     requests: list[tuple[str, dict[str, str], bytes]]  # path, headers, body (decoded)
+
+
+class TLSServer(ThreadingHTTPServer):
+    """HTTPS with the handshake in each connection's own thread (on first read), so one slow
+    client cannot hold up accepting the next."""
+
+    tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        sock, address = super().get_request()
+        return self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
 
 
 @pytest.fixture
@@ -58,10 +70,8 @@ def ingestion() -> Iterator[Ingestion]:
 
     with tempfile.TemporaryDirectory(prefix="ingestion-") as tmp:
         ca, cert, key = _write_tls_files(Path(tmp))
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        tls.load_cert_chain(cert, key)
-        server.socket = tls.wrap_socket(server.socket, server_side=True)
+        server = TLSServer(("127.0.0.1", 0), Handler)
+        server.tls.load_cert_chain(cert, key)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
@@ -74,6 +84,8 @@ def ingestion() -> Iterator[Ingestion]:
 # Runs in a fresh interpreter: stands in for Entra ID, then does what an invocation does.
 PROBE = """
 import json
+import logging
+logging.basicConfig(level=logging.WARNING)  # the exporter's complaints reach stderr
 import azure.identity
 from azure.core.credentials import AccessToken
 
@@ -95,12 +107,15 @@ from shared import telemetry
 telemetry.configure()
 with trace.get_tracer("probe").start_as_current_span("capture.probe"):
     pass
-trace.get_tracer_provider().force_flush()
+asked["flushed"] = trace.get_tracer_provider().force_flush()
 print(json.dumps(asked))
 """
 
 
-def run_probe(ingestion: Ingestion, authentication: str | None) -> dict[str, list]:
+def run_probe(
+    ingestion: Ingestion, authentication: str | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Run PROBE; what it asked the identity for, and the headers of the one export of its span."""
     env = {
         "PATH": "/usr/bin:/bin",
         "COSMOS_ENDPOINT": "https://127.0.0.1:9/",  # required by the settings, never called
@@ -121,23 +136,23 @@ def run_probe(ingestion: Ingestion, authentication: str | None) -> dict[str, lis
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def spans_sent(ingestion: Ingestion) -> list[tuple[dict[str, str], bytes]]:
-    return [
-        (headers, body)
+    asked = json.loads(done.stdout.strip().splitlines()[-1])
+    sent = [
+        headers
         for path, headers, body in ingestion.requests
         if path.endswith("/track") and b"capture.probe" in body
     ]
+    received = [path for path, _, _ in ingestion.requests]
+    assert len(sent) == 1, (asked, received, done.stderr[-3000:])
+    return asked, sent[0]
 
 
 def test_with_local_auth_off_spans_go_with_the_identity_s_bearer_token(
     ingestion: Ingestion,
 ) -> None:
-    asked = run_probe(ingestion, "ClientId=client-id-from-the-host-setting;Authorization=AAD")
+    authentication = "ClientId=client-id-from-the-host-setting;Authorization=AAD"
+    asked, headers = run_probe(ingestion, authentication)
 
-    [(headers, _)] = spans_sent(ingestion)
     assert headers["Authorization"] == "Bearer entra-token-for-the-app"
     # The identity the host's own setting names (one credential per exporter: traces, logs,
     # metrics), for Azure Monitor's audience.
@@ -148,8 +163,7 @@ def test_with_local_auth_off_spans_go_with_the_identity_s_bearer_token(
 
 
 def test_with_the_key_alone_no_token_is_asked_for(ingestion: Ingestion) -> None:
-    asked = run_probe(ingestion, None)
+    asked, headers = run_probe(ingestion, None)
 
-    [(headers, _)] = spans_sent(ingestion)
     assert "Authorization" not in headers
-    assert asked == {"identity": [], "scopes": []}
+    assert asked["identity"] == [] and asked["scopes"] == []
