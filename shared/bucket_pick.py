@@ -4,8 +4,9 @@ or move a filed one. The user's choice wins over a classifier finishing at the s
 from __future__ import annotations
 
 from .classifier.protocol import Bucket, Classification
+from .errors import CaptureDeleted
 from .filing import file_capture
-from .inbox import get_capture
+from .inbox import get_capture, not_found
 from .models import InboxItem, Outcome, RequestBody, Status
 from .problems import Problem
 from .repository import StaleItem
@@ -36,6 +37,8 @@ async def pick_bucket(
             )
         except StaleItem:
             item = await get_capture(user_id, capture_id, adapters.repo)  # 404 if deleted
+        except CaptureDeleted:
+            raise not_found() from None
     raise Problem(409, "This capture keeps changing. Please try again.", code="CONFLICT")
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from .errors import NotStored
 from .http_input import parse_json
 from .models import InboxItem
 from .problems import Problem
@@ -104,5 +105,17 @@ async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> I
         thread_id=capture.thread_id,
         run_id=capture.run_id,
     )
-    stored, _created = await repo.add(item)
+    stored, created = await repo.add(item)
+    if stored.is_deleted:
+        raise NotStored("CAPTURE_DELETED", "This capture was deleted.")
+    if not created and (stored.source, stored.text, stored.thread_id) != (
+        item.source,
+        item.text,
+        item.thread_id,
+    ):
+        # As payment APIs do: one key names one request; another body under it is a mistake.
+        raise NotStored(
+            "IDEMPOTENCY_KEY_REUSED",
+            "This runId (or Idempotency-Key) was already used for a different capture.",
+        )
     return stored

@@ -48,6 +48,10 @@ _STORAGE_RETRY: dict[str, Any] = {
     "increment_base": 2,
     "retry_total": 2,
     "random_jitter_range": 0.5,
+    # A socket that stops answering fails the try (calls are also bounded as a whole, see
+    # storage_errors.bounded; a long upload is not, so these bound each of its reads).
+    "connection_timeout": 5,
+    "read_timeout": 20,
 }
 
 

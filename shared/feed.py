@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
+from collections import Counter
 from collections.abc import AsyncIterator
 from enum import IntEnum
 from typing import TYPE_CHECKING
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 from . import agui
 from .models import InboxItem, Status
 from .outcomes import failure_message
+from .problems import Problem
 from .repository import CaptureRepository
 from .settings import get_settings
 from .storage_errors import StorageUnavailable
@@ -64,6 +67,46 @@ def events_between(item: InboxItem, before: Stage, after: Stage) -> list[BaseEve
     return events
 
 
+# Feeds open on this instance, per user (like the rate limit, each instance counts its own).
+_open_feeds: Counter[str] = Counter()
+
+
+def open_feed(item: InboxItem, repo: CaptureRepository) -> AsyncIterator[BaseEvent]:
+    """`follow_capture`, holding one of the user's MAX_FEEDS_PER_USER feeds until it ends;
+    past that, a 429 before the stream starts."""
+    user = item.user_id
+    if _open_feeds[user] >= get_settings().max_feeds_per_user:
+        raise Problem(
+            429,
+            "Too many events feeds are open. Close one, or try again shortly.",
+            code="TOO_MANY_FEEDS",
+            headers={"Retry-After": "10"},
+        )
+    _open_feeds[user] += 1
+    released = False
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            _open_feeds[user] -= 1
+            if not _open_feeds[user]:
+                del _open_feeds[user]
+
+    async def held() -> AsyncIterator[BaseEvent]:
+        try:
+            async for event in follow_capture(item, repo):
+                yield event
+        finally:
+            release()
+
+    feed = held()
+    # A response never streamed (the client left first) never runs `finally`: the slot is
+    # given back when the feed is collected.
+    weakref.finalize(feed, release)
+    return feed
+
+
 async def follow_capture(item: InboxItem, repo: CaptureRepository) -> AsyncIterator[BaseEvent]:
     """The run of `item` to its end, or RUN_ERROR TIMEOUT after EVENTS_TIMEOUT_S (the capture
     goes on regardless; reconnecting resumes)."""
@@ -91,7 +134,7 @@ async def follow_capture(item: InboxItem, repo: CaptureRepository) -> AsyncItera
         except StorageUnavailable:
             log.warning("events feed of capture %s: storage unavailable, polling on", item.id)
             continue
-        if latest is None:
+        if latest is None or latest.is_deleted:
             yield agui.run_error("This capture was deleted.", "CAPTURE_DELETED")
             return
         item = latest

@@ -10,8 +10,10 @@ import logging
 from typing import Literal
 
 from . import telemetry
+from .background import spawn
 from .classifier.protocol import Bucket, Classification, Classifier
 from .details import details_for
+from .errors import CaptureDeleted
 from .models import (
     FILED_MODELS,
     STATUS_OF_OUTCOME,
@@ -34,6 +36,8 @@ async def classify_and_file(
     queues: CaptureQueues,
 ) -> InboxItem:
     """One model call, then file. Raises ClassifierUnavailable when the model cannot answer."""
+    if item.is_deleted:
+        raise CaptureDeleted(item.id)
     if item.status.is_settled:
         return item  # a retry or a duplicate delivery: it was filed once already
     text = item.text_to_classify()
@@ -93,10 +97,13 @@ async def _file(
         saved = await repo.save(updated)
     except StaleItem:
         current = await repo.get(item.user_id, item.id)
+        gone = current is None or current.is_deleted
         # A filed item only we wrote goes, so that exactly one remains (or none, if deleted).
-        if bucket is not None and (current is None or bucket != current.filed_bucket):
+        if bucket is not None and (gone or bucket != current.filed_bucket):
             await repo.delete_filed(item.user_id, bucket, item.id)
-        if chosen_by == "user" or current is None or not current.status.is_settled:
+        if gone:
+            raise CaptureDeleted(item.id) from None
+        if chosen_by == "user" or not current.status.is_settled:
             raise
         # A duplicate delivery or a retried request settled it first: theirs stands.
         return current
@@ -106,14 +113,15 @@ async def _file(
     stale = set(Bucket) if chosen_by == "user" else {item.filed_bucket}
     for old in stale - {bucket, None}:
         await repo.delete_filed(item.user_id, old, item.id)
-    await _publish(saved, queues)
+    # Best effort, and never in the way: the user's stream does not wait for it.
+    spawn(_publish(saved, queues))
     return saved
 
 
 async def mark(item: InboxItem, status: Status, repo: CaptureRepository, **changes) -> InboxItem:
     """Record progress that is not an outcome (transcribing, queued, failed), keeping what is
     settled. If the item changed since it was read, the stored one stands and is returned."""
-    if item.status.is_settled or (item.status == status and not changes):
+    if item.is_deleted or item.status.is_settled or (item.status == status and not changes):
         return item
     try:
         return await repo.save(

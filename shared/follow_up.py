@@ -7,11 +7,12 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from .capture import TextCapture
+from .errors import NotStored
 from .inbox import get_capture
-from .models import Clarification, InboxItem, Status, utcnow
+from .models import Clarification, ClassifyJob, InboxItem, Status, utcnow
 from .problems import Problem
 from .repository import CaptureRepository, StaleItem
-from .runs import NotStored, capture_run
+from .runs import capture_run
 from .wiring import Adapters
 
 _ATTEMPTS = 3
@@ -47,6 +48,7 @@ def follow_up_run(
     return capture_run(
         item.thread_id,
         answer.run_id,
+        ClassifyJob(capture_id=item.id, user_id=item.user_id),
         lambda: store_clarification(item, answer, adapters.repo),
         adapters,
     )
@@ -60,6 +62,8 @@ async def store_clarification(
     for _ in range(_ATTEMPTS):
         if _answered(item, answer.run_id):
             return item
+        if item.is_deleted:
+            raise NotStored("NOT_FOUND", "This capture was deleted.")
         if item.status is not Status.NEEDS_CLARIFICATION:
             raise NotStored("CONFLICT", "This capture changed meanwhile. Please reload it.")
         clarification = Clarification(run_id=answer.run_id, text=answer.text)

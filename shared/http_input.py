@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 
 from .problems import Problem
+from .text import valid_tree
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -41,14 +42,15 @@ def parse_json(body: bytes, content_type: str | None, model: type[M], what: str)
         raise Problem(415, f"Send {what} as application/json.")
     try:
         raw = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise Problem(400, "The body is not valid JSON.") from exc
     except RecursionError as exc:  # the parser's own limit, far above ours
         raise _too_deep() from exc
+    except ValueError as exc:
+        # Also UnicodeDecodeError, and an integer past Python's digit limit (5,000 digits).
+        raise Problem(400, "The body is not valid JSON.", code="BAD_JSON") from exc
     if _depth(raw) > MAX_JSON_DEPTH:
         raise _too_deep()
     try:
-        return model.model_validate(raw)
+        return model.model_validate(valid_tree(raw))
     except ValidationError as exc:
         raise Problem(
             422,

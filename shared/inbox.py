@@ -13,25 +13,30 @@ from pydantic import BaseModel, Field, ValidationError
 from .classifier.protocol import Bucket
 from .models import Document, InboxItem, Status, utc_text
 from .problems import Problem
-from .repository import CaptureRepository
+from .repository import CaptureRepository, StaleItem
 from .wiring import Adapters
 
 MAX_PAGE = 100
+_ATTEMPTS = 5
 
 
 def not_found() -> Problem:
     return Problem(404, "There is no such capture.")
 
 
-async def get_capture(user_id: str, capture_id: str, repo: CaptureRepository) -> InboxItem:
+def is_capture_id(value: str) -> bool:
+    """Canonical UUID text, the only form of id we make: anything else needs no database call."""
     try:
-        canonical = str(uuid.UUID(capture_id)) == capture_id
+        return str(uuid.UUID(value)) == value
     except ValueError:
-        canonical = False
-    if not canonical:
-        raise not_found()  # not an id we ever made: no need to ask Cosmos
+        return False
+
+
+async def get_capture(user_id: str, capture_id: str, repo: CaptureRepository) -> InboxItem:
+    if not is_capture_id(capture_id):
+        raise not_found()
     item = await repo.get(user_id, capture_id)
-    if item is None:
+    if item is None or item.is_deleted:
         raise not_found()
     return item
 
@@ -66,6 +71,8 @@ async def list_inbox(
     ):
         if cursor and utc_text(item.created_at) == cursor.t and item.id in cursor.ids:
             continue  # sent on the previous page (same instant, rare)
+        if item.is_deleted:
+            continue
         if len(items) == limit:
             more = True
             break
@@ -81,17 +88,33 @@ async def list_inbox(
 
 
 async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> None:
-    """The filed item, the audio, then the inbox item: a crash part way leaves the inbox item,
-    so deleting again finishes the job. Deleting what is gone is fine."""
-    try:
-        item = await get_capture(user_id, capture_id, adapters.repo)
-    except Problem:
+    """Tombstone the inbox item, then remove the filed items, the audio, and the inbox item.
+
+    The tombstone comes first and is ETag-guarded: a classifier or a bucket pick racing the
+    delete then fails its own guarded save and takes back the filed item it wrote, and one
+    that saved just before is swept below. A crash part way leaves the tombstone (no text),
+    and deleting again finishes the job. Deleting what is gone is fine."""
+    if not is_capture_id(capture_id):
         return
+    repo = adapters.repo
+    item = await repo.get(user_id, capture_id)
+    for _ in range(_ATTEMPTS):
+        if item is None:
+            return
+        if item.is_deleted:
+            break
+        try:
+            item = await repo.save(item.tombstone())
+            break
+        except StaleItem:
+            item = await repo.get(user_id, capture_id)
+    else:
+        raise Problem(409, "This capture keeps changing. Please try again.", code="CONFLICT")
     for bucket in Bucket:  # every bucket: a move interrupted earlier may have left one
-        await adapters.repo.delete_filed(user_id, bucket, item.id)
+        await repo.delete_filed(user_id, bucket, item.id)
     if item.audio_blob:
         await adapters.voice.delete(item.audio_blob)
-    await adapters.repo.remove(user_id, item.id)
+    await repo.remove(user_id, item.id)
 
 
 def parse_inbox_query(params: dict[str, str]) -> dict:

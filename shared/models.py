@@ -10,10 +10,11 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 from .classifier.protocol import Bucket
+from .text import ValidTextModel
 
 
 def utcnow() -> datetime:
@@ -28,7 +29,7 @@ def utc_text(value: datetime) -> str:
 Timestamp = Annotated[datetime, PlainSerializer(utc_text, when_used="json")]
 
 
-class Document(BaseModel):
+class Document(ValidTextModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     def to_json(self) -> dict:
@@ -59,6 +60,9 @@ class Status(StrEnum):
     NEEDS_CLARIFICATION = "needs_clarification"  # MISUNDERSTOOD: nothing filed
     UNRESOLVED = "unresolved"
     FAILED = "failed"
+    # A tombstone: DELETE blanks the capture first, so that no write racing the delete can
+    # bring it back or leave a filed copy behind; then it removes everything.
+    DELETING = "deleting"
 
     @property
     def is_settled(self) -> bool:
@@ -108,6 +112,23 @@ class InboxItem(Document):
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.status is Status.DELETING
+
+    def tombstone(self) -> InboxItem:
+        """The capture as DELETE leaves it while it removes the rest: no words of the user's."""
+        return self.model_copy(
+            update={
+                "status": Status.DELETING,
+                "text": None,
+                "title": None,
+                "question_text": None,
+                "clarifications": [],
+                "updated_at": utcnow(),
+            }
+        )
 
     def text_to_classify(self) -> str:
         """The latest clarification first (it takes precedence), then what came before."""

@@ -15,11 +15,13 @@ _TITLES = {
     400: "The body or a parameter is malformed (not JSON, a bad continuation token).",
     401: "No valid API key.",
     404: "No such capture for this user (another user's capture looks the same).",
-    409: "The capture is not in a state that allows this.",
+    409: "The capture is not in a state that allows this, or the Idempotency-Key was used for "
+    "a different request.",
     413: "The body is larger than the limit.",
     415: "The body's media type is not the one this route takes.",
     422: "The body is well-formed but not valid (fields, limits, empty capture).",
-    429: "Too many requests; retry after the Retry-After header's seconds.",
+    429: "Too many requests, or too many open events feeds (TOO_MANY_FEEDS); retry after the "
+    "Retry-After header's seconds.",
     503: "Storage is unavailable; retry after the Retry-After header's seconds.",
 }
 
@@ -38,7 +40,8 @@ _IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",
     "required": False,
-    "description": "Retries with the same key land on the same capture.",
+    "description": "Retries with the same key land on the same capture; the same key with "
+    "a different request is a 409 (IDEMPOTENCY_KEY_REUSED).",
     "schema": {"type": "string", "maxLength": 200},
 }
 
@@ -124,7 +127,7 @@ def _paths() -> dict[str, Any]:
                 "Start a voice capture: an upload URL for one PUT of the audio.",
                 {
                     "201": _json("The capture and where to upload it.", "VoiceUpload"),
-                    **_problems(*body_errors, 503),
+                    **_problems(*body_errors, 409, 503),
                 },
                 parameters=[_IDEMPOTENCY_KEY],
                 body=_json_body("VoiceNoteRequest"),
@@ -134,7 +137,10 @@ def _paths() -> dict[str, Any]:
             "post": _operation(
                 "voiceCapture",
                 "One-request voice capture: multipart `file`, answered as the capture's run.",
-                {"200": _sse("The AG-UI run of the capture."), **_problems(*body_errors, 503)},
+                {
+                    "200": _sse("The AG-UI run of the capture."),
+                    **_problems(*body_errors, 409, 503),
+                },
                 parameters=[_IDEMPOTENCY_KEY],
                 body={
                     "required": True,

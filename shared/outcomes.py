@@ -24,12 +24,24 @@ def decide(c: Classification, rounds: int = 0) -> Outcome:
     return Outcome.CLASSIFIED
 
 
+# A question is shown to the user as it is: whatever a model says, it stays a question.
+MAX_QUESTION_CHARS = 300
+
+
 def question_for(outcome: Outcome, c: Classification) -> str | None:
     if outcome is Outcome.MISUNDERSTOOD:
-        return c.question or DEFAULT_QUESTION
+        return _shown(c.question) or DEFAULT_QUESTION
     if outcome is Outcome.LOW_CONFIDENCE:
-        return c.question or f"I filed this under {c.bucket} — is that right?"
+        return _shown(c.question) or f"I filed this under {c.bucket} — is that right?"
     return None
+
+
+def _shown(question: str | None) -> str | None:
+    text = " ".join((question or "").split())
+    if len(text) <= MAX_QUESTION_CHARS:
+        return text or None
+    cut = text[: MAX_QUESTION_CHARS - 1].rsplit(" ", 1)[0]
+    return cut + "…"
 
 
 SAY_AGAIN_QUESTION = "I couldn't hear anything in that voice note. Could you say it again?"

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Protocol
 from .classifier.protocol import Bucket
 from .models import FiledItem, InboxItem, Status
 from .settings import INBOX
-from .storage_errors import unavailable_as
+from .storage_errors import bounded
 
-# 449: Cosmos's "retry with" on conflicting writes.
-_translated = functools.partial(unavailable_as, "Cosmos", frozenset({408, 429, 449}))
+# 449: Cosmos's "retry with" on conflicting writes. Every call is bounded in time.
+_translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
 
 if TYPE_CHECKING:
     from azure.cosmos.aio import DatabaseProxy
@@ -112,11 +112,19 @@ class CosmosCaptureRepository:
             where.append("c.status = @status")
             parameters.append({"name": "@status", "value": status.value})
         query = f"SELECT * FROM c WHERE {' AND '.join(where)} ORDER BY c.createdAt DESC"
-        async with _translated():
-            results = self._container(INBOX).query_items(
-                query, parameters=parameters, partition_key=user_id
-            )
-            async for doc in results:
+        pages = (
+            self._container(INBOX)
+            .query_items(query, parameters=parameters, partition_key=user_id)
+            .by_page()
+        )
+        while True:
+            # One page at a time, each within the time limit; the caller's pace is its own.
+            async with _translated():
+                page = await anext(pages, None)
+                docs = [doc async for doc in page] if page is not None else None
+            if docs is None:
+                return
+            for doc in docs:
                 yield InboxItem.model_validate(doc)
 
     async def remove(self, user_id: str, capture_id: str) -> None:

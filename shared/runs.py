@@ -13,19 +13,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import agui, telemetry
+from .background import spawn
 from .capture import TextCapture, capture_id_for, store_text_capture
+from .errors import CaptureDeleted, NotStored
 from .filing import classify_and_file
-from .models import InboxItem
+from .models import ClassifyJob, InboxItem
 from .storage_errors import StorageUnavailable
 from .wiring import Adapters
-from .worker import queue_for_worker
+from .worker import queue_for_worker, recovery_delay_s, schedule_check
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
 
 log = logging.getLogger(__name__)
-
-_background: set[asyncio.Task] = set()  # strong references until each task is done
 
 
 @dataclass(frozen=True)
@@ -45,39 +45,33 @@ class Deferred:
     item: InboxItem
 
 
-class NotStored(Exception):
-    """Nothing was stored; `message` is safe to show. Reported as progress, and raised by a
-    run's `store` when it refuses (e.g. a follow-up to a capture that changed meanwhile)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
 Progress = Stored | Settled | Deferred | NotStored
 
 
 def text_capture_run(capture: TextCapture, adapters: Adapters) -> AsyncIterator[BaseEvent]:
-    telemetry.annotate(
-        capture_id=capture_id_for(capture.user_id, capture.capture_key), user_id=capture.user_id
-    )
+    capture_id = capture_id_for(capture.user_id, capture.capture_key)
+    telemetry.annotate(capture_id=capture_id, user_id=capture.user_id)
     return capture_run(
         capture.thread_id,
         capture.run_id,
+        ClassifyJob(capture_id=capture_id, user_id=capture.user_id),
         lambda: store_text_capture(capture, adapters.repo),
         adapters,
     )
 
 
 async def capture_run(
-    thread_id: str, run_id: str, store: Callable[[], Awaitable[InboxItem]], adapters: Adapters
+    thread_id: str,
+    run_id: str,
+    capture: ClassifyJob,
+    store: Callable[[], Awaitable[InboxItem]],
+    adapters: Adapters,
 ) -> AsyncIterator[BaseEvent]:
-    """Store (with `store`), classify and file, as one AG-UI run."""
+    """Store (with `store`), classify and file `capture`, as one AG-UI run."""
     # The first bytes leave before any storage or model call.
     yield agui.run_started(thread_id, run_id)
     progress: asyncio.Queue[Progress] = asyncio.Queue()
-    spawn(_store_and_file(store, adapters, progress.put_nowait))
+    spawn(_store_and_file(capture, store, adapters, progress.put_nowait))
 
     first = await progress.get()
     if isinstance(first, NotStored):
@@ -86,27 +80,26 @@ async def capture_run(
     yield agui.step_started(agui.CLASSIFIER_STEP)
     final = await progress.get()
     yield agui.step_finished(agui.CLASSIFIER_STEP)
-    if isinstance(final, Settled):
+    if isinstance(final, NotStored):
+        yield agui.run_error(final.message, final.code)
+    elif isinstance(final, Settled):
         for event in agui.outcome_events(final.item, run_id):
             yield event
-        return
-    yield agui.run_finished(
-        thread_id, run_id, {"status": final.item.status.value, "inboxItemId": final.item.id}
-    )
-
-
-def spawn(coro) -> asyncio.Task:
-    task = asyncio.create_task(coro)
-    _background.add(task)
-    task.add_done_callback(_background.discard)
-    return task
+    else:
+        yield agui.run_finished(
+            thread_id, run_id, {"status": final.item.status.value, "inboxItemId": final.item.id}
+        )
 
 
 async def _store_and_file(
+    capture: ClassifyJob,
     store: Callable[[], Awaitable[InboxItem]],
     adapters: Adapters,
     report: Callable[[Progress], None],
 ) -> None:
+    # The safety net goes out first: if this process dies before the capture is settled, the
+    # worker finds it `received` when the job comes due, and files it.
+    await schedule_check(capture, adapters, recovery_delay_s())
     try:
         with telemetry.span("store capture"):
             item = await store()
@@ -127,6 +120,8 @@ async def _store_and_file(
     try:
         settled = await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
         report(Settled(settled))
+    except CaptureDeleted:
+        report(NotStored("CAPTURE_DELETED", "This capture was deleted."))
     except Exception as exc:
         # Stored, so nothing is lost: the worker classifies it when the model is back.
         log.warning("capture %s deferred to the worker: %s", item.id, type(exc).__name__)

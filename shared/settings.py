@@ -112,7 +112,12 @@ class Settings(BaseSettings):
         default=600, gt=0, validation_alias=AliasChoices("MAX_VOICE_SECONDS")
     )
     upload_url_ttl_s: int = Field(
-        default=300, ge=30, le=86_400, validation_alias=AliasChoices("UPLOAD_URL_TTL_S")
+        default=300, ge=1, le=86_400, validation_alias=AliasChoices("UPLOAD_URL_TTL_S")
+    )
+    # A voice note whose audio has not arrived this long after its upload URL expired (an
+    # upload begun just before expiry may still be in flight) is removed.
+    upload_grace_s: float = Field(
+        default=600, ge=0, validation_alias=AliasChoices("UPLOAD_GRACE_S")
     )
     keep_voice_notes: bool = Field(default=False, validation_alias=AliasChoices("KEEP_VOICE_NOTES"))
 
@@ -121,6 +126,23 @@ class Settings(BaseSettings):
     events_poll_s: float = Field(default=0.2, validation_alias=AliasChoices("EVENTS_POLL_S"))
     events_timeout_s: float = Field(
         default=120.0, validation_alias=AliasChoices("EVENTS_TIMEOUT_S")
+    )
+
+    # Every capture sends the worker a delayed job as it is stored: if the process handling it
+    # dies before it is settled, the worker files it when the job comes due. Longer than a run
+    # can take (the model's timeout times its attempts), so it normally finds it settled.
+    recovery_delay_s: float = Field(
+        default=120, ge=0, le=86_400, validation_alias=AliasChoices("RECOVERY_DELAY_S")
+    )
+    # Every call to Cosmos DB or Storage gives up after this long (503, or the queue retries):
+    # a hung store must not hang requests.
+    storage_timeout_s: float = Field(
+        default=8, gt=0, validation_alias=AliasChoices("STORAGE_TIMEOUT_S")
+    )
+    # Events feeds one user may hold open on one instance: each polls the store until its
+    # capture settles, so their number is bounded.
+    max_feeds_per_user: int = Field(
+        default=20, ge=1, validation_alias=AliasChoices("MAX_FEEDS_PER_USER")
     )
 
     health_timeout_s: float = Field(default=3.0, validation_alias=AliasChoices("HEALTH_TIMEOUT_S"))

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+
+from .settings import get_settings
 
 
 class StorageUnavailable(Exception):
@@ -28,3 +31,15 @@ async def unavailable_as(
         if status in transient or status >= 500:
             raise StorageUnavailable(f"{service} answered {status}") from exc
         raise
+
+
+@contextlib.asynccontextmanager
+async def bounded(
+    service: str, transient: frozenset[int] = frozenset({408, 429})
+) -> AsyncIterator[None]:
+    """`unavailable_as`, within STORAGE_TIMEOUT_S: a store that hangs is a store that is down."""
+    async with (
+        unavailable_as(service, transient),
+        asyncio.timeout(get_settings().storage_timeout_s),
+    ):
+        yield

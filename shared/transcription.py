@@ -14,6 +14,7 @@ from collections.abc import Callable
 from . import telemetry
 from .audio import audio_seconds, parse_blob_name
 from .classifier.protocol import Classification
+from .errors import CaptureDeleted
 from .filing import file_capture, mark
 from .models import InboxItem, Status
 from .outcomes import SAY_AGAIN_QUESTION
@@ -57,7 +58,11 @@ async def transcribe_voice_note(
             if seconds is not None and seconds > max_seconds:
                 item = await _fail(item, "AUDIO_TOO_LONG", adapters)
             else:
-                item = await _transcribe(item, audio, adapters)
+                try:
+                    item = await _transcribe(item, audio, adapters)
+                except CaptureDeleted:
+                    log.info("voice note %s: its capture was deleted meanwhile", name)
+                    return None
     if item.status is Status.RECEIVED:
         # Stored but not yet queued (now, or by an attempt that stopped halfway).
         item = await queue_for_worker(item, adapters)

@@ -14,11 +14,12 @@ from pydantic import BaseModel, Field
 from . import telemetry
 from .audio import ACCEPTED_TYPES, AudioType, audio_type, blob_name
 from .http_input import parse_json
-from .models import Document, InboxItem, RequestBody, Status, utcnow
+from .models import ClassifyJob, Document, InboxItem, RequestBody, Status, utcnow
 from .multipart import FilePart
 from .problems import Problem
 from .voice_blobs import VoiceNoteTooLarge
 from .wiring import Adapters
+from .worker import schedule_check, upload_deadline
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +160,16 @@ async def _store(new: NewVoiceCapture, adapters: Adapters) -> InboxItem:
         audio_content_type=new.audio.content_type,
     )
     telemetry.annotate(capture_id=capture_id, user_id=new.user_id)
+    # Sent with the store: once the upload URL has expired, the worker removes the capture
+    # if its audio never came (or files it, if a process died after transcribing it).
+    job = ClassifyJob(capture_id=capture_id, user_id=new.user_id)
+    await schedule_check(job, adapters, upload_deadline().total_seconds())
     with telemetry.span("store capture"):
         stored, _created = await adapters.repo.add(item)
+    if stored.audio_content_type != item.audio_content_type or stored.thread_id != item.thread_id:
+        raise Problem(
+            409,
+            "This Idempotency-Key was already used for a different voice note.",
+            code="IDEMPOTENCY_KEY_REUSED",
+        )
     return stored

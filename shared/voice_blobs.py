@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from . import telemetry
 from .models import utcnow
 from .settings import VOICE_CONTAINER
-from .storage_errors import unavailable_as
+from .storage_errors import bounded, unavailable_as
 
 if TYPE_CHECKING:
     from azure.storage.blob import UserDelegationKey
@@ -42,8 +42,11 @@ class VoiceNoteStore(Protocol):
         ...
 
     async def delete(self, name: str) -> None:
-        """Idempotent."""
+        """Delete the blob and any snapshots of it (the upload URL's create permission also
+        allows taking snapshots); idempotent."""
         ...
+
+    async def exists(self, name: str) -> bool: ...
 
 
 class BlobVoiceNotes:
@@ -103,9 +106,14 @@ class BlobVoiceNotes:
     async def delete(self, name: str) -> None:
         from azure.core.exceptions import ResourceNotFoundError
 
-        async with unavailable_as("Blob storage"):
+        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        async with bounded("Blob storage"):
             with contextlib.suppress(ResourceNotFoundError):
-                await self._service.get_blob_client(VOICE_CONTAINER, name).delete_blob()
+                await blob.delete_blob(delete_snapshots="include")
+
+    async def exists(self, name: str) -> bool:
+        async with bounded("Blob storage"):
+            return await self._service.get_blob_client(VOICE_CONTAINER, name).exists()
 
     async def _signing_key(self, expires_at: datetime) -> dict[str, Any]:
         credential = self._service.credential
@@ -117,7 +125,7 @@ class BlobVoiceNotes:
             if key is None or _parse_time(key.signed_expiry) < expires_at + _CLOCK_SKEW:
                 now = utcnow()
                 lifetime = max(_DELEGATION_KEY_LIFETIME, expires_at - now + 2 * _CLOCK_SKEW)
-                async with unavailable_as("Blob storage"):
+                async with bounded("Blob storage"):
                     key = await self._service.get_user_delegation_key(
                         now - _CLOCK_SKEW, now + min(lifetime, _DELEGATION_KEY_MAX)
                     )

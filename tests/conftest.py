@@ -29,6 +29,9 @@ def app_env(emulators: Emulators) -> Iterator[dict[str, str]]:
         "COSMOS_DATABASE": "secondbrain-tests",
         # Tests fire requests far faster than a person; the limit has tests of its own.
         "RATE_LIMIT_PER_MINUTE": "0",
+        # Every capture sends the worker a delayed check; the tests about it set their own
+        # delay, the others keep theirs from firing into later modules.
+        "RECOVERY_DELAY_S": "3600",
     }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

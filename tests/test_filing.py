@@ -10,10 +10,10 @@ import pytest
 
 from shared.bucket_pick import pick_bucket
 from shared.classifier.protocol import Bucket, Classification
+from shared.errors import CaptureDeleted
 from shared.filing import file_capture, filed_item_for
 from shared.inbox import delete_capture
 from shared.models import InboxItem, Status
-from shared.repository import StaleItem
 from shared.wiring import Adapters, adapters, reset
 from tests.support import docs
 
@@ -73,7 +73,7 @@ async def test_filing_a_capture_deleted_meanwhile_leaves_no_filed_item(app, cosm
     item, _ = await app.repo.add(item)
     await delete_capture("dev", item.id, app)
     guess = Classification(bucket=Bucket.ADMIN, confidence=0.9, title="X")
-    with pytest.raises(StaleItem):
+    with pytest.raises(CaptureDeleted):
         await file_capture(item, guess, app.repo, app.queues)
     assert filed_in(cosmos, item.id) == [] and docs(cosmos, "Inbox", item.id) == []
 

@@ -7,7 +7,9 @@ decide CLASSIFIED, LOW_CONFIDENCE or MISUNDERSTOOD.
 from enum import StrEnum
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from ..text import ValidTextModel
 
 
 class Bucket(StrEnum):
@@ -17,7 +19,7 @@ class Bucket(StrEnum):
     ADMIN = "Admin"
 
 
-class Classification(BaseModel):
+class Classification(ValidTextModel):
     """A classifier's guess for one capture."""
 
     bucket: Bucket | None = Field(

@@ -6,9 +6,9 @@ from azurefunctions.extensions.http.fastapi import Request, Response
 from ..agui import sse_response
 from ..auth import authenticate
 from ..capture import parse_text_capture
+from ..http_edge import http_function
 from ..http_input import read_body
 from ..idempotency import idempotency_key
-from ..problems import Problem
 from ..runs import text_capture_run
 from ..settings import get_settings
 from ..telemetry import traced
@@ -19,14 +19,12 @@ bp = func.Blueprint()
 
 @bp.route(route="capture", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def capture(req: Request) -> Response:
     settings = get_settings()
-    try:
-        user_id = authenticate(req)
-        body = await read_body(req, settings.max_body_bytes)
-        text_capture = parse_text_capture(
-            body, req.headers.get("content-type"), user_id, idempotency_key(req)
-        )
-    except Problem as problem:
-        return problem.response()
+    user_id = authenticate(req)
+    body = await read_body(req, settings.max_body_bytes)
+    text_capture = parse_text_capture(
+        body, req.headers.get("content-type"), user_id, idempotency_key(req)
+    )
     return sse_response(text_capture_run(text_capture, adapters()))

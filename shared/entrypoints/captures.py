@@ -7,13 +7,12 @@ from ..agui import sse_response
 from ..auth import authenticate
 from ..bucket_pick import BucketChoice, pick_bucket
 from ..capture import parse_text_capture
-from ..feed import follow_capture
+from ..feed import open_feed
 from ..follow_up import follow_up_run, open_follow_up
+from ..http_edge import http_function
 from ..http_input import parse_json, read_body
 from ..inbox import delete_capture, get_capture, list_inbox, parse_inbox_query
-from ..problems import Problem, error_response
 from ..settings import get_settings
-from ..storage_errors import StorageUnavailable
 from ..telemetry import traced
 from ..wiring import adapters
 
@@ -24,72 +23,60 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 @bp.route(route="captures/{id}", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def capture_item(req: Request) -> Response:
-    try:
-        user_id = authenticate(req)
-        item = await get_capture(user_id, req.path_params["id"], adapters().repo)
-    except (Problem, StorageUnavailable) as exc:
-        return error_response(exc)
+    user_id = authenticate(req)
+    item = await get_capture(user_id, req.path_params["id"], adapters().repo)
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
 
 @bp.route(route="captures/{id}", methods=["DELETE"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def capture_delete(req: Request) -> Response:
-    try:
-        user_id = authenticate(req)
-        await delete_capture(user_id, req.path_params["id"], adapters())
-    except (Problem, StorageUnavailable) as exc:
-        return error_response(exc)
+    user_id = authenticate(req)
+    await delete_capture(user_id, req.path_params["id"], adapters())
     return Response(status_code=204)
 
 
 @bp.route(route="captures/{id}/events", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def capture_events(req: Request) -> Response:
-    try:
-        user_id = authenticate(req)
-        item = await get_capture(user_id, req.path_params["id"], adapters().repo)
-    except (Problem, StorageUnavailable) as exc:
-        return error_response(exc)
-    return sse_response(follow_capture(item, adapters().repo))
+    user_id = authenticate(req)
+    item = await get_capture(user_id, req.path_params["id"], adapters().repo)
+    return sse_response(open_feed(item, adapters().repo))
 
 
 @bp.route(route="captures/{id}/bucket", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def capture_bucket(req: Request) -> Response:
     settings = get_settings()
-    try:
-        user_id = authenticate(req)
-        body = await read_body(req, settings.max_body_bytes)
-        choice = parse_json(body, req.headers.get("content-type"), BucketChoice, "{bucket}")
-        item = await pick_bucket(user_id, req.path_params["id"], choice.bucket, adapters())
-    except (Problem, StorageUnavailable) as exc:
-        return error_response(exc)
+    user_id = authenticate(req)
+    body = await read_body(req, settings.max_body_bytes)
+    choice = parse_json(body, req.headers.get("content-type"), BucketChoice, "{bucket}")
+    item = await pick_bucket(user_id, req.path_params["id"], choice.bucket, adapters())
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
 
 @bp.route(route="captures/{id}/follow-up", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def capture_follow_up(req: Request) -> Response:
     settings = get_settings()
-    try:
-        user_id = authenticate(req)
-        body = await read_body(req, settings.max_body_bytes)
-        answer = parse_text_capture(body, req.headers.get("content-type"), user_id, None)
-        item = await open_follow_up(req.path_params["id"], answer, adapters().repo)
-    except (Problem, StorageUnavailable) as exc:
-        return error_response(exc)
+    user_id = authenticate(req)
+    body = await read_body(req, settings.max_body_bytes)
+    answer = parse_text_capture(body, req.headers.get("content-type"), user_id, None)
+    item = await open_follow_up(req.path_params["id"], answer, adapters().repo)
     return sse_response(follow_up_run(item, answer, adapters()))
 
 
 @bp.route(route="inbox", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def inbox(req: Request) -> Response:
-    try:
-        user_id = authenticate(req)
-        query = parse_inbox_query(dict(req.query_params))
-        page = await list_inbox(user_id, adapters().repo, **query)
-    except (Problem, StorageUnavailable) as exc:
-        return error_response(exc)
+    user_id = authenticate(req)
+    query = parse_inbox_query(dict(req.query_params))
+    page = await list_inbox(user_id, adapters().repo, **query)
     return JSONResponse(page.to_json(), headers=NO_STORE)

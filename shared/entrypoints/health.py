@@ -4,11 +4,13 @@ import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request
 
 from ..health import check_health
+from ..http_edge import http_function
 
 bp = func.Blueprint()
 
 
 @bp.route(route="health", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@http_function
 async def health(req: Request) -> JSONResponse:
     report = await check_health()
     return JSONResponse(

@@ -3,10 +3,13 @@
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import Request, Response
 
+from ..http_edge import http_function
+
 bp = func.Blueprint()
 
 
 @bp.route(route="openapi.json", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@http_function
 async def openapi(req: Request) -> Response:
     # Imported on first call: the document pulls in every model, which cold start doesn't need.
     from ..openapi import openapi_json

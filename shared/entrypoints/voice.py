@@ -7,13 +7,12 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from ..agui import sse_response
 from ..auth import authenticate
-from ..feed import follow_capture
+from ..feed import open_feed
+from ..http_edge import http_function
 from ..http_input import check_declared_length, read_body
 from ..idempotency import idempotency_key
 from ..multipart import open_file_field
-from ..problems import Problem, error_response
 from ..settings import get_settings
-from ..storage_errors import StorageUnavailable
 from ..telemetry import traced
 from ..voice import (
     new_voice_capture_for_file,
@@ -31,18 +30,16 @@ _MULTIPART_OVERHEAD = 64 * 1024
 
 @bp.route(route="voice-notes", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def voice_notes(req: Request) -> Response:
     settings = get_settings()
-    try:
-        user_id = authenticate(req)
-        body = await read_body(req, settings.max_body_bytes)
-        new = parse_voice_note_request(
-            body, req.headers.get("content-type"), user_id, idempotency_key(req)
-        )
-        ttl = timedelta(seconds=settings.upload_url_ttl_s)
-        upload = await start_voice_note(new, adapters(), ttl)
-    except (Problem, StorageUnavailable) as exc:
-        return error_response(exc)
+    user_id = authenticate(req)
+    body = await read_body(req, settings.max_body_bytes)
+    new = parse_voice_note_request(
+        body, req.headers.get("content-type"), user_id, idempotency_key(req)
+    )
+    ttl = timedelta(seconds=settings.upload_url_ttl_s)
+    upload = await start_voice_note(new, adapters(), ttl)
     return JSONResponse(
         upload.to_json(),
         status_code=201,
@@ -52,14 +49,12 @@ async def voice_notes(req: Request) -> Response:
 
 @bp.route(route="voice-capture", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
+@http_function
 async def voice_capture(req: Request) -> Response:
     settings = get_settings()
-    try:
-        user_id = authenticate(req)
-        check_declared_length(req, settings.max_voice_bytes + _MULTIPART_OVERHEAD)
-        part = await open_file_field(req.stream(), req.headers.get("content-type"))
-        new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
-        item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
-    except (Problem, StorageUnavailable) as exc:
-        return error_response(exc)
-    return sse_response(follow_capture(item, adapters().repo))
+    user_id = authenticate(req)
+    check_declared_length(req, settings.max_voice_bytes + _MULTIPART_OVERHEAD)
+    part = await open_file_field(req.stream(), req.headers.get("content-type"))
+    new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
+    item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
+    return sse_response(open_feed(item, adapters().repo))

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pydantic import BaseModel
+from ..text import ValidTextModel
 
 
-class Transcript(BaseModel):
+class Transcript(ValidTextModel):
     text: str
     language: str | None
     duration_s: float | None = None  # not every service reports it
