@@ -1,0 +1,415 @@
+"""Every write of a capture, interrupted between every two of its steps, against real Cosmos and
+Azurite: a DELETE that lands there leaves nothing anywhere, and a process that dies there
+leaves a capture that the worker (or the host's redelivery) settles, filed once.
+
+A "step" is one call the use case makes to an adapter (repository, queues, blobs, model). The
+test first counts a write's steps, then replays it once per step with the interruption in
+front of that step. The model is the scripted OpenAI-compatible server, the only double.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import dataclasses
+import inspect
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from azure.storage.queue import QueueClient
+
+from shared import background
+from shared.audio import blob_name
+from shared.capture import TextCapture, capture_id_for
+from shared.classifier.openai_chat import OpenAIClassifier
+from shared.classifier.protocol import Bucket
+from shared.follow_up import follow_up_run
+from shared.inbox import delete_capture
+from shared.models import ClassifyJob, InboxItem, Status
+from shared.runs import text_capture_run
+from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER, get_settings
+from shared.transcriber.openai_audio import OpenAITranscriber
+from shared.transcription import transcribe_voice_note
+from shared.wiring import Adapters, adapters, reset
+from shared.worker import handle_classify_job
+from tests import fake_openai
+from tests.support import clear_queue, docs
+
+BUCKETS = [b.value for b in Bucket]
+SARAH = (Path(__file__).parent / "data" / "audio" / "call_sarah.m4a").read_bytes()
+UNSETTLED = {Status.RECEIVED, Status.QUEUED, Status.TRANSCRIBING}
+
+
+class Killed(BaseException):
+    """The process died here: nothing after this step happens in it."""
+
+
+class Steps:
+    """Adapters whose calls are counted, with `interrupt` run in front of step `at`."""
+
+    def __init__(
+        self, at: int | None = None, interrupt: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        self.at = at
+        self.interrupt = interrupt
+        self.seen: list[str] = []
+        self.died = asyncio.Event()
+
+    @property
+    def dead(self) -> bool:
+        return self.died.is_set()
+
+    def wrap(self, app: Adapters) -> Adapters:
+        return dataclasses.replace(
+            app,
+            repo=self._proxy(app.repo, "repo"),
+            queues=self._proxy(app.queues, "queues"),
+            voice=self._proxy(app.voice, "voice"),
+            classifier=self._proxy(app.classifier, "classifier"),
+            transcriber=self._proxy(app.transcriber, "transcriber"),
+        )
+
+    def _proxy(self, inner: Any, kind: str) -> Any:
+        steps = self
+
+        class Proxy:
+            def __getattr__(self, name: str) -> Any:
+                attr = getattr(inner, name)
+                if not inspect.iscoroutinefunction(attr):
+                    return attr  # the inbox query's async generator is a read, not a step
+
+                async def step(*args: Any, **kwargs: Any) -> Any:
+                    await steps.before(f"{kind}.{name}")
+                    return await attr(*args, **kwargs)
+
+                return step
+
+        return Proxy()
+
+    async def before(self, name: str) -> None:
+        if self.dead:
+            raise Killed(name)
+        if len(self.seen) == self.at and self.interrupt is not None:
+            await self.interrupt()
+        self.seen.append(name)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def quick_checks(provisioned: dict[str, str]):
+    """The delayed check comes due in a second, so the "worker" can take it here."""
+    saved = os.environ.get("RECOVERY_DELAY_S")
+    os.environ["RECOVERY_DELAY_S"] = "1"
+    get_settings.cache_clear()
+    clear_queue(provisioned["AzureWebJobsStorage"], CLASSIFY_QUEUE)
+    yield
+    os.environ["RECOVERY_DELAY_S"] = saved or "3600"
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+async def app(provisioned: dict[str, str], fake: fake_openai.FakeOpenAI) -> AsyncIterator[Adapters]:
+    fake.reset()
+    fake.set_default(fake_openai.classification("People", 0.9, "Call Sarah"))
+    fake.set_default(
+        fake_openai.transcription("Call Sarah about the budget"), fake_openai.TRANSCRIBE
+    )
+    client = fake.openai_client()
+    yield dataclasses.replace(
+        adapters(),
+        classifier=OpenAIClassifier(client, "gpt-4o-mini"),
+        transcriber=OpenAITranscriber(client, "whisper"),
+    )
+    await background.drain()
+    await reset()
+
+
+# -- the writes ---------------------------------------------------------------------------------
+
+Write = Callable[[Adapters, InboxItem | None], Awaitable[Any]]
+
+
+async def drain_run(events: AsyncIterator[Any]) -> list[str]:
+    return [event.type.value async for event in events]
+
+
+def text_capture(text: str = "Call Sarah about the budget") -> TextCapture:
+    key = f"r-{uuid.uuid4()}"
+    return TextCapture(user_id="dev", thread_id="t", run_id=key, text=text, capture_key=key)
+
+
+async def stored(app: Adapters, **fields: Any) -> InboxItem:
+    item = InboxItem(
+        id=str(uuid.uuid4()), user_id="dev", source="text", thread_id="t", run_id="r", **fields
+    )
+    return (await app.repo.add(item))[0]
+
+
+async def voice_note(app: Adapters) -> InboxItem:
+    capture_id = str(uuid.uuid4())
+    name = blob_name("dev", capture_id, "m4a")
+    item = InboxItem(
+        id=capture_id,
+        user_id="dev",
+        source="voice",
+        thread_id=capture_id,
+        run_id=capture_id,
+        status=Status.AWAITING_UPLOAD,
+        audio_blob=name,
+        audio_content_type="audio/mp4",
+    )
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield SARAH
+
+    await app.voice.upload(name, chunks(), "audio/mp4", 10_000_000)
+    return (await app.repo.add(item))[0]
+
+
+async def low_confidence(app: Adapters) -> InboxItem:
+    from shared.classifier.protocol import Classification
+    from shared.filing import file_capture
+
+    item = await stored(app, text="tiles for the kitchen")
+    guess = Classification(bucket=Bucket.IDEAS, confidence=0.45, title="Tiles")
+    return await file_capture(item, guess, app.repo, app.queues)
+
+
+async def misunderstood(app: Adapters) -> InboxItem:
+    from shared.classifier.protocol import Classification
+    from shared.filing import file_capture
+
+    item = await stored(app, text="zzz budget thing")
+    guess = Classification(bucket=None, confidence=0.0, title="?", question="What about it?")
+    return await file_capture(item, guess, app.repo, app.queues)
+
+
+async def run_text_capture(app: Adapters, capture: TextCapture) -> list[str]:
+    return await drain_run(text_capture_run(capture, app))
+
+
+async def run_follow_up(app: Adapters, item: InboxItem) -> list[str]:
+    answer = TextCapture(
+        user_id="dev", thread_id="t", run_id=f"f-{uuid.uuid4()}", text="Call Sarah", capture_key="x"
+    )
+    return await drain_run(follow_up_run(item, answer, app))
+
+
+async def run_pick(app: Adapters, item: InboxItem) -> Any:
+    from shared.bucket_pick import pick_bucket
+
+    return await pick_bucket("dev", item.id, Bucket.PEOPLE, app)
+
+
+async def run_worker(app: Adapters, item: InboxItem) -> Any:
+    return await handle_classify_job(ClassifyJob(capture_id=item.id, user_id="dev"), app)
+
+
+async def run_transcription(app: Adapters, item: InboxItem) -> Any:
+    assert item.audio_blob is not None
+    return await transcribe_voice_note(
+        item.audio_blob,
+        len(SARAH),
+        lambda: SARAH,
+        app,
+        max_bytes=10_000_000,
+        max_seconds=600,
+        keep_audio=False,
+    )
+
+
+# Each write: how to make the capture it works on (None: the write creates it), and the write.
+WRITES: dict[str, tuple[Callable[[Adapters], Awaitable[Any]], Callable[[Adapters, Any], Any]]] = {
+    "text capture": (lambda app: _ready(text_capture()), run_text_capture),
+    "follow-up": (misunderstood, run_follow_up),
+    "bucket pick": (low_confidence, run_pick),
+    "worker": (lambda app: stored(app, text="Call Sarah", status=Status.QUEUED), run_worker),
+    "transcription": (voice_note, run_transcription),
+}
+
+
+async def _ready(value: Any) -> Any:
+    return value
+
+
+def capture_id_of(subject: Any) -> str:
+    if isinstance(subject, TextCapture):
+        return capture_id_for(subject.user_id, subject.capture_key)
+    return subject.id
+
+
+# -- what must hold ----------------------------------------------------------------------------
+
+
+def left_behind(cosmos, capture_id: str) -> dict[str, list[dict]]:
+    found = {name: docs(cosmos, name, capture_id) for name in ["Inbox", *BUCKETS]}
+    return {name: rows for name, rows in found.items() if rows}
+
+
+def blobs_of(storage_conn: str, item_id: str) -> list[str]:
+    from azure.storage.blob import ContainerClient
+
+    container = ContainerClient.from_connection_string(storage_conn, VOICE_CONTAINER)
+    return [b.name for b in container.list_blobs(include=["snapshots"]) if item_id in b.name]
+
+
+def assert_consistent(cosmos, capture_id: str) -> dict | None:
+    """One inbox item (or none), and filed items exactly where it says it is filed."""
+    found = left_behind(cosmos, capture_id)
+    inbox = found.pop("Inbox", [])
+    if not inbox:
+        assert not found, f"filed items of a capture with no inbox item: {list(found)}"
+        return None
+    (doc,) = inbox
+    assert doc["status"] != Status.DELETING.value, doc
+    expected = [doc["filedBucket"]] if doc.get("filedBucket") else []
+    assert sorted(found) == expected, (doc["status"], doc.get("filedBucket"), list(found))
+    return doc
+
+
+async def steps_of(app: Adapters, name: str) -> list[str]:
+    make, write = WRITES[name]
+    steps = Steps()
+    await _swallow(write(steps.wrap(app), await make(app)))
+    await background.drain()
+    return steps.seen
+
+
+async def _swallow(work: Awaitable[Any]) -> Any:
+    """Run a write to its end; what it answers the client (a 404, a RUN_ERROR) is not the point."""
+    from shared.errors import CaptureDeleted
+    from shared.problems import Problem
+    from shared.repository import StaleItem
+
+    try:
+        return await work
+    except (CaptureDeleted, Problem, StaleItem):
+        return None
+
+
+# -- DELETE racing every write -----------------------------------------------------------------
+
+
+async def race(app: Adapters, name: str, write_at: int, delete_at: int) -> tuple[str, bool, str]:
+    """The write runs up to its step `write_at`; a DELETE starts there and runs up to its own
+    step `delete_at`; the write runs to its end; then the DELETE finishes."""
+    make, write = WRITES[name]
+    subject = await make(app)
+    capture_id = capture_id_of(subject)
+    paused, resume = asyncio.Event(), asyncio.Event()
+    existed: list[bool] = []
+    deleting: list[asyncio.Future] = []
+
+    async def pause() -> None:
+        paused.set()
+        await resume.wait()
+
+    async def start_delete() -> None:
+        existed.append(await app.repo.get("dev", capture_id) is not None)
+        deleter = Steps(delete_at, pause)
+        deleting.append(asyncio.ensure_future(delete_capture("dev", capture_id, deleter.wrap(app))))
+        until_paused = asyncio.ensure_future(paused.wait())
+        await asyncio.wait({deleting[0], until_paused}, return_when=asyncio.FIRST_COMPLETED)
+        until_paused.cancel()
+
+    writer = Steps(write_at, start_delete)
+    await _swallow(write(writer.wrap(app), subject))
+    await background.drain()
+    if not deleting:  # the write had fewer steps: the DELETE comes after it
+        await start_delete()
+    resume.set()
+    await _swallow(deleting[0])
+    await background.drain()
+    where = f"{name}: DELETE from write step {write_at} of {writer.seen}, paused at {delete_at}"
+    return capture_id, existed[0], where
+
+
+@pytest.mark.parametrize("name", WRITES)
+async def test_a_delete_racing_a_write_at_any_step_leaves_nothing(
+    app, cosmos, storage_conn, name: str
+) -> None:
+    write_steps = len(await steps_of(app, name))
+    assert write_steps >= 3, "a write this short is not what the test is about"
+    delete_steps = 8  # get, tombstone, four buckets, audio, the inbox item
+    for write_at in range(write_steps + 1):
+        for delete_at in range(delete_steps):
+            capture_id, existed, where = await race(app, name, write_at, delete_at)
+            if existed:
+                assert left_behind(cosmos, capture_id) == {}, where
+                assert blobs_of(storage_conn, capture_id) == [], where
+            else:
+                assert_consistent(cosmos, capture_id)  # made after the DELETE: it stands
+
+
+# -- a process killed between any two steps -----------------------------------------------------
+
+
+async def jobs_for(storage_conn: str, capture_id: str) -> list[ClassifyJob]:
+    """The delayed check (and any other job) sent for this capture, taken off the queue once
+    they are due, as the worker would take them."""
+    from tests.support import eventually
+
+    queue = QueueClient.from_connection_string(storage_conn, CLASSIFY_QUEUE)
+    found: list[ClassifyJob] = []
+
+    def take() -> bool:
+        for message in queue.receive_messages(messages_per_page=32, visibility_timeout=5):
+            job = ClassifyJob.model_validate(json.loads(base64.b64decode(message.content)))
+            if job.capture_id == capture_id:
+                found.append(job)
+                queue.delete_message(message)
+        return bool(found)
+
+    await asyncio.to_thread(eventually, take, 10.0, 0.2)
+    return found
+
+
+async def die_at(app: Adapters, name: str, at: int) -> tuple[Any, Steps]:
+    make, write = WRITES[name]
+    subject = await make(app)
+
+    async def kill() -> None:
+        steps.died.set()
+        raise Killed(f"before step {at}")
+
+    steps = Steps(at, kill)
+    work = asyncio.ensure_future(write(steps.wrap(app), subject))
+    await steps.died.wait()  # the write runs up to its death on this loop
+    # Everything the process was doing dies with it.
+    for task in [work, *background._tasks]:
+        task.cancel()
+    await asyncio.gather(work, *list(background._tasks), return_exceptions=True)
+    return subject, steps
+
+
+@pytest.mark.parametrize("name", ["text capture", "follow-up", "worker", "transcription"])
+async def test_a_process_killed_between_any_two_steps_leaves_a_capture_that_settles(
+    app, cosmos, storage_conn, name: str
+) -> None:
+    count = len(await steps_of(app, name))
+    for at in range(count):
+        subject, steps = await die_at(app, name, at)
+        capture_id = capture_id_of(subject)
+        where = f"{name}: killed before step {at} of {steps.seen}"
+        item = await app.repo.get("dev", capture_id)
+        if item is None:
+            assert left_behind(cosmos, capture_id) == {}, where  # it was never stored
+            continue
+        # The restart: the host delivers again what the dead process had not finished (the
+        # blob, the job), and the worker takes the jobs that come due.
+        if name == "transcription":
+            await run_transcription(app, item)
+        elif name == "worker":
+            await run_worker(app, item)
+        item = await app.repo.get("dev", capture_id)
+        if item is not None and item.status in UNSETTLED:
+            for job in await jobs_for(storage_conn, capture_id):
+                await handle_classify_job(job, app)
+        await background.drain()
+        doc = assert_consistent(cosmos, capture_id)
+        assert doc is not None, where
+        assert Status(doc["status"]) not in UNSETTLED, (where, doc["status"])
