@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import uuid
 from collections.abc import Iterator
 
 import httpx
@@ -300,6 +301,7 @@ ODD_BODIES = {
     "over the body limit": b" " * (300 * 1024),
     "NaN and Infinity": b'{"threadId": NaN, "runId": Infinity, "bucket": -Infinity}',
     "duplicate keys": b'{"bucket": "People", "bucket": 1}',
+    "a 5,000-digit number": b'{"threadId": ' + b"9" * 5_000 + b', "bucket": 1}',
 }
 
 
@@ -396,3 +398,91 @@ ODD_QUERIES = (
 def test_odd_inbox_queries_get_a_page_or_a_problem(raw, query: str) -> None:
     url = raw.base_url.copy_with(raw_path=f"/api/inbox?{query}".encode())
     assert_answered(raw.get(url, headers=KEY))
+
+
+# Lone surrogates and numbers past Python's 4,300-digit limit, in every field of a valid body.
+SURROGATE = "\udfff"
+HUGE = "__a number of 5,000 digits__"
+VALID_BODIES = {
+    JSON_ROUTES[0]: {
+        **run_input("Call Sarah about the budget", thread_id="surrogates"),
+        "state": {"draft": "x"},
+        "forwardedProps": {"n": 1},
+    },
+    JSON_ROUTES[1]: {"contentType": "audio/mp4", "threadId": "surrogates"},
+    JSON_ROUTES[2]: {"bucket": "People"},
+    JSON_ROUTES[3]: run_input("It was about the budget", thread_id="surrogates"),
+}
+
+
+def _leaves(value: object, path: tuple = ()) -> Iterator[tuple]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _leaves(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _leaves(child, (*path, index))
+    else:
+        yield path
+
+
+def _with(body: dict, path: tuple, value: object) -> dict:
+    copy = json.loads(json.dumps(body))
+    node = copy
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = value
+    return copy
+
+
+def _mutants(valid: dict) -> Iterator[tuple[str, bytes]]:
+    for path in _leaves(valid):
+        # A run id of its own, unless it is the field under test: each mutant is a new capture
+        # (the same id with another body would be refused as a reused key).
+        body = {**valid, "runId": f"r-{uuid.uuid4()}"} if "runId" in valid else valid
+        original = _with(body, path, None)
+        leaf = json.loads(json.dumps(body))
+        for step in path:
+            leaf = leaf[step]
+        where = ".".join(map(str, path))
+        if isinstance(leaf, str):
+            for odd in (leaf + SURROGATE, SURROGATE, "\ud83d" + leaf):
+                yield f"{where}={odd!r}", json.dumps(_with(body, path, odd)).encode()
+        # Any field, whatever its type, may arrive as a number Python cannot read.
+        text = json.dumps(_with(original, path, HUGE))
+        yield f"{where}=<5000 digits>", text.replace(f'"{HUGE}"', "9" * 5_000).encode()
+
+
+MUTANTS = [
+    (route, name, body) for route, valid in VALID_BODIES.items() for name, body in _mutants(valid)
+]
+
+
+@pytest.mark.parametrize(
+    ("route", "name", "body"), MUTANTS, ids=[f"{r} {n}" for r, n, _ in MUTANTS]
+)
+def test_surrogates_and_huge_numbers_in_every_field_get_a_problem_or_a_run(
+    raw, route: str, name: str, body: bytes
+) -> None:
+    response = raw.post(route, content=body, headers={**KEY, "Content-Type": "application/json"})
+    assert_answered(response)
+    response.content.decode("utf-8")  # strict: what we answer is valid UTF-8
+
+
+def test_every_capture_the_fuzzing_stored_reads_back(raw) -> None:
+    """Runs last: whatever the tests above stored (lone surrogates in text and ids among it),
+    the user's inbox pages, and each capture reads, as valid UTF-8."""
+    token, seen = None, 0
+    while True:
+        query = "limit=100" + (f"&continuationToken={token}" if token else "")
+        page = raw.get(f"/api/inbox?{query}", headers=KEY)
+        assert page.status_code == 200, page.text[:300]
+        body = json.loads(page.content.decode("utf-8"))
+        for item in body["items"]:
+            one = raw.get(f"/api/captures/{item['id']}", headers=KEY)
+            assert one.status_code == 200 and one.content.decode("utf-8")
+        seen += len(body["items"])
+        token = body["continuationToken"]
+        if not token:
+            break
+    assert seen > 0
