@@ -65,3 +65,44 @@ def test_the_latest_clarification_comes_first_in_the_text_to_classify() -> None:
         Clarification(run_id="b", text="call Sarah about the budget"),
     ]
     assert item.text_to_classify() == "call Sarah about the budget\nthe budget\nmmm"
+
+
+def test_a_models_question_is_cut_to_what_a_phone_can_show() -> None:
+    from shared.outcomes import MAX_QUESTION_CHARS
+
+    rambling = "Did you mean " + "the thing about the budget and the other thing " * 40 + "?"
+    c = Classification(bucket=None, confidence=0.0, title="t", question=rambling)
+    shown = question_for(Outcome.MISUNDERSTOOD, c)
+    assert shown is not None and len(shown) <= MAX_QUESTION_CHARS and shown.endswith("…")
+    assert shown.startswith("Did you mean the thing")
+    short = Classification(bucket=Bucket.IDEAS, confidence=0.4, title="t", question="Ideas?")
+    assert question_for(Outcome.LOW_CONFIDENCE, short) == "Ideas?"
+
+
+@pytest.mark.parametrize(
+    ("raw", "valid"),
+    [
+        ("Call \udfff Sarah", "Call \ufffd Sarah"),  # a lone low surrogate
+        ("cut \ud83d", "cut \ufffd"),  # half an emoji, as JavaScript's slice leaves it
+        ("\ud83d\ude00", "\U0001f600"),  # a pair split into two code points is joined
+        ("plain", "plain"),
+    ],
+)
+def test_every_string_that_comes_in_is_valid_unicode(raw: str, valid: str) -> None:
+    from shared.models import InboxItem as Item
+    from shared.text import valid_text
+
+    assert valid_text(raw) == valid
+    stored = {
+        "id": "i",
+        "userId": "u",
+        "source": "text",
+        "threadId": raw,
+        "runId": "r",
+        "text": raw,
+    }
+    item = Item.model_validate(stored)  # as an old document is read back
+    assert item.text == valid and item.thread_id == valid
+    item.model_dump_json().encode("utf-8")
+    c = Classification(bucket=None, confidence=0.0, title=raw, question=raw)
+    assert c.title == valid and c.question == valid
