@@ -64,6 +64,10 @@ NOT_SET_IN_AZURE = {
     "EVENTS_POLL_S": "default",
     "EVENTS_TIMEOUT_S": "default",
     "HEALTH_TIMEOUT_S": "default",
+    "UPLOAD_GRACE_S": "default",
+    "RECOVERY_DELAY_S": "default",
+    "STORAGE_TIMEOUT_S": "default",
+    "MAX_FEEDS_PER_USER": "default",
     "OTEL_SERVICE_NAME": "default",
     "LOG_CAPTURE_TEXT": "off: capture text is personal data",
 }
