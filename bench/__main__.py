@@ -1,5 +1,5 @@
 """`python -m bench` (or `make bench`): every benchmark, several times, against the local stack;
-prints a table against DESIGN.md's bars and writes bench/results/latest.json."""
+prints a table against the project's bars (BENCHMARKS.md) and writes bench/results/latest.json."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The OpenAPI 3.1 description of the HTTP API (DESIGN.md's table), built once from the app's
+"""The OpenAPI 3.1 description of the HTTP API (docs/contract.md), built once from the app's
 own pydantic models so the document cannot drift from what the routes validate."""
 
 from __future__ import annotations
