@@ -51,9 +51,14 @@ def stage_of(item: InboxItem) -> Stage:
 
 def events_between(item: InboxItem, before: Stage, after: Stage) -> list[BaseEvent]:
     """The events that take a run from `before` to `after` (replay passes WAITING)."""
-    if after is Stage.FAILED:
-        return [agui.run_error(failure_message(item.error), item.error or "FAILED")]
     voice = item.source == "voice"
+    if after is Stage.FAILED:
+        # A step the feed opened is closed before the run ends.
+        open_step = {Stage.CLASSIFYING: agui.CLASSIFIER_STEP}
+        if voice:
+            open_step[Stage.TRANSCRIBING] = agui.TRANSCRIPTION_STEP
+        closing = [agui.step_finished(open_step[before])] if before in open_step else []
+        return [*closing, agui.run_error(failure_message(item.error), item.error or "FAILED")]
     events: list[BaseEvent] = []
     if voice and before < Stage.TRANSCRIBING <= after:
         events.append(agui.step_started(agui.TRANSCRIPTION_STEP))
@@ -71,40 +76,48 @@ def events_between(item: InboxItem, before: Stage, after: Stage) -> list[BaseEve
 _open_feeds: Counter[str] = Counter()
 
 
-def open_feed(item: InboxItem, repo: CaptureRepository) -> AsyncIterator[BaseEvent]:
-    """`follow_capture`, holding one of the user's MAX_FEEDS_PER_USER feeds until it ends;
-    past that, a 429 before the stream starts."""
-    user = item.user_id
-    if _open_feeds[user] >= get_settings().max_feeds_per_user:
-        raise Problem(
-            429,
-            "Too many events feeds are open. Close one, or try again shortly.",
-            code="TOO_MANY_FEEDS",
-            headers={"Retry-After": "10"},
-        )
-    _open_feeds[user] += 1
-    released = False
+class FeedSlot:
+    """One of a user's MAX_FEEDS_PER_USER feeds on this instance; a 429 when none is left."""
 
-    def release() -> None:
-        nonlocal released
-        if not released:
-            released = True
-            _open_feeds[user] -= 1
-            if not _open_feeds[user]:
-                del _open_feeds[user]
+    def __init__(self, user_id: str) -> None:
+        if _open_feeds[user_id] >= get_settings().max_feeds_per_user:
+            raise Problem(
+                429,
+                "Too many events feeds are open. Close one, or try again shortly.",
+                code="TOO_MANY_FEEDS",
+                headers={"Retry-After": "10"},
+            )
+        _open_feeds[user_id] += 1
+        self.user_id = user_id
+        self._held = True
 
-    async def held() -> AsyncIterator[BaseEvent]:
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            _open_feeds[self.user_id] -= 1
+            if not _open_feeds[self.user_id]:
+                del _open_feeds[self.user_id]
+
+
+def open_feed(
+    item: InboxItem, repo: CaptureRepository, slot: FeedSlot | None = None
+) -> AsyncIterator[BaseEvent]:
+    """`follow_capture`, holding a feed slot (taken here unless the caller took it first)
+    until the feed ends."""
+    held = slot or FeedSlot(item.user_id)
+
+    async def feed() -> AsyncIterator[BaseEvent]:
         try:
             async for event in follow_capture(item, repo):
                 yield event
         finally:
-            release()
+            held.release()
 
-    feed = held()
+    events = feed()
     # A response never streamed (the client left first) never runs `finally`: the slot is
     # given back when the feed is collected.
-    weakref.finalize(feed, release)
-    return feed
+    weakref.finalize(events, held.release)
+    return events
 
 
 async def follow_capture(item: InboxItem, repo: CaptureRepository) -> AsyncIterator[BaseEvent]:

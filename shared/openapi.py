@@ -173,7 +173,10 @@ def _paths() -> dict[str, Any]:
             "delete": _operation(
                 "deleteCapture",
                 "Delete a capture and what it filed (also when it is already gone).",
-                {"204": {"description": "Deleted, or already gone."}, **_problems(401, 429, 503)},
+                {
+                    "204": {"description": "Deleted, or already gone."},
+                    **_problems(401, 409, 429, 503),
+                },
                 parameters=[_ANY_ID],
             ),
         },
@@ -243,8 +246,7 @@ def _paths() -> dict[str, Any]:
 
 
 def _inbox_parameters() -> list[dict[str, Any]]:
-    from .inbox import MAX_PAGE
-    from .models import Status
+    from .inbox import LISTED_STATUSES, MAX_PAGE
 
     return [
         {
@@ -255,7 +257,7 @@ def _inbox_parameters() -> list[dict[str, Any]]:
         {
             "name": "status",
             "in": "query",
-            "schema": {"type": "string", "enum": [s.value for s in Status]},
+            "schema": {"type": "string", "enum": LISTED_STATUSES},
         },
         {
             "name": "continuationToken",

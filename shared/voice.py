@@ -166,6 +166,8 @@ async def _store(new: NewVoiceCapture, adapters: Adapters) -> InboxItem:
     await schedule_check(job, adapters, upload_deadline().total_seconds())
     with telemetry.span("store capture"):
         stored, _created = await adapters.repo.add(item)
+    if stored.is_deleted:
+        raise Problem(409, "This capture is being deleted.", code="CAPTURE_DELETED")
     if stored.audio_content_type != item.audio_content_type or stored.thread_id != item.thread_id:
         raise Problem(
             409,

@@ -7,7 +7,7 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from ..agui import sse_response
 from ..auth import authenticate
-from ..feed import open_feed
+from ..feed import FeedSlot, open_feed
 from ..http_edge import http_function
 from ..http_input import check_declared_length, read_body
 from ..idempotency import idempotency_key
@@ -56,5 +56,11 @@ async def voice_capture(req: Request) -> Response:
     check_declared_length(req, settings.max_voice_bytes + _MULTIPART_OVERHEAD)
     part = await open_file_field(req.stream(), req.headers.get("content-type"))
     new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
-    item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
-    return sse_response(open_feed(item, adapters().repo))
+    # The feed's slot first: a note that was accepted must not be answered with a 429.
+    slot = FeedSlot(user_id)
+    try:
+        item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
+    except BaseException:
+        slot.release()
+        raise
+    return sse_response(open_feed(item, adapters().repo, slot))
