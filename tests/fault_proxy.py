@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import socket
 import threading
+from collections.abc import Callable
 from typing import Self
 
 
@@ -85,17 +86,31 @@ class FaultProxy:
             return
         pair = {client_w, upstream_w}
         self._live |= pair
+        to_upstream, to_client = self._observers()
         try:
-            await asyncio.gather(_pipe(client_r, upstream_w), _pipe(upstream_r, client_w))
+            await asyncio.gather(
+                _pipe(client_r, upstream_w, to_upstream), _pipe(upstream_r, client_w, to_client)
+            )
         finally:
             for writer in pair:
                 self._live.discard(writer)
                 _abort(writer)
 
+    def _observers(self) -> tuple[Observer | None, Observer | None]:
+        """What sees each connection's bytes on their way up and back (a subclass's hook)."""
+        return None, None
 
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+
+Observer = Callable[[bytes], None]
+
+
+async def _pipe(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, observe: Observer | None = None
+) -> None:
     with contextlib.suppress(OSError, asyncio.CancelledError):
         while data := await reader.read(65536):
+            if observe is not None:
+                observe(data)
             writer.write(data)
             await writer.drain()
     with contextlib.suppress(OSError):
