@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,16 +12,50 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueServiceClient
 
+from devhost.emulators import AZURITE_ACCOUNT, Emulators, Ports, storage_connection_string
+from tests.storage_tap import Exchange, StorageTap
 from tests.support import REPO, DevhostProcess, eventually, read_records, run_devhost_check
 
 APPS = REPO / "tests" / "apps"
 
 
 @pytest.fixture
-def devhost(app_env: dict[str, str], record_file: Path, tmp_path: Path) -> Iterator[DevhostProcess]:
+def blob_tap(emulators: Emulators) -> Iterator[StorageTap]:
+    """The devhost's requests to Azurite's blob service: its scans and receipt checks."""
+    with StorageTap(emulators.ports.blob) as tap:
+        yield tap
+
+
+@pytest.fixture
+def queue_tap(emulators: Emulators) -> Iterator[StorageTap]:
+    """The devhost's requests to Azurite's queue service: its polls and deletes."""
+    with StorageTap(emulators.ports.queue) as tap:
+        yield tap
+
+
+@pytest.fixture
+def devhost(
+    app_env: dict[str, str],
+    emulators: Emulators,
+    blob_tap: StorageTap,
+    queue_tap: StorageTap,
+    record_file: Path,
+    tmp_path: Path,
+) -> Iterator[DevhostProcess]:
+    # The devhost reaches Azurite through the taps, so a test can wait for what it did.
+    ports = Ports(
+        blob=blob_tap.port,
+        queue=queue_tap.port,
+        table=emulators.ports.table,
+        cosmos=emulators.ports.cosmos,
+    )
     host = DevhostProcess(
         APPS / "semantics",
-        {**app_env, "RECORD_FILE": str(record_file)},
+        {
+            **app_env,
+            "AzureWebJobsStorage": storage_connection_string(ports),
+            "RECORD_FILE": str(record_file),
+        },
         tmp_path / "devhost.log",
     )
     # A fresh host id per test, so blob receipts from other tests do not apply here.
@@ -51,6 +84,11 @@ def peek_all(queues: QueueServiceClient, name: str) -> list[str]:
         return [m.content for m in queue.peek_messages(max_messages=32)]
     except Exception:
         return []
+
+
+def polls(queue_tap: StorageTap, queue: str) -> list[Exchange]:
+    """The devhost's receive requests on `queue`, in order (an empty poll is one request)."""
+    return queue_tap.exchanges("GET", f"/{AZURITE_ACCOUNT}/{queue}/messages")
 
 
 # HTTP
@@ -110,7 +148,7 @@ def test_queue_message_is_delivered_as_a_real_queue_message(
 
 
 def test_failing_message_is_retried_then_poisoned_after_max_dequeue_count(
-    devhost: DevhostProcess, queues: QueueServiceClient, record_file: Path
+    devhost: DevhostProcess, queues: QueueServiceClient, queue_tap: StorageTap, record_file: Path
 ) -> None:
     queues.get_queue_client("work").send_message(b64("fail-1"))
     poison = eventually(lambda: peek_all(queues, "work-poison"), timeout=30)
@@ -119,7 +157,14 @@ def test_failing_message_is_retried_then_poisoned_after_max_dequeue_count(
     ]
     assert attempts == [1, 2, 3]  # maxDequeueCount is 3 in this app's host.json
     assert base64.b64decode(poison[0]).decode() == "fail-1"  # content kept as it was
-    time.sleep(1)
+    # The original is deleted, not left to come back, and the listener has polled the queue
+    # since: there is no fourth attempt to wait for.
+    message_id = read_records(record_file, "work")[-1]["id"]
+    (deleted,) = eventually(
+        lambda: queue_tap.exchanges("DELETE", f"/{AZURITE_ACCOUNT}/work/messages/{message_id}")
+    )
+    assert deleted.status == 204
+    eventually(lambda: [p for p in polls(queue_tap, "work") if p.sent > deleted.answered])
     assert len([r for r in read_records(record_file, "work") if r["body"] == "fail-1"]) == 3
 
 
@@ -135,16 +180,30 @@ def test_message_that_is_not_base64_goes_straight_to_poison(
 
 
 def test_an_app_enqueue_wakes_the_listener_at_once(
-    devhost: DevhostProcess, record_file: Path
+    devhost: DevhostProcess, queue_tap: StorageTap, record_file: Path
 ) -> None:
-    # Idle long enough for the polling backoff to grow past several seconds.
-    time.sleep(10)
+    def backed_off() -> bool:
+        sent = [p.sent for p in polls(queue_tap, "echoed")]
+        return len(sent) >= 2 and sent[-1] - sent[-2] >= 2.0
+
+    # Idle until the polling backoff has grown: the empty queue's last two polls 2 s apart,
+    # so the next one is over 3 s away. Enqueue right after that poll.
+    eventually(backed_off, timeout=30, interval=0.02)
     with httpx.Client(base_url=devhost.base_url) as client:
-        sent = time.monotonic()
         assert client.post("/api/enqueue/ping").status_code == 202
     eventually(lambda: [r for r in read_records(record_file, "echoed") if r["body"] == "ping"])
-    # Without the wake-up the next poll would be 6-13 s away at this point.
-    assert time.monotonic() - sent < 3
+
+    (send,) = queue_tap.exchanges("POST", f"/{AZURITE_ACCOUNT}/echoed/messages")
+    idle = [p for p in polls(queue_tap, "echoed") if p.sent < send.answered]
+    woken = next(p for p in polls(queue_tap, "echoed") if p.sent > send.answered)
+    assert b64("ping") in woken.body.decode()  # the first poll after the enqueue took it
+    # Each backoff wait is at least 1.6 times the one before (up to maxPollingInterval, a
+    # minute here), so a poll that comes sooner after the last idle one than that one came
+    # after its predecessor was not the timer's: the enqueue cut the wait short.
+    waited, backoff = woken.sent - idle[-1].sent, idle[-1].sent - idle[-2].sent
+    assert waited < backoff, (
+        f"polled {waited:.2f} s after the last idle poll, backoff {backoff:.2f}"
+    )
 
 
 # Blobs
@@ -161,8 +220,29 @@ def _blob_rows(record_file: Path, name: str) -> list[dict]:
     return [r for r in read_records(record_file, "blob") if r["name"] == name]
 
 
+def _downloads(blob_tap: StorageTap, name: str) -> list[Exchange]:
+    return blob_tap.exchanges("GET", f"/{AZURITE_ACCOUNT}/{name}")
+
+
+def _found_done(blob_tap: StorageTap, etag: str, name: str) -> int:
+    """How often a scan looked up the receipt of this blob version and found it complete."""
+    version = etag.strip('"')
+    receipts = f"/{AZURITE_ACCOUNT}/azure-webjobs-hosts/blobreceipts/"
+    looks = blob_tap.exchanges(
+        "HEAD", lambda p: p.startswith(receipts) and p.endswith(f"/uploaded/{version}/{name}")
+    )
+    return len([e for e in looks if e.status == 200 and "x-ms-meta-incomplete" not in e.headers])
+
+
+def _wait_rescanned(blob_tap: StorageTap, etag: str, name: str, since: int = 0) -> None:
+    """Until two more scans have found this version done. A scan skips a version whose task
+    from an earlier scan still runs, so the second look means the first look's task has
+    ended, and it ended without a call (a call is recorded before the task ends)."""
+    eventually(lambda: _found_done(blob_tap, etag, name) >= since + 2)
+
+
 def test_blob_fires_once_per_version_survives_restart_and_fires_on_overwrite(
-    devhost: DevhostProcess, blobs: BlobServiceClient, record_file: Path
+    devhost: DevhostProcess, blob_tap: StorageTap, blobs: BlobServiceClient, record_file: Path
 ) -> None:
     container = _container(blobs, "uploads")
     container.upload_blob("a/one.txt", b"version one", overwrite=True)
@@ -170,24 +250,32 @@ def test_blob_fires_once_per_version_survives_restart_and_fires_on_overwrite(
     (first,) = eventually(lambda: _blob_rows(record_file, "uploads/a/one.txt"))
     assert first["length"] == first["size"] == len(b"version one")
     assert first["content"] == "version one"
-    time.sleep(3)  # several scans later, still once
+    _wait_rescanned(blob_tap, first["etag"], "uploads/a/one.txt")  # later scans, still once
     assert len(_blob_rows(record_file, "uploads/a/one.txt")) == 1
+    assert len(_downloads(blob_tap, "uploads/a/one.txt")) == 1
 
     devhost.stop()
+    looked = _found_done(blob_tap, first["etag"], "uploads/a/one.txt")
     devhost.start()
-    time.sleep(3)
+    _wait_rescanned(blob_tap, first["etag"], "uploads/a/one.txt", since=looked)
     assert len(_blob_rows(record_file, "uploads/a/one.txt")) == 1  # receipts survived
+    assert len(_downloads(blob_tap, "uploads/a/one.txt")) == 1
 
     container.upload_blob("a/one.txt", b"version two!", overwrite=True)
     rows = eventually(lambda: [r for r in _blob_rows(record_file, "uploads/a/one.txt")][1:])
     assert rows[0]["content"] == "version two!"
     assert rows[0]["etag"] != first["etag"]
-    time.sleep(2)
+    _wait_rescanned(blob_tap, rows[0]["etag"], "uploads/a/one.txt")
     assert len(_blob_rows(record_file, "uploads/a/one.txt")) == 2
+    assert len(_downloads(blob_tap, "uploads/a/one.txt")) == 2
 
 
 def test_failing_blob_is_retried_then_poisoned(
-    devhost: DevhostProcess, blobs: BlobServiceClient, queues: QueueServiceClient, record_file: Path
+    devhost: DevhostProcess,
+    blob_tap: StorageTap,
+    blobs: BlobServiceClient,
+    queues: QueueServiceClient,
+    record_file: Path,
 ) -> None:
     container = _container(blobs, "uploads")
     container.upload_blob("fail/broken.txt", b"x", overwrite=True)
@@ -201,7 +289,7 @@ def test_failing_blob_is_retried_then_poisoned(
     (poison,) = eventually(poisoned, timeout=30)
     assert poison["ContainerName"] == "uploads"
     assert poison["FunctionId"] == "uploaded"
-    time.sleep(2)
+    _wait_rescanned(blob_tap, poison["ETag"], "uploads/fail/broken.txt")
     assert len(_blob_rows(record_file, "uploads/fail/broken.txt")) == 3  # maxDequeueCount
 
 
