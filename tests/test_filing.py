@@ -3,19 +3,25 @@ re-run, and a capture deleted mid-filing leaves nothing behind."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import dataclasses
+import json
 import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+from azure.storage.queue import QueueClient
 
 from shared.bucket_pick import pick_bucket
 from shared.classifier.protocol import Bucket, Classification
 from shared.errors import CaptureDeleted
 from shared.filing import file_capture, filed_item_for
 from shared.inbox import delete_capture
-from shared.models import InboxItem, Status
+from shared.models import ClassifyJob, InboxItem, Status
 from shared.wiring import Adapters, adapters, reset
-from tests.support import docs
+from shared.worker import handle_classify_job
+from tests.support import clear_queue, docs
 
 BUCKETS = [b.value for b in Bucket]
 
@@ -87,3 +93,44 @@ async def test_the_classifier_yields_to_a_capture_settled_first(app, cosmos) -> 
     result = await file_capture(stale, late, app.repo, app.queues)
     assert result.filed_bucket is Bucket.ADMIN and result.chosen_by == "user"
     assert filed_in(cosmos, item.id) == ["Admin"]
+
+
+async def test_two_deliveries_at_once_both_ask_the_model_and_file_once(
+    app, cosmos, storage_conn
+) -> None:
+    clear_queue(storage_conn, "captures-outcomes")
+    item = InboxItem(
+        id=str(uuid.uuid4()),
+        user_id="dev",
+        source="text",
+        text="launch it",
+        thread_id="t",
+        run_id="r",
+    )
+    item, _ = await app.repo.add(item)
+    both_asked = asyncio.Barrier(2)
+    asked: list[str] = []
+
+    class AnswersWhenBothAsked:
+        """Neither delivery can file before the other has read the capture and asked."""
+
+        async def classify(self, text: str) -> Classification:
+            asked.append(text)
+            await asyncio.wait_for(both_asked.wait(), timeout=10)
+            return Classification(bucket=Bucket.PROJECTS, confidence=0.95, title="Launch")
+
+    racing = dataclasses.replace(app, classifier=AnswersWhenBothAsked())
+    job = ClassifyJob(capture_id=item.id, user_id="dev")
+    results = await asyncio.gather(
+        handle_classify_job(job, racing), handle_classify_job(job, racing)
+    )
+
+    assert asked == ["launch it", "launch it"]
+    # The ETag lets one save win; the other yields to it and keeps the filed item they share.
+    assert [(r.status, r.filed_bucket) for r in results] == [(Status.FILED, Bucket.PROJECTS)] * 2
+    assert filed_in(cosmos, item.id) == ["Projects"]
+    (inbox,) = docs(cosmos, "Inbox", item.id)
+    assert inbox["status"] == "filed" and inbox["filedBucket"] == "Projects"
+    outcomes = QueueClient.from_connection_string(storage_conn, "captures-outcomes")
+    published = [json.loads(base64.b64decode(m.content)) for m in outcomes.peek_messages(32)]
+    assert [m["captureId"] for m in published] == [item.id]  # only the winner publishes
