@@ -187,14 +187,14 @@ async def test_persistent_rate_limit_raises_unavailable(fake: FakeOpenAI) -> Non
 
 
 async def test_timeout_raises_unavailable(fake: FakeOpenAI) -> None:
+    # Either delayed reply would be a good answer: only the client's own timeout can fail this.
     fake.enqueue(delay(2.0), delay(2.0))
-    started = time.monotonic()
     async with openai_classifier(fake, max_retries=1, timeout_s=0.2) as classifier:
-        with pytest.raises(ClassifierUnavailable):
+        with pytest.raises(ClassifierUnavailable) as info:
             await classifier.classify("anything")
 
+    assert isinstance(info.value.__cause__, openai.APITimeoutError)
     assert len(fake.requests) == 2  # timeouts are retried by the client too
-    assert time.monotonic() - started < 2.0
 
 
 async def test_unreachable_server_raises_unavailable(fake: FakeOpenAI) -> None:
@@ -341,8 +341,9 @@ async def test_prompt_stays_under_budget(fake: FakeOpenAI) -> None:
 
 
 def test_fake_server_in_a_thread_answers_like_chat_completions() -> None:
-    latency = 0.05
-    with FakeOpenAI(default=classification("Ideas", 0.9, "Bench", delay_s=latency)) as fake:
+    # Delayed, as the bench serves its "300 ms model" (whose figures show the delay held:
+    # BENCHMARKS.md, "Outcome, 300 ms model" and "Server overhead"); here only the answer counts.
+    with FakeOpenAI(default=classification("Ideas", 0.9, "Bench", delay_s=0.05)) as fake:
         request = urllib.request.Request(
             f"{fake.base_url}/chat/completions",
             data=json.dumps(
@@ -351,10 +352,8 @@ def test_fake_server_in_a_thread_answers_like_chat_completions() -> None:
             headers={"Content-Type": "application/json", "Authorization": "Bearer sk-x"},
             method="POST",
         )
-        started = time.monotonic()
         with urllib.request.urlopen(request, timeout=5) as response:
             payload = json.loads(response.read())
-        elapsed = time.monotonic() - started
 
         parsed = ChatCompletion.model_validate(payload)
         assert parsed.object == "chat.completion"
@@ -362,7 +361,6 @@ def test_fake_server_in_a_thread_answers_like_chat_completions() -> None:
         assert json.loads(parsed.choices[0].message.content or "")["bucket"] == "Ideas"
         assert parsed.choices[0].finish_reason == "stop"
         assert parsed.usage is not None and parsed.usage.prompt_tokens > 0
-        assert elapsed >= latency
         [recorded] = fake.requests
         assert recorded.auth == "bearer"
         assert "authorization" not in recorded.headers

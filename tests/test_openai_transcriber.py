@@ -4,7 +4,6 @@ and Azure routes, client retries, and how each failure maps onto the protocol's 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -192,13 +191,12 @@ async def test_wrong_key_is_unavailable(fake: FakeOpenAI) -> None:
 
 
 async def test_timeout_is_unavailable(fake: FakeOpenAI) -> None:
+    # The delayed reply is a good transcript: only the client's own timeout can fail this.
     fake.enqueue(delay(2.0, transcription(SPOKEN)), kind=TRANSCRIBE)
-    started = time.monotonic()
     async with openai_transcriber(fake, max_retries=0, timeout_s=0.2) as transcriber:
         with pytest.raises(TranscriberUnavailable) as info:
             await transcriber.transcribe(AUDIO, "call_sarah.m4a")
     assert isinstance(info.value.__cause__, openai.APITimeoutError)
-    assert time.monotonic() - started < 1.5
     assert len(fake.requests) == 1
 
 
