@@ -89,8 +89,9 @@ class _Connection:
         self.tap = tap
         self.pending: deque[_Request] = deque()
         self.up = _Framer(self._request_head, on_failure=self._lost)
-        self.down = _Framer(self._response_head, self._response_body, self._response_end)
-        self.down.on_failure = self._lost
+        self.down = _Framer(
+            self._response_head, self._response_body, self._response_end, on_failure=self._lost
+        )
         self.response: _Response | None = None
 
     def _lost(self) -> None:
@@ -145,7 +146,8 @@ def _body_kind(headers: dict[str, str], *, until_close: bool = False) -> str | i
 
 class _Framer:
     """Splits one direction's bytes into HTTP messages: a head, then a body framed by
-    Content-Length, chunked encoding, or (responses only) the end of the connection."""
+    Content-Length or chunked encoding. (A response body that runs until the connection
+    closes never ends here, so it is not recorded; Azurite frames all of its bodies.)"""
 
     def __init__(
         self,
