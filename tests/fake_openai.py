@@ -43,6 +43,8 @@ class Step:
     delay_s: float = 0.0
     # A bare delay: wait, then answer with the server's default reply.
     use_default: bool = False
+    # When set, the reply waits until the test sets this event (see `held`).
+    gate: threading.Event | None = None
 
 
 def completion(
@@ -110,6 +112,15 @@ def delay(seconds: float, then: Step | None = None) -> Step:
     if then is not None:
         return replace(then, delay_s=seconds)
     return Step(delay_s=seconds, use_default=True)
+
+
+def held(gate: threading.Event, then: Step | None = None) -> Step:
+    """Answer (with `then`, or the default reply) only once the test sets `gate`: the caller
+    stays inside the model call for exactly as long as the test needs, however slow it runs.
+    A caller that gives up first hangs up, and the held reply is dropped with it."""
+    if then is not None:
+        return replace(then, gate=gate)
+    return Step(gate=gate, use_default=True)
 
 
 def raw(body: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> Step:
@@ -351,6 +362,10 @@ class FakeOpenAI:
             step = self._next_step(kind)
             if step.delay_s > 0:
                 await asyncio.sleep(step.delay_s)
+            if step.gate is not None:
+                # Set from the test's thread, so a threading.Event, polled without blocking.
+                while not step.gate.is_set():  # noqa: ASYNC110
+                    await asyncio.sleep(0.02)
             if step.use_default:
                 step = self._defaults[kind]
             return await self._handlers[kind](request, record, step)
