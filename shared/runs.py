@@ -18,9 +18,10 @@ from .capture import TextCapture, capture_id_for, store_text_capture
 from .errors import CaptureDeleted, NotStored
 from .filing import classify_and_file
 from .models import ClassifyJob, InboxItem
+from .settings import get_settings
 from .storage_errors import StorageUnavailable
 from .wiring import Adapters
-from .worker import queue_for_worker, recovery_delay_s, schedule_check
+from .worker import queue_for_worker, schedule_check
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
@@ -99,7 +100,7 @@ async def _store_and_file(
 ) -> None:
     # The safety net goes out first: if this process dies before the capture is settled, the
     # worker finds it `received` when the job comes due, and files it.
-    await schedule_check(capture, adapters, recovery_delay_s())
+    await schedule_check(capture, adapters, get_settings().recovery_delay_s)
     try:
         with telemetry.span("store capture"):
             item = await store()

@@ -48,10 +48,6 @@ async def _send_check(job: ClassifyJob, adapters: Adapters, delay_s: float) -> N
         log.warning("could not schedule the check of capture %s", job.capture_id, exc_info=True)
 
 
-def recovery_delay_s() -> float:
-    return get_settings().recovery_delay_s
-
-
 def upload_deadline() -> timedelta:
     """How long after it was created a voice note may still receive its audio."""
     s = get_settings()

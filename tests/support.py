@@ -17,8 +17,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from devhost.emulators import REPO, free_port
+from shared.settings import BUCKET_CONTAINERS
 
 T = TypeVar("T")
+
+BUCKETS = BUCKET_CONTAINERS
+# A real voice note: "Call Sarah about the budget review", spoken, in an m4a container.
+SARAH = (Path(__file__).parent / "data" / "audio" / "call_sarah.m4a").read_bytes()
 
 # The sample settings' dev user (key `local-dev-key`) and a second user for isolation tests.
 KEY = {"X-API-Key": "local-dev-key"}
@@ -143,10 +148,12 @@ def run_devhost_check(app_dir: Path, env: dict[str, str]) -> subprocess.Complete
 
 
 __all__ = [
+    "BUCKETS",
     "DEV_KEYS",
     "KEY",
     "OTHER_KEY",
     "REPO",
+    "SARAH",
     "DevhostProcess",
     "clear_queue",
     "docs",

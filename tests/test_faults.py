@@ -9,7 +9,6 @@ import base64
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -29,10 +28,18 @@ from shared.wiring import Adapters, adapters, reset
 from tests import fake_openai
 from tests.fault_proxy import FaultProxy
 from tests.sse import SseRun, assert_valid_run, get_run, post_run, post_voice_capture
-from tests.support import KEY, REPO, DevhostProcess, clear_queue, docs, eventually, run_input
+from tests.support import (
+    BUCKETS,
+    KEY,
+    REPO,
+    SARAH,
+    DevhostProcess,
+    clear_queue,
+    docs,
+    eventually,
+    run_input,
+)
 
-BUCKETS = ("People", "Projects", "Ideas", "Admin")
-SARAH = (Path(__file__).parent / "data" / "audio" / "call_sarah.m4a").read_bytes()
 MAX_DEQUEUE = 5  # host.json's maxDequeueCount, which this module keeps
 
 

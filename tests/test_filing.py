@@ -21,9 +21,7 @@ from shared.inbox import delete_capture
 from shared.models import ClassifyJob, InboxItem, Status
 from shared.wiring import Adapters, adapters, reset
 from shared.worker import handle_classify_job
-from tests.support import clear_queue, docs
-
-BUCKETS = [b.value for b in Bucket]
+from tests.support import BUCKETS, clear_queue, docs
 
 
 @pytest.fixture

@@ -13,9 +13,8 @@ import pytest
 from tests import fake_openai
 from tests.fake_openai import FakeOpenAI
 from tests.sse import SseRun, assert_valid_run, post_run, post_voice_capture
-from tests.support import KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
+from tests.support import BUCKETS, KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 
-BUCKETS = ("People", "Projects", "Ideas", "Admin")
 AUDIO = Path(__file__).parent / "data" / "audio"
 
 

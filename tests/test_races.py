@@ -17,7 +17,6 @@ import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,10 +37,8 @@ from shared.transcription import transcribe_voice_note
 from shared.wiring import Adapters, adapters, reset
 from shared.worker import handle_classify_job
 from tests import fake_openai
-from tests.support import clear_queue, docs
+from tests.support import BUCKETS, SARAH, clear_queue, docs
 
-BUCKETS = [b.value for b in Bucket]
-SARAH = (Path(__file__).parent / "data" / "audio" / "call_sarah.m4a").read_bytes()
 UNSETTLED = {Status.RECEIVED, Status.QUEUED, Status.TRANSCRIBING}
 
 

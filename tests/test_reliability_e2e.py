@@ -51,11 +51,19 @@ from tests.sse import (
     post_voice_capture,
     stream_run,
 )
-from tests.support import KEY, OTHER_KEY, REPO, DevhostProcess, clear_queue, docs, eventually
+from tests.support import (
+    BUCKETS,
+    KEY,
+    OTHER_KEY,
+    REPO,
+    SARAH,
+    DevhostProcess,
+    clear_queue,
+    docs,
+    eventually,
+)
 from tests.support import run_input as make_run_input
 
-BUCKETS = ("People", "Projects", "Ideas", "Admin")
-SARAH = (Path(__file__).parent / "data" / "audio" / "call_sarah.m4a").read_bytes()
 SAID = "Call Sarah about the budget review"
 # Long enough for a loaded machine, far shorter than anything the app could leave unbounded.
 HTTP_TIMEOUT = 20
@@ -415,18 +423,26 @@ def gate() -> Iterator[threading.Event]:
     event.set()
 
 
+def uploaded_and_snapshotted(
+    main: httpx.Client, fake: fake_openai.FakeOpenAI, gate: threading.Event
+) -> tuple[str, str, str]:
+    """A voice note uploaded through its URL, then snapshotted through the same URL, while its
+    transcription is held at `gate`: (capture id, blob name, snapshot id)."""
+    fake.enqueue(fake_openai.held(gate), kind=fake_openai.TRANSCRIBE)
+    upload = start_upload(main)
+    capture_id = upload["captureId"]
+    assert put_audio(upload).status_code == 201
+    snapshot = snapshot_with_upload_url(upload)
+    assert snapshot.status_code == 201, snapshot.text
+    return capture_id, f"dev/{capture_id}.m4a", snapshot.headers["x-ms-snapshot"]
+
+
 def test_a_snapshot_taken_with_the_upload_url_goes_with_the_audio(
     main, fake, gate, cosmos, blobs
 ) -> None:
     # The transcription is held until the snapshot exists, so the blob is still there for it.
-    fake.enqueue(fake_openai.held(gate), kind=fake_openai.TRANSCRIBE)
-    upload = start_upload(main)
-    capture_id = upload["captureId"]
-    name = f"dev/{capture_id}.m4a"
-    assert put_audio(upload).status_code == 201
-    snapshot = snapshot_with_upload_url(upload)
-    assert snapshot.status_code == 201, snapshot.text
-    assert sorted(blob_versions(blobs, name)) == sorted(["base", snapshot.headers["x-ms-snapshot"]])
+    capture_id, name, snapshot = uploaded_and_snapshotted(main, fake, gate)
+    assert sorted(blob_versions(blobs, name)) == sorted(["base", snapshot])
     gate.set()
 
     eventually(lambda: status_of(cosmos, capture_id) == "filed", timeout=30)
@@ -444,12 +460,7 @@ def test_a_snapshot_taken_with_the_upload_url_goes_with_the_audio(
 def test_deleting_a_capture_before_its_transcript_removes_audio_and_snapshot(
     main, fake, gate, cosmos, blobs
 ) -> None:
-    fake.enqueue(fake_openai.held(gate), kind=fake_openai.TRANSCRIBE)
-    upload = start_upload(main)
-    capture_id = upload["captureId"]
-    name = f"dev/{capture_id}.m4a"
-    assert put_audio(upload).status_code == 201
-    assert snapshot_with_upload_url(upload).status_code == 201
+    capture_id, name, _ = uploaded_and_snapshotted(main, fake, gate)
     # The blob trigger is inside the transcription, which does not answer yet.
     eventually(lambda: calls(fake, fake_openai.TRANSCRIBE) == 1)
     assert len(blob_versions(blobs, name)) == 2
