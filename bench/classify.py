@@ -13,7 +13,7 @@ LABELS = ["People", "Projects", "Ideas", "Admin", "misunderstood"]
 
 
 def offline_quality() -> dict:
-    from shared.classifier.minilm import MiniLMClassifier
+    from shared.adapters.classifier.minilm import MiniLMClassifier
 
     rows = [json.loads(line) for line in LABELLED.read_text().splitlines() if line.strip()]
     classifier = MiniLMClassifier()
@@ -53,7 +53,7 @@ def offline_quality() -> dict:
 def prompt_tokens() -> dict:
     """The OpenAI path's prompt per classification, by the app's own estimate (an upper-ish
     bound: prose at 4 characters or 3/4 word per token, JSON at 3 characters per token)."""
-    from shared.classifier.openai_chat import prompt_tokens_estimate
+    from shared.adapters.classifier.openai_chat import prompt_tokens_estimate
 
     rows = [json.loads(line) for line in LABELLED.read_text().splitlines() if line.strip()]
     counts = [prompt_tokens_estimate(r["text"]) for r in rows]

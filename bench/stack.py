@@ -55,7 +55,7 @@ def stack() -> Iterator[Stack]:
 
 def _provision() -> None:
     from devhost.provision import provision
-    from shared.clients import close_clients
+    from shared.adapters.clients import close_clients
     from shared.settings import get_settings
 
     get_settings.cache_clear()

@@ -54,7 +54,7 @@ def transcription_alone(runs: int) -> dict:
     """The offline Whisper model on the same clip, in this process, after a warm-up."""
     import asyncio
 
-    from shared.transcriber.whisper_local import LocalWhisperTranscriber
+    from shared.adapters.transcriber.whisper_local import LocalWhisperTranscriber
 
     transcriber = LocalWhisperTranscriber()
     transcriber.warm_up()

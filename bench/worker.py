@@ -18,9 +18,9 @@ from tests.support import DevhostProcess, clear_queue
 async def _prefill(count: int) -> None:
     """`count` stored captures, each with its job on captures-classify, as runs whose model
     was down would leave them."""
-    from shared.models import InboxItem
-    from shared.wiring import adapters, reset
-    from shared.worker import queue_for_worker
+    from shared.bootstrap import adapters, reset
+    from shared.domain.models import InboxItem
+    from shared.services.worker import queue_for_worker
 
     app, texts = adapters(), capture_texts()
 

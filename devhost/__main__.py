@@ -83,7 +83,7 @@ def _stack(app_dir: Path, host: str, port: int, data_dir: Path) -> int:
 
 
 async def _provision_and_serve(devhost: DevHost, host: str, port: int) -> None:
-    from shared.wiring import adapters, reset
+    from shared.bootstrap import adapters, reset
 
     from .provision import provision
 

@@ -7,7 +7,7 @@ import contextlib
 from azure.core.exceptions import ResourceExistsError
 from azure.cosmos import PartitionKey
 
-from shared import clients
+from shared.adapters import clients
 from shared.settings import (
     BUCKET_CONTAINERS,
     CLASSIFY_QUEUE,

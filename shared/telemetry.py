@@ -24,7 +24,7 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from .settings import Settings, get_settings
+from shared.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 

@@ -273,9 +273,9 @@ class FakeOpenAI:
         base_url: str | None = None,
         azure: bool = False,
     ):
-        """The app's own client (`shared.openai_client`), pointed at this server: its Azure
+        """The app's own client (`shared.adapters.openai_client`), pointed at this server: its Azure
         OpenAI route with `azure=True` (no `api_key` means Entra ID), else OpenAI's."""
-        from shared.openai_client import build_openai_client
+        from shared.adapters.openai_client import build_openai_client
 
         return build_openai_client(
             azure_endpoint=self.azure_endpoint if azure else None,

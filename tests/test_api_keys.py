@@ -7,9 +7,9 @@ import logging
 import pytest
 from starlette.requests import Request
 
-from shared import api_keys
-from shared.auth import authenticate
-from shared.problems import Problem
+from shared.http import api_keys
+from shared.http.auth import authenticate
+from shared.http.problems import Problem
 from shared.settings import get_settings
 
 
@@ -57,7 +57,7 @@ def test_user_ids_that_could_not_be_a_blob_folder_are_refused(user_id) -> None:
 def test_bad_api_keys_entries_are_ignored_without_echoing_them(keys, caplog) -> None:
     good_key, good = api_keys.mint("carol")
     keys(f"pasted-a-raw-key-by-mistake,dave:nothex,{good},../evil:{'0' * 64}")
-    with caplog.at_level(logging.WARNING, logger="shared.auth"):
+    with caplog.at_level(logging.WARNING, logger="shared.http.auth"):
         assert authenticate(request_with({"X-API-Key": good_key})) == "carol"
     assert "entry 1" in caplog.text and "entry 2" in caplog.text and "entry 4" in caplog.text
     assert "pasted-a-raw-key" not in caplog.text and "nothex" not in caplog.text

@@ -15,16 +15,16 @@ import pytest
 from azure.storage.queue import QueueClient
 
 from devhost.emulators import Emulators, Ports, storage_connection_string
-from shared.capture import capture_id_for
-from shared.models import InboxItem, Status
-from shared.poison import (
+from shared.adapters.repository import CaptureRepository
+from shared.bootstrap import Adapters, adapters, reset
+from shared.domain.models import InboxItem, Status
+from shared.services.capture import capture_id_for
+from shared.services.poison import (
     CLASSIFY_FAILED,
     TRANSCRIPTION_FAILED,
     fail_poisoned_classify_job,
     settle_poisoned_voice_note,
 )
-from shared.repository import CaptureRepository
-from shared.wiring import Adapters, adapters, reset
 from tests import fake_openai
 from tests.fault_proxy import FaultProxy
 from tests.sse import SseRun, assert_valid_run, get_run, post_run, post_voice_capture

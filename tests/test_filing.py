@@ -13,14 +13,14 @@ from collections.abc import AsyncIterator
 import pytest
 from azure.storage.queue import QueueClient
 
-from shared.bucket_pick import pick_bucket
-from shared.classifier.protocol import Bucket, Classification
-from shared.errors import CaptureDeleted
-from shared.filing import file_capture, filed_item_for
-from shared.inbox import delete_capture
-from shared.models import ClassifyJob, InboxItem, Status
-from shared.wiring import Adapters, adapters, reset
-from shared.worker import handle_classify_job
+from shared.bootstrap import Adapters, adapters, reset
+from shared.domain.classification import Bucket, Classification
+from shared.domain.errors import CaptureDeleted
+from shared.domain.models import ClassifyJob, InboxItem, Status
+from shared.services.bucket_pick import pick_bucket
+from shared.services.filing import file_capture, filed_item_for
+from shared.services.inbox import delete_capture
+from shared.services.worker import handle_classify_job
 from tests.support import BUCKETS, clear_queue, docs
 
 

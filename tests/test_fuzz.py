@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from schemathesis import Case, CheckContext, GenerationMode, Response
 from schemathesis.config import SchemathesisConfig
 
-from shared.openapi import openapi_document
+from shared.http.openapi import openapi_document
 from tests.sse import parse_sse
 from tests.support import KEY, run_input, running_devhost
 

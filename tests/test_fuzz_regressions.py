@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from shared.openapi import openapi_document
+from shared.http.openapi import openapi_document
 from tests.support import KEY, run_input, running_devhost
 
 

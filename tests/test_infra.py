@@ -201,8 +201,8 @@ def test_the_app_runs_on_exactly_the_settings_the_templates_give(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every template value stood in for by an https URL or a name, loaded as in Azure."""
-    from shared import clients
-    from shared.openai_client import model_configured
+    from shared.adapters import clients
+    from shared.adapters.openai_client import model_configured
     from shared.settings import get_settings
 
     for name in setting_names():
@@ -479,14 +479,14 @@ def _comes_with(dists: set[str], wanted: set[str]) -> bool:
 @pytest.mark.parametrize(
     ("build", "module"),
     [
-        ("build_classifier", "shared.classifier.minilm"),
-        ("build_transcriber", "shared.transcriber.whisper_local"),
+        ("build_classifier", "shared.adapters.classifier.minilm"),
+        ("build_transcriber", "shared.adapters.transcriber.whisper_local"),
     ],
 )
 def test_without_a_model_setting_the_package_says_what_is_missing(
     monkeypatch: pytest.MonkeyPatch, build: str, module: str
 ) -> None:
-    from shared import wiring
+    from shared import bootstrap
     from shared.settings import get_settings
 
     monkeypatch.setitem(sys.modules, module, None)  # as in the package: the file is left out
@@ -496,6 +496,6 @@ def test_without_a_model_setting_the_package_says_what_is_missing(
     get_settings.cache_clear()
     try:
         with pytest.raises(RuntimeError, match="set AZURE_OPENAI_ENDPOINT"):
-            getattr(wiring, build)()
+            getattr(bootstrap, build)()
     finally:
         get_settings.cache_clear()

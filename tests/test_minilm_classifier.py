@@ -8,17 +8,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shared.classifier.minilm import (
+from shared.adapters.classifier.minilm import (
     MiniLMClassifier,
     MiniLMEncoder,
     _get_index,
     get_encoder,
     make_title,
 )
-from shared.classifier.protocol import Bucket, Classification
+from shared.domain.classification import Bucket, Classification
 
 LABELLED = Path(__file__).parent / "data" / "labelled_captures.jsonl"
-EXAMPLES = Path(__file__).parents[1] / "shared" / "classifier" / "examples.json"
+EXAMPLES = Path(__file__).parents[1] / "shared" / "adapters" / "classifier" / "examples.json"
 LABELS = [*(b.value for b in Bucket), "misunderstood"]
 
 

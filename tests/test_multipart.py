@@ -1,4 +1,4 @@
-"""shared.multipart: the file field of a multipart upload, streamed without buffering it."""
+"""shared.http.multipart: the file field of a multipart upload, streamed without buffering it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from shared.multipart import FilePart, open_file_field
-from shared.problems import Problem
+from shared.http.multipart import FilePart, open_file_field
+from shared.http.problems import Problem
 
 BOUNDARY = "b0undary-7f3a"
 KIB = 1024

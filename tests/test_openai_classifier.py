@@ -14,7 +14,7 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletion
 
-from shared.classifier.openai_chat import (
+from shared.adapters.classifier.openai_chat import (
     MISUNDERSTOOD_TITLE,
     REPHRASE_QUESTION,
     SYSTEM_PROMPT,
@@ -22,7 +22,7 @@ from shared.classifier.openai_chat import (
     _response_format_json,
     prompt_tokens_estimate,
 )
-from shared.classifier.protocol import Bucket, Classification, ClassifierUnavailable
+from shared.domain.classification import Bucket, Classification, ClassifierUnavailable
 from tests.fake_openai import (
     FakeOpenAI,
     classification,
@@ -110,7 +110,7 @@ async def test_azure_route_with_api_key() -> None:
 @pytest.fixture
 def fresh_credential() -> Iterator[None]:
     """The process's settings and credential are cached: start and end this test without."""
-    from shared import clients
+    from shared.adapters import clients
     from shared.settings import get_settings
 
     get_settings.cache_clear()

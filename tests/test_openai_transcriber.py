@@ -11,8 +11,8 @@ from pathlib import Path
 import openai
 import pytest
 
-from shared.transcriber.openai_audio import OpenAITranscriber
-from shared.transcriber.protocol import (
+from shared.adapters.transcriber.openai_audio import OpenAITranscriber
+from shared.domain.transcript import (
     AudioUndecodable,
     TranscriberUnavailable,
     Transcript,

@@ -4,10 +4,10 @@ from datetime import date
 
 import pytest
 
-from shared.classifier.protocol import Bucket, Classification
-from shared.details import details_for, due_date_in, people_in
-from shared.models import Clarification, InboxItem, Outcome
-from shared.outcomes import decide, question_for
+from shared.domain.classification import Bucket, Classification
+from shared.domain.details import details_for, due_date_in, people_in
+from shared.domain.models import Clarification, InboxItem, Outcome
+from shared.domain.outcomes import decide, question_for
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def test_the_latest_clarification_comes_first_in_the_text_to_classify() -> None:
 
 
 def test_a_models_question_is_cut_to_what_a_phone_can_show() -> None:
-    from shared.outcomes import MAX_QUESTION_CHARS
+    from shared.domain.outcomes import MAX_QUESTION_CHARS
 
     rambling = "Did you mean " + "the thing about the budget and the other thing " * 40 + "?"
     c = Classification(bucket=None, confidence=0.0, title="t", question=rambling)
@@ -89,8 +89,8 @@ def test_a_models_question_is_cut_to_what_a_phone_can_show() -> None:
     ],
 )
 def test_every_string_that_comes_in_is_valid_unicode(raw: str, valid: str) -> None:
-    from shared.models import InboxItem as Item
-    from shared.text import valid_text
+    from shared.domain.models import InboxItem as Item
+    from shared.domain.text import valid_text
 
     assert valid_text(raw) == valid
     stored = {

@@ -2,8 +2,8 @@
 
 import json
 
-from shared.problems import Problem, error_response
-from shared.storage_errors import StorageUnavailable
+from shared.adapters.storage_errors import StorageUnavailable
+from shared.http.problems import Problem, error_response
 
 
 def test_storage_down_is_a_503_with_retry_after_and_no_internals() -> None:

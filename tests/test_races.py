@@ -22,20 +22,20 @@ from typing import Any
 import pytest
 from azure.storage.queue import QueueClient
 
-from shared import background
-from shared.audio import blob_name
-from shared.capture import TextCapture, capture_id_for
-from shared.classifier.openai_chat import OpenAIClassifier
-from shared.classifier.protocol import Bucket
-from shared.follow_up import follow_up_run
-from shared.inbox import delete_capture
-from shared.models import ClassifyJob, InboxItem, Status
-from shared.runs import text_capture_run
+from shared.adapters.classifier.openai_chat import OpenAIClassifier
+from shared.adapters.transcriber.openai_audio import OpenAITranscriber
+from shared.bootstrap import Adapters, adapters, reset
+from shared.domain.audio import blob_name
+from shared.domain.classification import Bucket
+from shared.domain.models import ClassifyJob, InboxItem, Status
+from shared.services import background
+from shared.services.capture import TextCapture, capture_id_for
+from shared.services.follow_up import follow_up_run
+from shared.services.inbox import delete_capture
+from shared.services.runs import text_capture_run
+from shared.services.transcription import transcribe_voice_note
+from shared.services.worker import handle_classify_job
 from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER, get_settings
-from shared.transcriber.openai_audio import OpenAITranscriber
-from shared.transcription import transcribe_voice_note
-from shared.wiring import Adapters, adapters, reset
-from shared.worker import handle_classify_job
 from tests import fake_openai
 from tests.support import BUCKETS, SARAH, clear_queue, docs
 
@@ -168,8 +168,8 @@ async def voice_note(app: Adapters) -> InboxItem:
 
 
 async def low_confidence(app: Adapters) -> InboxItem:
-    from shared.classifier.protocol import Classification
-    from shared.filing import file_capture
+    from shared.domain.classification import Classification
+    from shared.services.filing import file_capture
 
     item = await stored(app, text="tiles for the kitchen")
     guess = Classification(bucket=Bucket.IDEAS, confidence=0.45, title="Tiles")
@@ -177,8 +177,8 @@ async def low_confidence(app: Adapters) -> InboxItem:
 
 
 async def misunderstood(app: Adapters) -> InboxItem:
-    from shared.classifier.protocol import Classification
-    from shared.filing import file_capture
+    from shared.domain.classification import Classification
+    from shared.services.filing import file_capture
 
     item = await stored(app, text="zzz budget thing")
     guess = Classification(bucket=None, confidence=0.0, title="?", question="What about it?")
@@ -197,7 +197,7 @@ async def run_follow_up(app: Adapters, item: InboxItem) -> list[str]:
 
 
 async def run_pick(app: Adapters, item: InboxItem) -> Any:
-    from shared.bucket_pick import pick_bucket
+    from shared.services.bucket_pick import pick_bucket
 
     return await pick_bucket("dev", item.id, Bucket.PEOPLE, app)
 
@@ -278,9 +278,9 @@ async def steps_of(app: Adapters, name: str) -> list[str]:
 
 async def _swallow(work: Awaitable[Any]) -> Any:
     """Run a write to its end; what it answers the client (a 404, a RUN_ERROR) is not the point."""
-    from shared.errors import CaptureDeleted
-    from shared.problems import Problem
-    from shared.repository import StaleItem
+    from shared.adapters.repository import StaleItem
+    from shared.domain.errors import CaptureDeleted
+    from shared.http.problems import Problem
 
     try:
         return await work

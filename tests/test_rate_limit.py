@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shared.problems import Problem
-from shared.rate_limit import RateLimiter
+from shared.http.problems import Problem
+from shared.http.rate_limit import RateLimiter
 
 
 class Clock:
@@ -55,7 +55,7 @@ def test_retry_after_rounds_up_and_zero_turns_it_off() -> None:
 
 
 def test_memory_stays_bounded_by_forgetting_idle_callers(monkeypatch) -> None:
-    monkeypatch.setattr("shared.rate_limit._MAX_TRACKED", 100)
+    monkeypatch.setattr("shared.http.rate_limit._MAX_TRACKED", 100)
     clock = Clock()
     limiter = RateLimiter(per_minute=60, burst=3, clock=clock)
     for i in range(1000):

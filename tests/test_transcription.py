@@ -16,14 +16,14 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
-from shared.audio import audio_type
-from shared.models import ClassifyJob, Status
-from shared.transcriber.openai_audio import OpenAITranscriber
-from shared.transcriber.protocol import TranscriberUnavailable
-from shared.transcription import transcribe_voice_note
-from shared.voice import NewVoiceCapture, start_voice_note
-from shared.wiring import Adapters, adapters, reset
-from shared.worker import handle_classify_job
+from shared.adapters.transcriber.openai_audio import OpenAITranscriber
+from shared.bootstrap import Adapters, adapters, reset
+from shared.domain.audio import audio_type
+from shared.domain.models import ClassifyJob, Status
+from shared.domain.transcript import TranscriberUnavailable
+from shared.services.transcription import transcribe_voice_note
+from shared.services.voice import NewVoiceCapture, start_voice_note
+from shared.services.worker import handle_classify_job
 from tests import fake_openai
 from tests.support import clear_queue, docs
 

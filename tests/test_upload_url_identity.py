@@ -15,9 +15,9 @@ import pytest
 from azure.core.pipeline import PipelineResponse
 from azure.storage.blob.aio import BlobServiceClient
 
-from shared.models import utcnow
+from shared.adapters.voice_blobs import BlobVoiceNotes
+from shared.domain.models import utcnow
 from shared.settings import VOICE_CONTAINER
-from shared.voice_blobs import BlobVoiceNotes
 from tests.azurite_oauth import STORAGE_SCOPE, AzuriteOAuth, AzuriteTokenCredential, azurite_oauth
 
 PUT_HEADERS = {"x-ms-blob-type": "BlockBlob"}
@@ -60,7 +60,7 @@ def traffic() -> Traffic:
 async def service(
     azurite: AzuriteOAuth, credential: AzuriteTokenCredential, traffic: Traffic
 ) -> AsyncIterator[BlobServiceClient]:
-    # What shared.clients builds without a connection string: an endpoint and a token
+    # What shared.adapters.clients builds without a connection string: an endpoint and a token
     # credential, so no account key. TLS is verified against the test CA, not switched off.
     async with BlobServiceClient(
         azurite.url,

@@ -6,10 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from shared.transcriber import whisper_local
-from shared.transcriber.protocol import AudioUndecodable, Transcriber, TranscriberUnavailable
-from shared.transcriber.whisper_local import (
+
+from shared.adapters.transcriber.whisper_local import (
     DEFAULT_CACHE_DIR,
     MODEL_BIN_SHA256,
     MODEL_BIN_SIZE,
@@ -18,6 +17,7 @@ from shared.transcriber.whisper_local import (
     _sha256_file,
     assemble_model,
 )
+from shared.domain.transcript import AudioUndecodable, Transcriber, TranscriberUnavailable
 
 AUDIO = Path(__file__).parent / "data" / "audio"
 

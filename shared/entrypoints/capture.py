@@ -3,16 +3,16 @@
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import Request, Response
 
-from ..agui import sse_response
-from ..auth import authenticate
-from ..capture import parse_text_capture
-from ..http_edge import http_function
-from ..http_input import read_body
-from ..idempotency import idempotency_key
-from ..runs import text_capture_run
-from ..settings import get_settings
-from ..telemetry import traced
-from ..wiring import adapters
+from shared.bootstrap import adapters
+from shared.http.auth import authenticate
+from shared.http.edge import http_function
+from shared.http.idempotency import idempotency_key
+from shared.http.input import read_body
+from shared.services.agui import sse_response
+from shared.services.capture import parse_text_capture
+from shared.services.runs import text_capture_run
+from shared.settings import get_settings
+from shared.telemetry import traced
 
 bp = func.Blueprint()
 

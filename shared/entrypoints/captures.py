@@ -3,18 +3,18 @@
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
 
-from ..agui import sse_response
-from ..auth import authenticate
-from ..bucket_pick import BucketChoice, pick_bucket
-from ..capture import parse_text_capture
-from ..feed import open_feed
-from ..follow_up import follow_up_run, open_follow_up
-from ..http_edge import http_function
-from ..http_input import parse_json, read_body
-from ..inbox import delete_capture, get_capture, list_inbox, parse_inbox_query
-from ..settings import get_settings
-from ..telemetry import traced
-from ..wiring import adapters
+from shared.bootstrap import adapters
+from shared.http.auth import authenticate
+from shared.http.edge import http_function
+from shared.http.input import parse_json, read_body
+from shared.services.agui import sse_response
+from shared.services.bucket_pick import BucketChoice, pick_bucket
+from shared.services.capture import parse_text_capture
+from shared.services.feed import open_feed
+from shared.services.follow_up import follow_up_run, open_follow_up
+from shared.services.inbox import delete_capture, get_capture, list_inbox, parse_inbox_query
+from shared.settings import get_settings
+from shared.telemetry import traced
 
 bp = func.Blueprint()
 

@@ -2,11 +2,11 @@
 
 import azure.functions as func
 
-from ..models import ClassifyJob
-from ..settings import CLASSIFY_QUEUE
-from ..telemetry import traced
-from ..wiring import adapters
-from ..worker import handle_classify_job
+from shared.bootstrap import adapters
+from shared.domain.models import ClassifyJob
+from shared.services.worker import handle_classify_job
+from shared.settings import CLASSIFY_QUEUE
+from shared.telemetry import traced
 
 bp = func.Blueprint()
 

@@ -3,8 +3,8 @@
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request
 
-from ..health import check_health
-from ..http_edge import http_function
+from shared.adapters.health import check_health
+from shared.http.edge import http_function
 
 bp = func.Blueprint()
 

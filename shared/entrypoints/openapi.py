@@ -3,7 +3,7 @@
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import Request, Response
 
-from ..http_edge import http_function
+from shared.http.edge import http_function
 
 bp = func.Blueprint()
 
@@ -12,7 +12,7 @@ bp = func.Blueprint()
 @http_function
 async def openapi(req: Request) -> Response:
     # Imported on first call: the document pulls in every model, which cold start doesn't need.
-    from ..openapi import openapi_json
+    from shared.http.openapi import openapi_json
 
     return Response(
         openapi_json(), media_type="application/json", headers={"Cache-Control": "max-age=300"}

@@ -2,14 +2,14 @@
 
 import azure.functions as func
 
-from ..poison import (
+from shared.bootstrap import adapters
+from shared.services.poison import (
     BLOB_POISON_QUEUE,
     CLASSIFY_POISON_QUEUE,
     fail_poisoned_classify_job,
     settle_poisoned_voice_note,
 )
-from ..telemetry import traced
-from ..wiring import adapters
+from shared.telemetry import traced
 
 bp = func.Blueprint()
 

@@ -5,22 +5,22 @@ from datetime import timedelta
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
 
-from ..agui import sse_response
-from ..auth import authenticate
-from ..feed import FeedSlot, open_feed
-from ..http_edge import http_function
-from ..http_input import check_declared_length, read_body
-from ..idempotency import idempotency_key
-from ..multipart import open_file_field
-from ..settings import get_settings
-from ..telemetry import traced
-from ..voice import (
+from shared.bootstrap import adapters
+from shared.http.auth import authenticate
+from shared.http.edge import http_function
+from shared.http.idempotency import idempotency_key
+from shared.http.input import check_declared_length, read_body
+from shared.http.multipart import open_file_field
+from shared.services.agui import sse_response
+from shared.services.feed import FeedSlot, open_feed
+from shared.services.voice import (
     new_voice_capture_for_file,
     parse_voice_note_request,
     start_voice_note,
     upload_voice_note,
 )
-from ..wiring import adapters
+from shared.settings import get_settings
+from shared.telemetry import traced
 
 bp = func.Blueprint()
 

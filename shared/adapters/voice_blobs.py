@@ -1,0 +1,152 @@
+"""The voice-notes blob adapter: upload URLs that allow creating one blob, streamed uploads,
+reads and deletes. Blob Storage and its errors stay here."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Protocol
+
+from shared import telemetry
+from shared.adapters.storage_errors import bounded, unavailable_as
+from shared.domain.models import utcnow
+from shared.settings import VOICE_CONTAINER
+
+if TYPE_CHECKING:
+    from azure.storage.blob import UserDelegationKey
+    from azure.storage.blob.aio import BlobServiceClient
+
+# SAS start times are backdated so a phone whose clock runs a little fast can still upload.
+_CLOCK_SKEW = timedelta(minutes=5)
+# One user delegation key signs many upload URLs; it must outlive each URL it signs, and
+# Azure caps its life at 7 days.
+_DELEGATION_KEY_LIFETIME = timedelta(hours=2)
+_DELEGATION_KEY_MAX = timedelta(days=7)
+
+
+class VoiceNoteTooLarge(Exception):
+    """The upload went past the size limit; nothing was committed."""
+
+
+class VoiceNoteStore(Protocol):
+    async def upload_url(self, name: str, expires_at: datetime) -> str:
+        """A URL that allows one PUT creating exactly this blob (no read, no overwrite)."""
+        ...
+
+    async def upload(
+        self, name: str, chunks: AsyncIterator[bytes], content_type: str, limit: int
+    ) -> int:
+        """Stream `chunks` into the blob; the byte count. VoiceNoteTooLarge past `limit`."""
+        ...
+
+    async def delete(self, name: str) -> None:
+        """Delete the blob and any snapshots of it (the upload URL's create permission also
+        allows taking snapshots); idempotent."""
+        ...
+
+    async def exists(self, name: str) -> bool: ...
+
+
+class BlobVoiceNotes:
+    """Signs with the account key when the connection has one (Azurite, connection strings),
+    else with a user delegation key obtained through the managed identity."""
+
+    def __init__(self, service: Callable[[], BlobServiceClient]) -> None:
+        # A factory, so that the blob SDK loads only when a voice note needs it.
+        self._service_factory = service
+        self._delegation: UserDelegationKey | None = None
+        self._delegation_lock = asyncio.Lock()
+
+    @property
+    def _service(self) -> BlobServiceClient:
+        return self._service_factory()
+
+    async def upload_url(self, name: str, expires_at: datetime) -> str:
+        from azure.storage.blob import BlobSasPermissions, generate_blob_sas
+
+        signing = await self._signing_key(expires_at)
+        # Create only: the holder can make this one blob once, never read it or overwrite it.
+        sas = generate_blob_sas(
+            account_name=self._service.account_name,
+            container_name=VOICE_CONTAINER,
+            blob_name=name,
+            permission=BlobSasPermissions(create=True),
+            expiry=expires_at,
+            start=utcnow() - _CLOCK_SKEW,
+            protocol="https" if self._service.scheme == "https" else None,
+            **signing,
+        )
+        return f"{self._service.get_blob_client(VOICE_CONTAINER, name).url}?{sas}"
+
+    async def upload(
+        self, name: str, chunks: AsyncIterator[bytes], content_type: str, limit: int
+    ) -> int:
+        from azure.core.exceptions import ResourceExistsError
+        from azure.storage.blob import ContentSettings
+
+        counter = _Counter(limit)
+        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        # A retried request finds the first attempt's upload there: that one stands.
+        async with unavailable_as("Blob storage"):
+            with contextlib.suppress(ResourceExistsError):
+                # Unknown length: the SDK stages 4 MiB blocks as they come, then commits them,
+                # so the upload never sits in memory whole. Past the limit nothing is committed.
+                await blob.upload_blob(
+                    counter.counted(chunks),
+                    overwrite=False,
+                    content_settings=ContentSettings(content_type=content_type),
+                    # The blob trigger continues this trace from the blob's metadata.
+                    metadata=telemetry.trace_carrier(),
+                    max_concurrency=2,
+                )
+        return counter.size
+
+    async def delete(self, name: str) -> None:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        async with bounded("Blob storage"):
+            with contextlib.suppress(ResourceNotFoundError):
+                await blob.delete_blob(delete_snapshots="include")
+
+    async def exists(self, name: str) -> bool:
+        async with bounded("Blob storage"):
+            return await self._service.get_blob_client(VOICE_CONTAINER, name).exists()
+
+    async def _signing_key(self, expires_at: datetime) -> dict[str, Any]:
+        credential = self._service.credential
+        account_key = getattr(credential, "account_key", None)
+        if account_key:
+            return {"account_key": account_key}
+        async with self._delegation_lock:
+            key = self._delegation
+            if key is None or _parse_time(key.signed_expiry) < expires_at + _CLOCK_SKEW:
+                now = utcnow()
+                lifetime = max(_DELEGATION_KEY_LIFETIME, expires_at - now + 2 * _CLOCK_SKEW)
+                async with bounded("Blob storage"):
+                    key = await self._service.get_user_delegation_key(
+                        now - _CLOCK_SKEW, now + min(lifetime, _DELEGATION_KEY_MAX)
+                    )
+                self._delegation = key
+        return {"user_delegation_key": key}
+
+
+class _Counter:
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.size = 0
+
+    async def counted(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        async for chunk in chunks:
+            self.size += len(chunk)
+            if self.size > self.limit:
+                raise VoiceNoteTooLarge(f"more than {self.limit} bytes")
+            yield chunk
+
+
+def _parse_time(value: str | None) -> datetime:
+    if not value:
+        return utcnow()
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))

@@ -1,0 +1,79 @@
+"""Production adapters, chosen by settings and made once per process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
+
+from shared.adapters import clients
+from shared.adapters.openai_client import model_configured, openai_client
+from shared.adapters.queues import CaptureQueues, StorageQueues
+from shared.adapters.repository import CaptureRepository, CosmosCaptureRepository
+from shared.adapters.voice_blobs import BlobVoiceNotes, VoiceNoteStore
+from shared.domain.classification import Classifier
+from shared.domain.transcript import Transcriber
+from shared.settings import get_settings
+
+
+@dataclass(frozen=True)
+class Adapters:
+    repo: CaptureRepository
+    classifier: Classifier
+    queues: CaptureQueues
+    voice: VoiceNoteStore
+    transcriber: Transcriber
+
+
+@cache
+def adapters() -> Adapters:
+    return Adapters(
+        repo=CosmosCaptureRepository(clients.cosmos_database()),
+        classifier=build_classifier(),
+        queues=StorageQueues(),
+        voice=BlobVoiceNotes(clients.blob_service),
+        transcriber=build_transcriber(),
+    )
+
+
+def build_classifier() -> Classifier:
+    if model_configured():
+        from shared.adapters.classifier.openai_chat import OpenAIClassifier
+
+        return OpenAIClassifier(openai_client(), get_settings().chat_model)
+    with _offline_model():
+        from shared.adapters.classifier.minilm import MiniLMClassifier
+
+    return MiniLMClassifier()
+
+
+def build_transcriber() -> Transcriber:
+    if model_configured():
+        from shared.adapters.transcriber.openai_audio import OpenAITranscriber
+
+        return OpenAITranscriber(openai_client(), get_settings().transcribe_model)
+    with _offline_model():
+        from shared.adapters.transcriber.whisper_local import LocalWhisperTranscriber
+
+    return LocalWhisperTranscriber()
+
+
+@contextmanager
+def _offline_model() -> Iterator[None]:
+    # The offline models are local only: .funcignore leaves them out of the package and
+    # requirements.txt leaves out what they need. In Azure that means a missing setting.
+    try:
+        yield
+    except ImportError as exc:
+        raise RuntimeError(
+            "no model server is configured: set AZURE_OPENAI_ENDPOINT (or OPENAI_BASE_URL); "
+            "the offline models are for local use (requirements-local.txt)"
+        ) from exc
+
+
+async def reset() -> None:
+    """Close the SDK clients and forget the adapters (shutdown, and between test setups)."""
+    adapters.cache_clear()
+    openai_client.cache_clear()
+    await clients.close_clients()

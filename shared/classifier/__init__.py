@@ -1,1 +1,0 @@
-"""Classifiers turn a capture's text into a bucket guess; see `protocol.py`."""

@@ -1,0 +1,42 @@
+"""What every classifier returns, and the one method it must have.
+
+The classifier only guesses; `shared.domain.outcomes` applies the server-side thresholds that
+decide CLASSIFIED, LOW_CONFIDENCE or MISUNDERSTOOD.
+"""
+
+from enum import StrEnum
+from typing import Protocol
+
+from pydantic import Field
+
+from shared.domain.text import ValidTextModel
+
+
+class Bucket(StrEnum):
+    PEOPLE = "People"
+    PROJECTS = "Projects"
+    IDEAS = "Ideas"
+    ADMIN = "Admin"
+
+
+class Classification(ValidTextModel):
+    """A classifier's guess for one capture."""
+
+    bucket: Bucket | None = Field(
+        description="Best bucket, or None when the text is unintelligible"
+    )
+    confidence: float = Field(ge=0.0, le=1.0)
+    title: str = Field(max_length=120, description="A short title for the filed item")
+    question: str | None = Field(
+        default=None, description="A clarifying question when the text cannot be filed"
+    )
+
+
+class ClassifierUnavailable(Exception):
+    """The model could not answer now (down, rate limited, timed out): queue and retry later."""
+
+
+class Classifier(Protocol):
+    async def classify(self, text: str) -> Classification:
+        """Guess the bucket of `text`; raise ClassifierUnavailable when the model cannot answer."""
+        ...

@@ -1,0 +1,60 @@
+"""Server-side thresholds: the model guesses, these rules decide the outcome."""
+
+from __future__ import annotations
+
+from shared.domain.classification import Classification
+from shared.domain.models import Outcome
+
+CLASSIFIED_AT = 0.6
+MISUNDERSTOOD_BELOW = 0.3
+
+# Follow-up answers to MISUNDERSTOOD before a capture is left UNRESOLVED in the inbox.
+FOLLOW_UP_ROUNDS = 2
+FILED_OUTCOMES = {Outcome.CLASSIFIED, Outcome.LOW_CONFIDENCE}
+
+DEFAULT_QUESTION = "I couldn't tell what that was about. What did you want to capture?"
+
+
+def decide(c: Classification, rounds: int = 0) -> Outcome:
+    """`rounds`: follow-up answers already given for this capture."""
+    if c.bucket is None or c.confidence < MISUNDERSTOOD_BELOW:
+        return Outcome.UNRESOLVED if rounds >= FOLLOW_UP_ROUNDS else Outcome.MISUNDERSTOOD
+    if c.confidence < CLASSIFIED_AT:
+        return Outcome.LOW_CONFIDENCE
+    return Outcome.CLASSIFIED
+
+
+# A question is shown to the user as it is: whatever a model says, it stays a question.
+MAX_QUESTION_CHARS = 300
+
+
+def question_for(outcome: Outcome, c: Classification) -> str | None:
+    if outcome is Outcome.MISUNDERSTOOD:
+        return _shown(c.question) or DEFAULT_QUESTION
+    if outcome is Outcome.LOW_CONFIDENCE:
+        return _shown(c.question) or f"I filed this under {c.bucket} — is that right?"
+    return None
+
+
+def _shown(question: str | None) -> str | None:
+    text = " ".join((question or "").split())
+    if len(text) <= MAX_QUESTION_CHARS:
+        return text or None
+    cut = text[: MAX_QUESTION_CHARS - 1].rsplit(" ", 1)[0]
+    return cut + "…"
+
+
+SAY_AGAIN_QUESTION = "I couldn't hear anything in that voice note. Could you say it again?"
+
+# Why a capture failed, in words safe to show; the keys are the codes clients see.
+FAILURES = {
+    "AUDIO_UNDECODABLE": "We couldn't play that recording. Please record it again.",
+    "AUDIO_TOO_LARGE": "That recording is too large. Please keep voice notes shorter.",
+    "AUDIO_TOO_LONG": "That recording is too long. Please keep voice notes shorter.",
+    "TRANSCRIPTION_FAILED": "We couldn't transcribe that recording. Please record it again.",
+    "CLASSIFY_FAILED": "We saved this capture but couldn't file it. Pick a bucket for it.",
+}
+
+
+def failure_message(code: str | None) -> str:
+    return FAILURES.get(code or "", "We couldn't process this capture.")

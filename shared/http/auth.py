@@ -1,0 +1,86 @@
+"""Who is calling: an API key, or the platform's principal behind App Service authentication,
+mapped to a user id, then held to that user's request budget. The user id never comes from a
+request body or path."""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from functools import lru_cache
+
+from starlette.requests import Request
+
+from shared.http.api_keys import USER_ID, key_digest
+from shared.http.problems import Problem
+from shared.http.rate_limit import RateLimiter
+from shared.settings import get_settings
+from shared.telemetry import annotate
+
+log = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=8)
+def _key_table(raw: str) -> tuple[tuple[str, bytes], ...]:
+    # API_KEYS is "user:sha256hex,user2:sha256hex" (see shared.http.api_keys): hashes only.
+    table = []
+    for number, entry in enumerate(filter(None, (e.strip() for e in raw.split(","))), 1):
+        user, _, digest = entry.partition(":")
+        try:
+            hashed = bytes.fromhex(digest)
+        except ValueError:
+            hashed = b""
+        if not USER_ID.fullmatch(user) or len(hashed) != 32:
+            # Say which entry, never its content: it may be a key pasted by mistake.
+            log.warning("API_KEYS entry %d is not user:sha256hex; ignored", number)
+            continue
+        table.append((user, hashed))
+    return tuple(table)
+
+
+def presented_key(request: Request) -> str | None:
+    key = request.headers.get("x-api-key")
+    if key:
+        return key.strip()
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return None
+
+
+@lru_cache(maxsize=4)
+def _limiter(per_minute: float, burst: int) -> RateLimiter:
+    return RateLimiter(per_minute, burst)
+
+
+def authenticate(request: Request) -> str:
+    """The caller's user id; a 401 Problem that says nothing about why, or a 429 when the
+    caller is over its budget."""
+    settings = get_settings()
+    user = _platform_principal(request) if settings.easy_auth_enabled else None
+    if user is None:
+        user = _key_user(request, settings.api_keys)
+    if user is None:
+        raise Problem(401, "A valid API key is required (X-API-Key or Authorization: Bearer).")
+    annotate(user_id=user)
+    _limiter(settings.rate_limit_per_minute, settings.rate_limit_burst).check(user)
+    return user
+
+
+def _platform_principal(request: Request) -> str | None:
+    # App Service authentication (Easy Auth) strips these headers from what clients send and
+    # sets them itself, so they are trusted only when the platform says it is switched on.
+    principal = request.headers.get("x-ms-client-principal-id", "").strip()
+    return principal if USER_ID.fullmatch(principal) else None
+
+
+def _key_user(request: Request, api_keys: str) -> str | None:
+    key = presented_key(request)
+    if not key:
+        return None
+    digest = bytes.fromhex(key_digest(key))
+    user = None
+    # Compare against every entry, in constant time, so timing says nothing.
+    for candidate, expected in _key_table(api_keys):
+        if hmac.compare_digest(digest, expected):
+            user = candidate
+    return user

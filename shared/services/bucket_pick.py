@@ -1,0 +1,51 @@
+"""The user picks a capture's bucket: file a LOW_CONFIDENCE (or misunderstood) capture there,
+or move a filed one. The user's choice wins over a classifier finishing at the same moment."""
+
+from __future__ import annotations
+
+from shared.adapters.repository import StaleItem
+from shared.bootstrap import Adapters
+from shared.domain.classification import Bucket, Classification
+from shared.domain.errors import CaptureDeleted
+from shared.domain.models import InboxItem, Outcome, RequestBody, Status
+from shared.http.problems import Problem
+from shared.services.filing import file_capture
+from shared.services.inbox import get_capture, not_found
+
+_ATTEMPTS = 3
+# A failed capture with text (CLASSIFY_FAILED) can still be filed by hand; one without cannot.
+_NOT_YET = {Status.AWAITING_UPLOAD, Status.TRANSCRIBING}
+
+
+class BucketChoice(RequestBody):
+    """The body of POST /api/captures/{id}/bucket."""
+
+    bucket: Bucket
+
+
+async def pick_bucket(
+    user_id: str, capture_id: str, bucket: Bucket, adapters: Adapters
+) -> InboxItem:
+    item = await get_capture(user_id, capture_id, adapters.repo)
+    for _ in range(_ATTEMPTS):
+        if item.status in _NOT_YET or not item.text_to_classify():
+            raise Problem(409, "This capture has no text to file yet.", code="NO_TEXT_YET")
+        choice = Classification(bucket=bucket, confidence=1.0, title=_title(item))
+        try:
+            return await file_capture(
+                item, choice, adapters.repo, adapters.queues, chosen_by="user"
+            )
+        except StaleItem:
+            item = await get_capture(user_id, capture_id, adapters.repo)  # 404 if deleted
+        except CaptureDeleted:
+            raise not_found() from None
+    raise Problem(409, "This capture keeps changing. Please try again.", code="CONFLICT")
+
+
+def _title(item: InboxItem) -> str:
+    # A misunderstood capture's title says only that; the user's words name it better.
+    if item.title and item.outcome not in (Outcome.MISUNDERSTOOD, Outcome.UNRESOLVED):
+        return item.title
+    words = item.text_to_classify().split()
+    title = " ".join(words[:8])
+    return title[:120] or "Capture"

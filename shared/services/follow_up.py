@@ -1,0 +1,87 @@
+"""Answer a MISUNDERSTOOD capture: the clarification goes on the same inbox item (never a
+second one), and the capture is classified again with the clarification first."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from shared.adapters.repository import CaptureRepository, StaleItem
+from shared.bootstrap import Adapters
+from shared.domain.errors import NotStored
+from shared.domain.models import Clarification, ClassifyJob, InboxItem, Status, utcnow
+from shared.http.problems import Problem
+from shared.services.capture import TextCapture
+from shared.services.inbox import get_capture
+from shared.services.runs import capture_run
+
+_ATTEMPTS = 3
+
+
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
+
+
+def _answered(item: InboxItem, run_id: str) -> bool:
+    return any(c.run_id == run_id for c in item.clarifications)
+
+
+async def open_follow_up(
+    capture_id: str, answer: TextCapture, repo: CaptureRepository
+) -> InboxItem:
+    """The capture the answer is for, checked before any stream starts (404, 409)."""
+    item = await get_capture(answer.user_id, capture_id, repo)
+    if not _answered(item, answer.run_id) and item.status is not Status.NEEDS_CLARIFICATION:
+        raise Problem(
+            409,
+            "Only a capture that could not be understood takes a follow-up.",
+            code="NOT_AWAITING_CLARIFICATION",
+            captureStatus=item.status.value,
+        )
+    return item
+
+
+def follow_up_run(
+    item: InboxItem, answer: TextCapture, adapters: Adapters
+) -> AsyncIterator[BaseEvent]:
+    """A run like a text capture's, on the capture's own thread."""
+    return capture_run(
+        item.thread_id,
+        answer.run_id,
+        ClassifyJob(capture_id=item.id, user_id=item.user_id),
+        lambda: store_clarification(item, answer, adapters.repo),
+        adapters,
+    )
+
+
+async def store_clarification(
+    item: InboxItem, answer: TextCapture, repo: CaptureRepository
+) -> InboxItem:
+    """Add the answer and reopen the capture for the classifier. A retried run (same runId)
+    finds its answer stored and goes on from there."""
+    for _ in range(_ATTEMPTS):
+        if _answered(item, answer.run_id):
+            return item
+        if item.is_deleted:
+            raise NotStored("NOT_FOUND", "This capture was deleted.")
+        if item.status is not Status.NEEDS_CLARIFICATION:
+            raise NotStored("CONFLICT", "This capture changed meanwhile. Please reload it.")
+        clarification = Clarification(run_id=answer.run_id, text=answer.text)
+        reopened = item.model_copy(
+            update={
+                "clarifications": [*item.clarifications, clarification],
+                "status": Status.RECEIVED,
+                "outcome": None,
+                "question_text": None,
+                "run_id": answer.run_id,
+                "updated_at": utcnow(),
+            }
+        )
+        try:
+            return await repo.save(reopened)
+        except StaleItem:
+            current = await repo.get(item.user_id, item.id)
+            if current is None:
+                raise NotStored("NOT_FOUND", "This capture was deleted.") from None
+            item = current
+    raise NotStored("CONFLICT", "This capture changed meanwhile. Please reload it.")

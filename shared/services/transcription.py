@@ -1,0 +1,97 @@
+"""Transcribe an uploaded voice note (the blob trigger's use case): check it belongs to a
+capture waiting for it, store the transcript as the capture's text, queue classification,
+then let the audio go.
+
+Idempotent: a second event for the same blob finds the transcript stored and only makes sure
+the job was queued and the audio deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from shared import telemetry
+from shared.bootstrap import Adapters
+from shared.domain.audio import audio_seconds, parse_blob_name
+from shared.domain.classification import Classification
+from shared.domain.errors import CaptureDeleted
+from shared.domain.models import InboxItem, Status
+from shared.domain.outcomes import SAY_AGAIN_QUESTION
+from shared.domain.transcript import AudioUndecodable
+from shared.services.filing import file_capture, mark
+from shared.services.worker import queue_for_worker
+
+log = logging.getLogger(__name__)
+
+_WAITING_FOR_AUDIO = {Status.AWAITING_UPLOAD, Status.TRANSCRIBING}
+
+
+async def transcribe_voice_note(
+    name: str,
+    size: int | None,
+    read: Callable[[], bytes],
+    adapters: Adapters,
+    *,
+    max_bytes: int,
+    max_seconds: float,
+    keep_audio: bool,
+) -> InboxItem | None:
+    """`name` is the blob's name inside the voice-notes container. TranscriberUnavailable and
+    storage errors propagate, so the host retries the blob and, in the end, poisons it."""
+    path = parse_blob_name(name)
+    if path:
+        telemetry.annotate(capture_id=path.capture_id, user_id=path.user_id)
+    item = await adapters.repo.get(path.user_id, path.capture_id) if path else None
+    if item is None or item.source != "voice" or item.audio_blob != name:
+        # Not a capture of that user waiting for this blob: nothing to file, and no one's
+        # capture is touched. The blob is left for an operator to look at.
+        log.warning("voice note %s matches no capture; ignored", name)
+        return None
+
+    if item.status in _WAITING_FOR_AUDIO:
+        if size is not None and size > max_bytes:
+            item = await _fail(item, "AUDIO_TOO_LARGE", adapters)
+        else:
+            audio = read()
+            seconds = audio_seconds(audio)
+            if seconds is not None and seconds > max_seconds:
+                item = await _fail(item, "AUDIO_TOO_LONG", adapters)
+            else:
+                try:
+                    item = await _transcribe(item, audio, adapters)
+                except CaptureDeleted:
+                    log.info("voice note %s: its capture was deleted meanwhile", name)
+                    return None
+    if item.status is Status.RECEIVED:
+        # Stored but not yet queued (now, or by an attempt that stopped halfway).
+        item = await queue_for_worker(item, adapters)
+    if not keep_audio:
+        await adapters.voice.delete(name)
+    return item
+
+
+async def _transcribe(item: InboxItem, audio: bytes, adapters: Adapters) -> InboxItem:
+    item = await mark(item, Status.TRANSCRIBING, adapters.repo)
+    if item.status is not Status.TRANSCRIBING:
+        return item  # another delivery got there first
+    filename = (item.audio_blob or "").rsplit("/", 1)[-1]
+    try:
+        with telemetry.span("transcribe"):
+            transcript = await adapters.transcriber.transcribe(audio, filename)
+    except AudioUndecodable as exc:
+        log.warning("capture %s: %s", item.id, exc)
+        return await _fail(item, "AUDIO_UNDECODABLE", adapters)
+    item = await mark(item, Status.RECEIVED, adapters.repo, text=transcript.text.strip())
+    telemetry.log_capture_text(log, "transcript", item.id, item.text or "")
+    if item.status is Status.RECEIVED and not item.text:
+        # Nothing was said: ask again, without asking a model about an empty string.
+        silent = Classification(
+            bucket=None, confidence=0.0, title="Empty voice note", question=SAY_AGAIN_QUESTION
+        )
+        return await file_capture(item, silent, adapters.repo, adapters.queues)
+    return item
+
+
+async def _fail(item: InboxItem, code: str, adapters: Adapters) -> InboxItem:
+    return await mark(item, Status.FAILED, adapters.repo, error=code)

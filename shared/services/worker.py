@@ -1,0 +1,90 @@
+"""The classify worker's use cases: hand a stored capture to it, send it the delayed check that
+every capture gets, and take a job from `captures-classify`: classified and filed once, or, for
+a voice note whose audio never came, removed once its upload URL has expired."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+from shared import telemetry
+from shared.adapters.repository import StaleItem
+from shared.bootstrap import Adapters
+from shared.domain.errors import CaptureDeleted
+from shared.domain.models import ClassifyJob, InboxItem, Status, utcnow
+from shared.services.background import spawn
+from shared.services.filing import classify_and_file, mark
+from shared.services.inbox import delete_capture
+from shared.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+
+async def queue_for_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
+    """Queue a stored capture's classification, then record it as queued. Queue first: a
+    failure between the two leaves it `received`, and queueing again is harmless (the
+    worker files once)."""
+    await adapters.queues.enqueue_classify(ClassifyJob(capture_id=item.id, user_id=item.user_id))
+    return await mark(item, Status.QUEUED, adapters.repo)
+
+
+# How long storing a capture waits for its check to be sent: normally the job is out before
+# the capture is stored, so no moment exists in which a process could die leaving a stored
+# capture that nothing will come back to; a slow queue holds the capture up no longer.
+CHECK_FIRST_S = 1.0
+
+
+async def schedule_check(job: ClassifyJob, adapters: Adapters, delay_s: float) -> None:
+    """Send the delayed job that settles the capture if its own process never does. Call it
+    before storing the capture; best effort, and never more than CHECK_FIRST_S in the way."""
+    await asyncio.wait({spawn(_send_check(job, adapters, delay_s))}, timeout=CHECK_FIRST_S)
+
+
+async def _send_check(job: ClassifyJob, adapters: Adapters, delay_s: float) -> None:
+    try:
+        await adapters.queues.enqueue_classify(job, delay_s=delay_s)
+    except Exception:
+        log.warning("could not schedule the check of capture %s", job.capture_id, exc_info=True)
+
+
+def upload_deadline() -> timedelta:
+    """How long after it was created a voice note may still receive its audio."""
+    s = get_settings()
+    return timedelta(seconds=s.upload_url_ttl_s + s.upload_grace_s)
+
+
+async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
+    """Idempotent: a settled capture is left as it is. ClassifierUnavailable propagates so
+    that the host retries the message and, after maxDequeueCount, poisons it."""
+    telemetry.annotate(capture_id=job.capture_id, user_id=job.user_id)
+    item = await adapters.repo.get(job.user_id, job.capture_id)
+    if item is None or item.is_deleted:
+        log.info("classify job for capture %s: no such capture (deleted?)", job.capture_id)
+        return None
+    if item.status is Status.AWAITING_UPLOAD:
+        return await _expire_upload(item, job, adapters)
+    if item.status is Status.TRANSCRIBING or not item.text_to_classify():
+        return item  # the blob trigger's retries own it; nothing to classify yet, or ever
+    try:
+        return await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
+    except CaptureDeleted:
+        log.info("classify job for capture %s: deleted meanwhile", job.capture_id)
+        return None
+
+
+async def _expire_upload(item: InboxItem, job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
+    due = item.created_at + upload_deadline()
+    if utcnow() < due:  # early (settings changed since it was sent): look again then
+        await adapters.queues.enqueue_classify(job, delay_s=(due - utcnow()).total_seconds())
+        return item
+    if item.audio_blob and await adapters.voice.exists(item.audio_blob):
+        return item  # it came after all: the blob trigger takes it
+    try:
+        # ETag-guarded: if the audio arrived since the read, the blob trigger's change stands.
+        await adapters.repo.save(item.tombstone())
+    except StaleItem:
+        return await adapters.repo.get(item.user_id, item.id)
+    log.info("voice note %s: no audio before its upload URL expired; removed", item.id)
+    await delete_capture(item.user_id, item.id, adapters)
+    return None

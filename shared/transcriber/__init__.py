@@ -1,1 +1,0 @@
-"""Transcribers turn a voice capture's audio into text; see `protocol.py`."""
