@@ -1,29 +1,19 @@
-"""Production adapters, chosen by settings and made once per process."""
+"""The composition root: the production adapters, chosen by the settings and built once per
+process. Only entrypoints (and the local tools) import it; services get `Adapters` passed in."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import cache
 
 from shared.adapters import clients
 from shared.adapters.openai_client import model_configured, openai_client
-from shared.adapters.queues import CaptureQueues, StorageQueues
-from shared.adapters.repository import CaptureRepository, CosmosCaptureRepository
-from shared.adapters.voice_blobs import BlobVoiceNotes, VoiceNoteStore
-from shared.domain.classification import Classifier
-from shared.domain.transcript import Transcriber
+from shared.adapters.queues import StorageQueues
+from shared.adapters.repository import CosmosCaptureRepository
+from shared.adapters.voice_blobs import BlobVoiceNotes
+from shared.domain.ports import Adapters, Classifier, Transcriber
 from shared.settings import get_settings
-
-
-@dataclass(frozen=True)
-class Adapters:
-    repo: CaptureRepository
-    classifier: Classifier
-    queues: CaptureQueues
-    voice: VoiceNoteStore
-    transcriber: Transcriber
 
 
 @cache

@@ -1,17 +1,15 @@
-"""Tracing and log context: one capture's trace across HTTP, blob, queue and worker, and its
-capture id and user id on every log record written while handling it (never its text)."""
+"""Function invocations as spans: one capture's trace across HTTP, blob, queue and worker, and
+its capture id and user id on every log record written while handling it (never its text)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import json
 import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 # Only the OpenTelemetry API (already loaded by the FastAPI extension); the SDK and the
@@ -20,34 +18,25 @@ import azure.functions as func
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
-from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from shared.settings import Settings, get_settings
+from shared.tracing import (
+    PROPAGATOR,
+    Invocation,
+    annotate,
+    current_invocation,
+    failed,
+    tracer,
+)
 
 log = logging.getLogger(__name__)
 
-# W3C trace context only: it is what job messages and blob metadata carry (`traceparent`).
-_PROPAGATOR = TraceContextTextMapPropagator()
-_tracer = trace.get_tracer("shared")
 _configure_lock = threading.Lock()
 _configured = False
 
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-
-
-@dataclass
-class _Invocation:
-    """What one function invocation is about; shared (not copied) by the tasks it starts."""
-
-    span: Span
-    fields: dict[str, str] = field(default_factory=dict)
-
-
-_invocation: contextvars.ContextVar[_Invocation | None] = contextvars.ContextVar(
-    "capture_invocation", default=None
-)
 
 
 def configure() -> None:
@@ -111,72 +100,12 @@ def _install_log_context() -> None:
 
     def record_with_context(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
-        invocation = _invocation.get()
+        invocation = current_invocation.get()
         if invocation is not None:
             record.__dict__.update(invocation.fields)
         return record
 
     logging.setLogRecordFactory(record_with_context)
-
-
-def annotate(
-    *,
-    capture_id: str | None = None,
-    user_id: str | None = None,
-    outcome: str | None = None,
-) -> None:
-    """Say which capture and user this work is for (and how it ended): on the current span,
-    the invocation's span and every later log record of the invocation. Never pass text."""
-    attributes = {
-        key: value
-        for key, value in (
-            ("capture.id", capture_id),
-            ("user.id", user_id),
-            ("capture.outcome", outcome),
-        )
-        if value
-    }
-    trace.get_current_span().set_attributes(attributes)
-    invocation = _invocation.get()
-    if invocation is None:
-        return
-    invocation.span.set_attributes(attributes)
-    if capture_id:
-        invocation.fields["capture_id"] = capture_id
-    if user_id:
-        invocation.fields["user_id"] = user_id
-
-
-@contextlib.contextmanager
-def span(name: str, kind: SpanKind = SpanKind.INTERNAL) -> Iterator[Span]:
-    """A child span of the current one. Exceptions mark it failed by type only: their
-    messages may quote what the user said."""
-    with _tracer.start_as_current_span(
-        name, kind=kind, record_exception=False, set_status_on_exception=False
-    ) as current:
-        try:
-            yield current
-        except BaseException as exc:
-            _failed(current, exc)
-            raise
-
-
-def trace_carrier() -> dict[str, str]:
-    """The current trace context as W3C headers (`traceparent`, `tracestate` if any), for a
-    message or blob metadata to carry."""
-    carrier: dict[str, str] = {}
-    _PROPAGATOR.inject(carrier)
-    return carrier
-
-
-def traceparent() -> str | None:
-    return trace_carrier().get("traceparent")
-
-
-def log_capture_text(logger: logging.Logger, what: str, capture_id: str, text: str) -> None:
-    """Capture text in the logs only when LOG_CAPTURE_TEXT asks for it (debugging)."""
-    if get_settings().log_capture_text:
-        logger.info("%s of capture %s: %r", what, capture_id, text)
 
 
 def traced(function: F) -> F:
@@ -191,12 +120,12 @@ def traced(function: F) -> F:
         if isinstance(trigger, Request):
             return await _http(function, trigger, args, kwargs)
         name, kind, parent, links, attributes = _message_span(function.__name__, trigger)
-        current = _tracer.start_span(name, parent, kind, attributes, links)
+        current = tracer.start_span(name, parent, kind, attributes, links)
         with _within(current):
             try:
                 return await function(*args, **kwargs)
             except BaseException as exc:
-                _failed(current, exc)
+                failed(current, exc)
                 raise
             finally:
                 current.end()
@@ -213,8 +142,8 @@ async def _http(function: Callable, request: Request, args: tuple, kwargs: dict)
     # PYTHON_ENABLE_OPENTELEMETRY is set (itself a child of the caller's traceparent): nest
     # under it. Otherwise (devhost, setting off) continue the caller's header directly.
     host = trace.get_current_span().get_span_context()
-    parent = None if host.is_valid else _PROPAGATOR.extract(request.headers)
-    current = _tracer.start_span(
+    parent = None if host.is_valid else PROPAGATOR.extract(request.headers)
+    current = tracer.start_span(
         f"{request.method} {function.__name__}",
         parent,
         SpanKind.SERVER,
@@ -226,7 +155,7 @@ async def _http(function: Callable, request: Request, args: tuple, kwargs: dict)
         try:
             response = await function(*args, **kwargs)
         except BaseException as exc:
-            _failed(current, exc)
+            failed(current, exc)
             current.end()
             raise
     current.set_attribute("http.response.status_code", response.status_code)
@@ -256,7 +185,7 @@ def _message_span(
     # context for it): the capture's own trace is what the message carries; the host's
     # invocation, if the worker made it current, is linked.
     host = trace.get_current_span().get_span_context()
-    carried = _PROPAGATOR.extract(carrier)
+    carried = PROPAGATOR.extract(carrier)
     if trace.get_current_span(carried).get_span_context().is_valid:
         links = [Link(host)] if host.is_valid else []
         return function_name, SpanKind.CONSUMER, carried, links, attributes
@@ -274,9 +203,9 @@ def _job_carrier(body: bytes) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def _within(current: Span, invocation: _Invocation | None = None) -> Iterator[_Invocation]:
-    invocation = invocation or _Invocation(current)
-    token = _invocation.set(invocation)
+def _within(current: Span, invocation: Invocation | None = None) -> Iterator[Invocation]:
+    invocation = invocation or Invocation(current)
+    token = current_invocation.set(invocation)
     try:
         # Failures are marked by _failed (type only), never recorded with their message.
         with trace.use_span(
@@ -284,11 +213,11 @@ def _within(current: Span, invocation: _Invocation | None = None) -> Iterator[_I
         ):
             yield invocation
     finally:
-        _invocation.reset(token)
+        current_invocation.reset(token)
 
 
 async def _streamed(
-    chunks: AsyncIterator[Any], current: Span, invocation: _Invocation
+    chunks: AsyncIterator[Any], current: Span, invocation: Invocation
 ) -> AsyncIterator[Any]:
     try:
         while True:
@@ -300,23 +229,7 @@ async def _streamed(
             yield chunk
     except BaseException as exc:
         if not isinstance(exc, GeneratorExit | asyncio.CancelledError):  # the client left
-            _failed(current, exc)
+            failed(current, exc)
         raise
     finally:
         current.end()
-
-
-def _failed(current: Span, exc: BaseException) -> None:
-    current.set_status(Status(StatusCode.ERROR, type(exc).__name__))
-    current.set_attribute("error.type", type(exc).__qualname__)
-
-
-__all__ = [
-    "annotate",
-    "configure",
-    "log_capture_text",
-    "span",
-    "trace_carrier",
-    "traced",
-    "traceparent",
-]

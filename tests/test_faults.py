@@ -15,10 +15,10 @@ import pytest
 from azure.storage.queue import QueueClient
 
 from devhost.emulators import Emulators, Ports, storage_connection_string
-from shared.adapters.repository import CaptureRepository
-from shared.bootstrap import Adapters, adapters, reset
+from shared.bootstrap import adapters, reset
+from shared.domain.ids import capture_id_for
 from shared.domain.models import InboxItem, Status
-from shared.services.capture import capture_id_for
+from shared.domain.ports import Adapters, CaptureRepository
 from shared.services.poison import (
     CLASSIFY_FAILED,
     TRANSCRIPTION_FAILED,

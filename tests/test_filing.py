@@ -13,10 +13,11 @@ from collections.abc import AsyncIterator
 import pytest
 from azure.storage.queue import QueueClient
 
-from shared.bootstrap import Adapters, adapters, reset
+from shared.bootstrap import adapters, reset
 from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import CaptureDeleted
 from shared.domain.models import ClassifyJob, InboxItem, Status
+from shared.domain.ports import Adapters
 from shared.services.bucket_pick import pick_bucket
 from shared.services.filing import file_capture, filed_item_for
 from shared.services.inbox import delete_capture

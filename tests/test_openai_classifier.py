@@ -22,7 +22,8 @@ from shared.adapters.classifier.openai_chat import (
     _response_format_json,
     prompt_tokens_estimate,
 )
-from shared.domain.classification import Bucket, Classification, ClassifierUnavailable
+from shared.domain.classification import Bucket, Classification
+from shared.domain.errors import ClassifierUnavailable
 from tests.fake_openai import (
     FakeOpenAI,
     classification,

@@ -12,11 +12,8 @@ import openai
 import pytest
 
 from shared.adapters.transcriber.openai_audio import OpenAITranscriber
-from shared.domain.transcript import (
-    AudioUndecodable,
-    TranscriberUnavailable,
-    Transcript,
-)
+from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
+from shared.domain.transcript import Transcript
 from tests.fake_openai import (
     TRANSCRIBE,
     FakeOpenAI,

@@ -2,12 +2,18 @@
 
 import json
 
-from shared.adapters.storage_errors import StorageUnavailable
-from shared.http.problems import Problem, error_response
+import pytest
+
+from shared.domain import errors
+from shared.domain.errors import Conflict, LimitReached, Refused, StorageUnavailable
+from shared.http.edge import STATUS_OF_REFUSAL, problem_for
+from shared.http.problems import Problem
+
+pytestmark = pytest.mark.unit
 
 
 def test_storage_down_is_a_503_with_retry_after_and_no_internals() -> None:
-    response = error_response(StorageUnavailable("Cosmos answered 503 at 10.0.0.7"))
+    response = problem_for(StorageUnavailable("Cosmos answered 503 at 10.0.0.7")).response()
     assert response.status_code == 503 and response.headers["retry-after"] == "5"
     assert response.media_type == "application/problem+json"
     body = json.loads(response.body)
@@ -16,7 +22,7 @@ def test_storage_down_is_a_503_with_retry_after_and_no_internals() -> None:
 
 def test_a_problem_keeps_its_code_extras_and_headers() -> None:
     problem = Problem(409, "No.", code="CONFLICT", headers={"X-Why": "x"}, captureStatus="filed")
-    response = error_response(problem)
+    response = problem_for(problem).response()
     assert response.status_code == 409 and response.headers["x-why"] == "x"
     assert json.loads(response.body) == {
         "type": "about:blank",
@@ -26,3 +32,27 @@ def test_a_problem_keeps_its_code_extras_and_headers() -> None:
         "code": "CONFLICT",
         "captureStatus": "filed",
     }
+
+
+def test_a_services_refusal_is_answered_with_its_message_code_and_details() -> None:
+    refusal = Conflict("Not now.", "NOT_AWAITING_CLARIFICATION", captureStatus="filed")
+    body = json.loads(problem_for(refusal).response().body)
+    assert body == {
+        "type": "about:blank",
+        "title": "Conflict",
+        "status": 409,
+        "detail": "Not now.",
+        "code": "NOT_AWAITING_CLARIFICATION",
+        "captureStatus": "filed",
+    }
+    limited = problem_for(LimitReached("Too many.", "TOO_MANY_FEEDS", retry_after_s=10))
+    assert limited.status == 429 and limited.response().headers["retry-after"] == "10"
+
+
+def test_every_kind_of_refusal_has_a_status() -> None:
+    kinds = {
+        value
+        for value in vars(errors).values()
+        if isinstance(value, type) and issubclass(value, Refused) and value is not Refused
+    }
+    assert kinds == set(STATUS_OF_REFUSAL)

@@ -24,12 +24,14 @@ from azure.storage.queue import QueueClient
 
 from shared.adapters.classifier.openai_chat import OpenAIClassifier
 from shared.adapters.transcriber.openai_audio import OpenAITranscriber
-from shared.bootstrap import Adapters, adapters, reset
+from shared.bootstrap import adapters, reset
 from shared.domain.audio import blob_name
 from shared.domain.classification import Bucket
+from shared.domain.ids import capture_id_for
 from shared.domain.models import ClassifyJob, InboxItem, Status
+from shared.domain.ports import Adapters
 from shared.services import background
-from shared.services.capture import TextCapture, capture_id_for
+from shared.services.capture import TextCapture
 from shared.services.follow_up import follow_up_run
 from shared.services.inbox import delete_capture
 from shared.services.runs import text_capture_run
@@ -278,13 +280,11 @@ async def steps_of(app: Adapters, name: str) -> list[str]:
 
 async def _swallow(work: Awaitable[Any]) -> Any:
     """Run a write to its end; what it answers the client (a 404, a RUN_ERROR) is not the point."""
-    from shared.adapters.repository import StaleItem
-    from shared.domain.errors import CaptureDeleted
-    from shared.http.problems import Problem
+    from shared.domain.errors import CaptureDeleted, Refused, StaleItem
 
     try:
         return await work
-    except (CaptureDeleted, Problem, StaleItem):
+    except (CaptureDeleted, Refused, StaleItem):
         return None
 
 

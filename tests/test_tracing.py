@@ -196,7 +196,7 @@ def test_logs_carry_capture_and_user_but_never_the_text(client, fake, sink, devh
 
 
 def test_capture_text_is_logged_only_when_asked(app_env, monkeypatch, caplog) -> None:
-    from shared import telemetry
+    from shared import tracing
     from shared.settings import get_settings
 
     logger = logging.getLogger("tests.capture_text")
@@ -206,7 +206,7 @@ def test_capture_text_is_logged_only_when_asked(app_env, monkeypatch, caplog) ->
             get_settings.cache_clear()
             caplog.clear()
             with caplog.at_level(logging.INFO, logger=logger.name):
-                telemetry.log_capture_text(logger, "text", "c-1", "call the dentist")
+                tracing.log_capture_text(logger, "text", "c-1", "call the dentist")
             assert ("call the dentist" in caplog.text) is logged
     finally:
         get_settings.cache_clear()

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from shared.transcriber import whisper_local
 
+from shared.adapters.transcriber import whisper_local
 from shared.adapters.transcriber.whisper_local import (
     DEFAULT_CACHE_DIR,
     MODEL_BIN_SHA256,
@@ -17,7 +17,8 @@ from shared.adapters.transcriber.whisper_local import (
     _sha256_file,
     assemble_model,
 )
-from shared.domain.transcript import AudioUndecodable, Transcriber, TranscriberUnavailable
+from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
+from shared.domain.ports import Transcriber
 
 AUDIO = Path(__file__).parent / "data" / "audio"
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Protocol
 
-from shared import telemetry
+from shared import tracing
 from shared.adapters import clients
 from shared.adapters.storage_errors import bounded
 from shared.domain.models import ClassifyJob, OutcomeMessage
@@ -15,20 +14,12 @@ from shared.settings import CLASSIFY_QUEUE, OUTCOMES_QUEUE
 log = logging.getLogger(__name__)
 
 
-class CaptureQueues(Protocol):
-    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
-        """Send a job, visible to the worker after `delay_s`."""
-        ...
-
-    async def publish_outcome(self, message: OutcomeMessage) -> None: ...
-
-
 class StorageQueues:
     async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
-        with telemetry.span(f"send {CLASSIFY_QUEUE}", telemetry.SpanKind.PRODUCER):
+        with tracing.span(f"send {CLASSIFY_QUEUE}", tracing.SpanKind.PRODUCER):
             # The worker's span continues from this one (W3C traceparent in the job).
             if job.traceparent is None:
-                job = job.model_copy(update={"traceparent": telemetry.traceparent()})
+                job = job.model_copy(update={"traceparent": tracing.traceparent()})
             await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True), delay_s)
 
     async def publish_outcome(self, message: OutcomeMessage) -> None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from shared.adapters.storage_errors import bounded
 from shared.domain.classification import Bucket
+from shared.domain.errors import StaleItem
 from shared.domain.models import FiledItem, InboxItem, Status
 from shared.settings import INBOX
 
@@ -20,38 +21,6 @@ _translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
 
 if TYPE_CHECKING:
     from azure.cosmos.aio import DatabaseProxy
-
-
-class StaleItem(Exception):
-    """The item changed (ETag mismatch) or was deleted since it was read."""
-
-
-class CaptureRepository(Protocol):
-    async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
-        """Store a new inbox item; when its id exists already, return that one. (item, created)"""
-        ...
-
-    async def get(self, user_id: str, capture_id: str) -> InboxItem | None: ...
-
-    async def save(self, item: InboxItem) -> InboxItem:
-        """Replace the inbox item if unchanged since read; StaleItem if changed or deleted."""
-        ...
-
-    def newest(
-        self, user_id: str, *, at_or_before: str | None, status: Status | None
-    ) -> AsyncIterator[InboxItem]:
-        """The user's inbox items, newest first (by createdAt), from `at_or_before` on."""
-        ...
-
-    async def remove(self, user_id: str, capture_id: str) -> None:
-        """Delete the inbox item; idempotent."""
-        ...
-
-    async def put_filed(self, item: FiledItem) -> None: ...
-
-    async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
-        """Idempotent: deleting what is not there is fine."""
-        ...
 
 
 class CosmosCaptureRepository:

@@ -1,4 +1,4 @@
-"""Storage failures a service can act on, whichever Azure SDK raised them."""
+"""Azure SDK failures turned into the StorageUnavailable a service acts on, within a time bound."""
 
 from __future__ import annotations
 
@@ -6,12 +6,8 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+from shared.domain.errors import StorageUnavailable
 from shared.settings import get_settings
-
-
-class StorageUnavailable(Exception):
-    """Cosmos or Blob/Queue storage could not be reached or refused the request for now:
-    retry later."""
 
 
 @contextlib.asynccontextmanager

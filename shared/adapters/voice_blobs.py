@@ -7,10 +7,11 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from shared import telemetry
+from shared import tracing
 from shared.adapters.storage_errors import bounded, unavailable_as
+from shared.domain.errors import VoiceNoteTooLarge
 from shared.domain.models import utcnow
 from shared.settings import VOICE_CONTAINER
 
@@ -24,29 +25,6 @@ _CLOCK_SKEW = timedelta(minutes=5)
 # Azure caps its life at 7 days.
 _DELEGATION_KEY_LIFETIME = timedelta(hours=2)
 _DELEGATION_KEY_MAX = timedelta(days=7)
-
-
-class VoiceNoteTooLarge(Exception):
-    """The upload went past the size limit; nothing was committed."""
-
-
-class VoiceNoteStore(Protocol):
-    async def upload_url(self, name: str, expires_at: datetime) -> str:
-        """A URL that allows one PUT creating exactly this blob (no read, no overwrite)."""
-        ...
-
-    async def upload(
-        self, name: str, chunks: AsyncIterator[bytes], content_type: str, limit: int
-    ) -> int:
-        """Stream `chunks` into the blob; the byte count. VoiceNoteTooLarge past `limit`."""
-        ...
-
-    async def delete(self, name: str) -> None:
-        """Delete the blob and any snapshots of it (the upload URL's create permission also
-        allows taking snapshots); idempotent."""
-        ...
-
-    async def exists(self, name: str) -> bool: ...
 
 
 class BlobVoiceNotes:
@@ -98,7 +76,7 @@ class BlobVoiceNotes:
                     overwrite=False,
                     content_settings=ContentSettings(content_type=content_type),
                     # The blob trigger continues this trace from the blob's metadata.
-                    metadata=telemetry.trace_carrier(),
+                    metadata=tracing.trace_carrier(),
                     max_concurrency=2,
                 )
         return counter.size

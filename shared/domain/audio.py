@@ -7,7 +7,7 @@ import io
 import re
 from dataclasses import dataclass
 
-from shared.http.api_keys import USER_ID
+from shared.domain.ids import USER_ID
 
 # Content types phones and browsers send for m4a/mp4/aac/mpeg/wav/ogg/webm recordings.
 _EXTENSION_OF_TYPE = {

@@ -1,11 +1,10 @@
-"""What every classifier returns, and the one method it must have.
+"""What every classifier returns: a guess of the bucket, with its confidence.
 
 The classifier only guesses; `shared.domain.outcomes` applies the server-side thresholds that
 decide CLASSIFIED, LOW_CONFIDENCE or MISUNDERSTOOD.
 """
 
 from enum import StrEnum
-from typing import Protocol
 
 from pydantic import Field
 
@@ -30,13 +29,3 @@ class Classification(ValidTextModel):
     question: str | None = Field(
         default=None, description="A clarifying question when the text cannot be filed"
     )
-
-
-class ClassifierUnavailable(Exception):
-    """The model could not answer now (down, rate limited, timed out): queue and retry later."""
-
-
-class Classifier(Protocol):
-    async def classify(self, text: str) -> Classification:
-        """Guess the bucket of `text`; raise ClassifierUnavailable when the model cannot answer."""
-        ...

@@ -8,8 +8,8 @@ from shared.http.auth import authenticate
 from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import read_body
+from shared.http.requests import parse_text_capture
 from shared.services.agui import sse_response
-from shared.services.capture import parse_text_capture
 from shared.services.runs import text_capture_run
 from shared.settings import get_settings
 from shared.telemetry import traced

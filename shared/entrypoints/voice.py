@@ -11,14 +11,10 @@ from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import check_declared_length, read_body
 from shared.http.multipart import open_file_field
+from shared.http.requests import new_voice_capture_for_file, parse_voice_note_request
 from shared.services.agui import sse_response
 from shared.services.feed import FeedSlot, open_feed
-from shared.services.voice import (
-    new_voice_capture_for_file,
-    parse_voice_note_request,
-    start_voice_note,
-    upload_voice_note,
-)
+from shared.services.voice import start_voice_note, upload_voice_note
 from shared.settings import get_settings
 from shared.telemetry import traced
 
@@ -59,7 +55,7 @@ async def voice_capture(req: Request) -> Response:
     # The feed's slot first: a note that was accepted must not be answered with a 429.
     slot = FeedSlot(user_id)
     try:
-        item = await upload_voice_note(new, part, adapters(), settings.max_voice_bytes)
+        item = await upload_voice_note(new, part.chunks, adapters(), settings.max_voice_bytes)
     except BaseException:
         slot.release()
         raise

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import re
 import secrets
 import sys
 
-# User ids become blob folders (`voice-notes/{userId}/…`) and Cosmos partition keys.
-USER_ID = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
+from shared.domain.ids import USER_ID
 
 
 def key_digest(key: str) -> str:

@@ -10,11 +10,12 @@ from functools import lru_cache
 
 from starlette.requests import Request
 
-from shared.http.api_keys import USER_ID, key_digest
+from shared.domain.ids import USER_ID
+from shared.http.api_keys import key_digest
 from shared.http.problems import Problem
 from shared.http.rate_limit import RateLimiter
 from shared.settings import get_settings
-from shared.telemetry import annotate
+from shared.tracing import annotate
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,18 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import Response
 
-from shared.adapters.storage_errors import StorageUnavailable
-from shared.http.problems import Problem, error_response
+from shared.domain.errors import (
+    Conflict,
+    Invalid,
+    LimitReached,
+    Malformed,
+    NotFound,
+    Refused,
+    StorageUnavailable,
+    TooLarge,
+    UnsupportedType,
+)
+from shared.http.problems import Problem
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +38,8 @@ def http_function(handler: Handler) -> Handler:
     async def answer(req: Request) -> Response:
         try:
             response = await handler(req)
-        except (Problem, StorageUnavailable) as exc:
-            response = error_response(exc)
+        except (Problem, Refused, StorageUnavailable) as exc:
+            response = problem_for(exc).response()
         except Exception:
             log.exception("%s %s failed", req.method, handler.__name__)
             response = Problem(
@@ -39,3 +49,31 @@ def http_function(handler: Handler) -> Handler:
         return response
 
     return answer
+
+
+# Each kind of refusal a service raises, as the HTTP status it is answered with.
+STATUS_OF_REFUSAL: dict[type[Refused], int] = {
+    Malformed: 400,
+    NotFound: 404,
+    Conflict: 409,
+    TooLarge: 413,
+    UnsupportedType: 415,
+    Invalid: 422,
+    LimitReached: 429,
+}
+
+
+def problem_for(exc: Exception) -> Problem:
+    """The problem+json answer to a Problem, a service's refusal, or storage being down (503:
+    the client may retry)."""
+    if isinstance(exc, Problem):
+        return exc
+    if isinstance(exc, Refused):
+        status = next(s for kind, s in STATUS_OF_REFUSAL.items() if isinstance(exc, kind))
+        headers = None
+        if isinstance(exc, LimitReached):
+            headers = {"Retry-After": str(exc.retry_after_s)}
+        return Problem(status, exc.message, code=exc.code, headers=headers, **exc.details)
+    return Problem(
+        503, "Storage is unavailable right now. Please try again.", headers={"Retry-After": "5"}
+    )

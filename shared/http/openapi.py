@@ -281,9 +281,8 @@ def _model_schemas() -> dict[str, Any]:
 
     from shared.adapters.health import HealthReport
     from shared.domain.models import InboxItem
-    from shared.services.bucket_pick import BucketChoice
-    from shared.services.capture import MAX_ID_CHARS
-    from shared.services.voice import VoiceNoteRequest, VoiceUpload
+    from shared.http.requests import MAX_ID_CHARS, BucketChoice, VoiceNoteRequest
+    from shared.services.voice import VoiceUpload
 
     _, top = models_json_schema(
         [

@@ -21,7 +21,7 @@ TITLES = {
 
 
 class Problem(Exception):
-    """Raise in parsing or a service; the entrypoint answers it with `.response()`."""
+    """Raise while parsing a request; the HTTP edge (shared/http/edge.py) answers it."""
 
     def __init__(
         self,
@@ -55,12 +55,3 @@ class Problem(Exception):
             media_type="application/problem+json",
             headers=self.headers,
         )
-
-
-def error_response(exc: Exception) -> JSONResponse:
-    """The answer to a Problem, or to storage being unavailable (503: the client may retry)."""
-    if isinstance(exc, Problem):
-        return exc.response()
-    return Problem(
-        503, "Storage is unavailable right now. Please try again.", headers={"Retry-After": "5"}
-    ).response()

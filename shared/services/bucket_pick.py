@@ -3,12 +3,10 @@ or move a filed one. The user's choice wins over a classifier finishing at the s
 
 from __future__ import annotations
 
-from shared.adapters.repository import StaleItem
-from shared.bootstrap import Adapters
 from shared.domain.classification import Bucket, Classification
-from shared.domain.errors import CaptureDeleted
-from shared.domain.models import InboxItem, Outcome, RequestBody, Status
-from shared.http.problems import Problem
+from shared.domain.errors import CaptureDeleted, Conflict, StaleItem
+from shared.domain.models import InboxItem, Outcome, Status
+from shared.domain.ports import Adapters
 from shared.services.filing import file_capture
 from shared.services.inbox import get_capture, not_found
 
@@ -17,19 +15,13 @@ _ATTEMPTS = 3
 _NOT_YET = {Status.AWAITING_UPLOAD, Status.TRANSCRIBING}
 
 
-class BucketChoice(RequestBody):
-    """The body of POST /api/captures/{id}/bucket."""
-
-    bucket: Bucket
-
-
 async def pick_bucket(
     user_id: str, capture_id: str, bucket: Bucket, adapters: Adapters
 ) -> InboxItem:
     item = await get_capture(user_id, capture_id, adapters.repo)
     for _ in range(_ATTEMPTS):
         if item.status in _NOT_YET or not item.text_to_classify():
-            raise Problem(409, "This capture has no text to file yet.", code="NO_TEXT_YET")
+            raise Conflict("This capture has no text to file yet.", "NO_TEXT_YET")
         choice = Classification(bucket=bucket, confidence=1.0, title=_title(item))
         try:
             return await file_capture(
@@ -39,7 +31,7 @@ async def pick_bucket(
             item = await get_capture(user_id, capture_id, adapters.repo)  # 404 if deleted
         except CaptureDeleted:
             raise not_found() from None
-    raise Problem(409, "This capture keeps changing. Please try again.", code="CONFLICT")
+    raise Conflict("This capture keeps changing. Please try again.", "CONFLICT")
 
 
 def _title(item: InboxItem) -> str:

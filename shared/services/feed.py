@@ -15,11 +15,10 @@ from collections.abc import AsyncIterator
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
-from shared.adapters.repository import CaptureRepository
-from shared.adapters.storage_errors import StorageUnavailable
+from shared.domain.errors import LimitReached, StorageUnavailable
 from shared.domain.models import InboxItem, Status
 from shared.domain.outcomes import failure_message
-from shared.http.problems import Problem
+from shared.domain.ports import CaptureRepository
 from shared.services import agui
 from shared.settings import get_settings
 
@@ -81,11 +80,10 @@ class FeedSlot:
 
     def __init__(self, user_id: str) -> None:
         if _open_feeds[user_id] >= get_settings().max_feeds_per_user:
-            raise Problem(
-                429,
+            raise LimitReached(
                 "Too many events feeds are open. Close one, or try again shortly.",
-                code="TOO_MANY_FEEDS",
-                headers={"Retry-After": "10"},
+                "TOO_MANY_FEEDS",
+                retry_after_s=10,
             )
         _open_feeds[user_id] += 1
         self.user_id = user_id

@@ -9,12 +9,10 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
-from shared import telemetry
-from shared.adapters.queues import CaptureQueues
-from shared.adapters.repository import CaptureRepository, StaleItem
-from shared.domain.classification import Bucket, Classification, Classifier
+from shared import tracing
+from shared.domain.classification import Bucket, Classification
 from shared.domain.details import details_for
-from shared.domain.errors import CaptureDeleted
+from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.models import (
     FILED_MODELS,
     STATUS_OF_OUTCOME,
@@ -24,6 +22,7 @@ from shared.domain.models import (
     utcnow,
 )
 from shared.domain.outcomes import FILED_OUTCOMES, decide, question_for
+from shared.domain.ports import CaptureQueues, CaptureRepository, Classifier
 from shared.services.background import spawn
 
 log = logging.getLogger(__name__)
@@ -43,7 +42,7 @@ async def classify_and_file(
     text = item.text_to_classify()
     if not text:
         raise ValueError(f"capture {item.id} has no text to classify")
-    with telemetry.span("classify"):
+    with tracing.span("classify"):
         classification = await classifier.classify(text)
     return await file_capture(item, classification, repo, queues)
 
@@ -59,11 +58,11 @@ async def file_capture(
     """Write the filed item, then the inbox item (ETag-guarded), then remove filed items the
     capture no longer has. The classifier yields to whoever settled the capture first; the
     user's choice does not (StaleItem propagates, and the caller reads again and retries)."""
-    with telemetry.span("file capture"):
+    with tracing.span("file capture"):
         saved = await _file(item, classification, repo, queues, chosen_by)
         assert saved.outcome is not None
         outcome = saved.outcome.value
-        telemetry.annotate(capture_id=saved.id, user_id=saved.user_id, outcome=outcome)
+        tracing.annotate(capture_id=saved.id, user_id=saved.user_id, outcome=outcome)
     # Ids, outcome and bucket only: the title is the model's summary of what was said.
     log.info("capture %s: %s, bucket %s", saved.id, outcome, saved.filed_bucket or "none")
     return saved

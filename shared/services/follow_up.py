@@ -6,11 +6,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from shared.adapters.repository import CaptureRepository, StaleItem
-from shared.bootstrap import Adapters
-from shared.domain.errors import NotStored
+from shared.domain.errors import Conflict, NotStored, StaleItem
 from shared.domain.models import Clarification, ClassifyJob, InboxItem, Status, utcnow
-from shared.http.problems import Problem
+from shared.domain.ports import Adapters, CaptureRepository
 from shared.services.capture import TextCapture
 from shared.services.inbox import get_capture
 from shared.services.runs import capture_run
@@ -32,10 +30,9 @@ async def open_follow_up(
     """The capture the answer is for, checked before any stream starts (404, 409)."""
     item = await get_capture(answer.user_id, capture_id, repo)
     if not _answered(item, answer.run_id) and item.status is not Status.NEEDS_CLARIFICATION:
-        raise Problem(
-            409,
+        raise Conflict(
             "Only a capture that could not be understood takes a follow-up.",
-            code="NOT_AWAITING_CLARIFICATION",
+            "NOT_AWAITING_CLARIFICATION",
             captureStatus=item.status.value,
         )
     return item

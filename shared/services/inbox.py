@@ -6,15 +6,14 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import uuid
 
 from pydantic import BaseModel, Field, ValidationError
 
-from shared.adapters.repository import CaptureRepository, StaleItem
-from shared.bootstrap import Adapters
 from shared.domain.classification import Bucket
+from shared.domain.errors import Conflict, Malformed, NotFound, StaleItem
+from shared.domain.ids import is_capture_id
 from shared.domain.models import Document, InboxItem, Status, utc_text
-from shared.http.problems import Problem
+from shared.domain.ports import Adapters, CaptureRepository
 
 MAX_PAGE = 100
 # What a client may filter by: every status but the delete's tombstone, which is never listed.
@@ -22,16 +21,8 @@ LISTED_STATUSES = [s.value for s in Status if s is not Status.DELETING]
 _ATTEMPTS = 5
 
 
-def not_found() -> Problem:
-    return Problem(404, "There is no such capture.")
-
-
-def is_capture_id(value: str) -> bool:
-    """Canonical UUID text, the only form of id we make: anything else needs no database call."""
-    try:
-        return str(uuid.UUID(value)) == value
-    except ValueError:
-        return False
+def not_found() -> NotFound:
+    return NotFound("There is no such capture.")
 
 
 async def get_capture(user_id: str, capture_id: str, repo: CaptureRepository) -> InboxItem:
@@ -111,31 +102,12 @@ async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> N
         except StaleItem:
             item = await repo.get(user_id, capture_id)
     else:
-        raise Problem(409, "This capture keeps changing. Please try again.", code="CONFLICT")
+        raise Conflict("This capture keeps changing. Please try again.", "CONFLICT")
     for bucket in Bucket:  # every bucket: a move interrupted earlier may have left one
         await repo.delete_filed(user_id, bucket, item.id)
     if item.audio_blob:
         await adapters.voice.delete(item.audio_blob)
     await repo.remove(user_id, item.id)
-
-
-def parse_inbox_query(params: dict[str, str]) -> dict:
-    """`?limit=1..100&status=<status>&continuationToken=...` (422 for anything else)."""
-    query: dict = {"continuation_token": params.get("continuationToken") or None}
-    limit = params.get("limit", "20")
-    # ASCII digits only, and few: str.isdigit() also takes "²" and 5000-digit numbers, which
-    # int() refuses with a ValueError.
-    if (
-        not (limit.isascii() and limit.isdigit() and len(limit) <= 3)
-        or not 1 <= int(limit) <= MAX_PAGE
-    ):
-        raise Problem(422, f"limit must be a whole number from 1 to {MAX_PAGE}.")
-    query["limit"] = int(limit)
-    if "status" in params:
-        if params["status"] not in LISTED_STATUSES:
-            raise Problem(422, f"status must be one of: {', '.join(LISTED_STATUSES)}.")
-        query["status"] = Status(params["status"])
-    return query
 
 
 def _encode(cursor: _Cursor) -> str:
@@ -148,4 +120,4 @@ def _decode(token: str) -> _Cursor:
         return _Cursor.model_validate(json.loads(raw))
     # RecursionError: a token that decodes to deeply nested JSON.
     except (binascii.Error, ValueError, ValidationError, UnicodeDecodeError, RecursionError) as exc:
-        raise Problem(400, "The continuation token is not valid.", code="BAD_TOKEN") from exc
+        raise Malformed("The continuation token is not valid.", "BAD_TOKEN") from exc

@@ -7,10 +7,9 @@ import logging
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from shared.adapters.repository import CaptureRepository
-from shared.bootstrap import Adapters
 from shared.domain.audio import parse_blob_name
 from shared.domain.models import ClassifyJob, InboxItem, Status
+from shared.domain.ports import Adapters, CaptureRepository
 from shared.services.filing import mark
 from shared.services.worker import queue_for_worker
 from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER

@@ -12,14 +12,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from shared import telemetry
-from shared.adapters.storage_errors import StorageUnavailable
-from shared.bootstrap import Adapters
-from shared.domain.errors import CaptureDeleted, NotStored
+from shared import tracing
+from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
 from shared.domain.models import ClassifyJob, InboxItem
+from shared.domain.ports import Adapters
 from shared.services import agui
 from shared.services.background import spawn
-from shared.services.capture import TextCapture, capture_id_for, store_text_capture
+from shared.services.capture import TextCapture, store_text_capture
 from shared.services.filing import classify_and_file
 from shared.services.worker import queue_for_worker, schedule_check
 from shared.settings import get_settings
@@ -51,8 +50,8 @@ Progress = Stored | Settled | Deferred | NotStored
 
 
 def text_capture_run(capture: TextCapture, adapters: Adapters) -> AsyncIterator[BaseEvent]:
-    capture_id = capture_id_for(capture.user_id, capture.capture_key)
-    telemetry.annotate(capture_id=capture_id, user_id=capture.user_id)
+    capture_id = capture.capture_id
+    tracing.annotate(capture_id=capture_id, user_id=capture.user_id)
     return capture_run(
         capture.thread_id,
         capture.run_id,
@@ -103,7 +102,7 @@ async def _store_and_file(
     # worker finds it `received` when the job comes due, and files it.
     await schedule_check(capture, adapters, get_settings().recovery_delay_s)
     try:
-        with telemetry.span("store capture"):
+        with tracing.span("store capture"):
             item = await store()
     except StorageUnavailable:
         log.warning("could not store a capture")
@@ -117,8 +116,8 @@ async def _store_and_file(
         report(NotStored("INTERNAL", "We couldn't save your capture. Please try again."))
         return
     report(Stored(item))
-    telemetry.annotate(capture_id=item.id, user_id=item.user_id)
-    telemetry.log_capture_text(log, "text", item.id, item.text_to_classify())
+    tracing.annotate(capture_id=item.id, user_id=item.user_id)
+    tracing.log_capture_text(log, "text", item.id, item.text_to_classify())
     try:
         settled = await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
         report(Settled(settled))
@@ -127,7 +126,7 @@ async def _store_and_file(
     except Exception as exc:
         # Stored, so nothing is lost: the worker classifies it when the model is back.
         log.warning("capture %s deferred to the worker: %s", item.id, type(exc).__name__)
-        telemetry.annotate(outcome="queued")
+        tracing.annotate(outcome="queued")
         report(Deferred(await defer_to_worker(item, adapters)))
 
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from shared import telemetry
-from shared.bootstrap import Adapters
+from shared import tracing
 from shared.domain.audio import audio_seconds, parse_blob_name
 from shared.domain.classification import Classification
-from shared.domain.errors import CaptureDeleted
+from shared.domain.errors import AudioUndecodable, CaptureDeleted
 from shared.domain.models import InboxItem, Status
 from shared.domain.outcomes import SAY_AGAIN_QUESTION
-from shared.domain.transcript import AudioUndecodable
+from shared.domain.ports import Adapters
 from shared.services.filing import file_capture, mark
 from shared.services.worker import queue_for_worker
 
@@ -41,7 +40,7 @@ async def transcribe_voice_note(
     storage errors propagate, so the host retries the blob and, in the end, poisons it."""
     path = parse_blob_name(name)
     if path:
-        telemetry.annotate(capture_id=path.capture_id, user_id=path.user_id)
+        tracing.annotate(capture_id=path.capture_id, user_id=path.user_id)
     item = await adapters.repo.get(path.user_id, path.capture_id) if path else None
     if item is None or item.source != "voice" or item.audio_blob != name:
         # Not a capture of that user waiting for this blob: nothing to file, and no one's
@@ -77,13 +76,13 @@ async def _transcribe(item: InboxItem, audio: bytes, adapters: Adapters) -> Inbo
         return item  # another delivery got there first
     filename = (item.audio_blob or "").rsplit("/", 1)[-1]
     try:
-        with telemetry.span("transcribe"):
+        with tracing.span("transcribe"):
             transcript = await adapters.transcriber.transcribe(audio, filename)
     except AudioUndecodable as exc:
         log.warning("capture %s: %s", item.id, exc)
         return await _fail(item, "AUDIO_UNDECODABLE", adapters)
     item = await mark(item, Status.RECEIVED, adapters.repo, text=transcript.text.strip())
-    telemetry.log_capture_text(log, "transcript", item.id, item.text or "")
+    tracing.log_capture_text(log, "transcript", item.id, item.text or "")
     if item.status is Status.RECEIVED and not item.text:
         # Nothing was said: ask again, without asking a model about an empty string.
         silent = Classification(

@@ -5,32 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from shared import telemetry
-from shared.adapters.voice_blobs import VoiceNoteTooLarge
-from shared.bootstrap import Adapters
-from shared.domain.audio import ACCEPTED_TYPES, AudioType, audio_type, blob_name
-from shared.domain.models import ClassifyJob, Document, InboxItem, RequestBody, Status, utcnow
-from shared.http.input import parse_json
-from shared.http.multipart import FilePart
-from shared.http.problems import Problem
+from shared import tracing
+from shared.domain.audio import AudioType, blob_name
+from shared.domain.errors import Conflict, Invalid, TooLarge, VoiceNoteTooLarge
+from shared.domain.ids import voice_capture_id
+from shared.domain.models import ClassifyJob, Document, InboxItem, Status, utcnow
+from shared.domain.ports import Adapters
 from shared.services.worker import schedule_check, upload_deadline
 
 log = logging.getLogger(__name__)
-
-_VOICE_NAMESPACE = uuid.UUID("0b3f9a5e-2f1d-4a8c-b6d7-54e1c9a0f3b2")
-
-
-class VoiceNoteRequest(RequestBody):
-    """The body of POST /api/voice-notes."""
-
-    content_type: str = Field(min_length=1, max_length=100)
-    thread_id: str | None = Field(default=None, max_length=200)
 
 
 class VoiceUpload(Document):
@@ -49,40 +37,6 @@ class NewVoiceCapture(BaseModel):
     audio: AudioType
     thread_id: str | None = None
     idempotency_key: str | None = None
-
-
-def unsupported_type(declared: str | None) -> Problem:
-    return Problem(
-        415,
-        f"Voice notes must be audio ({', '.join(ACCEPTED_TYPES)}); got {declared or 'none'}.",
-        code="UNSUPPORTED_AUDIO_TYPE",
-    )
-
-
-def parse_voice_note_request(
-    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
-) -> NewVoiceCapture:
-    """The body of POST /api/voice-notes, or a Problem saying what is wrong with it."""
-    request = parse_json(body, content_type, VoiceNoteRequest, "{contentType, threadId?}")
-    audio = audio_type(request.content_type)
-    if audio is None:
-        raise unsupported_type(request.content_type)
-    return NewVoiceCapture(
-        user_id=user_id,
-        audio=audio,
-        thread_id=request.thread_id,
-        idempotency_key=idempotency_key,
-    )
-
-
-def new_voice_capture_for_file(
-    part: FilePart, user_id: str, idempotency_key: str | None
-) -> NewVoiceCapture:
-    """A multipart upload's file part, if it is audio we take (its type, else its name)."""
-    audio = audio_type(part.content_type, part.filename)
-    if audio is None:
-        raise unsupported_type(part.content_type)
-    return NewVoiceCapture(user_id=user_id, audio=audio, idempotency_key=idempotency_key)
 
 
 def events_url(capture_id: str) -> str:
@@ -104,36 +58,36 @@ async def start_voice_note(new: NewVoiceCapture, adapters: Adapters, ttl: timede
             "x-ms-blob-type": "BlockBlob",
             "Content-Type": item.audio_content_type or new.audio.content_type,
             # The blob trigger continues this trace from the blob's metadata.
-            **{f"x-ms-meta-{k}": v for k, v in telemetry.trace_carrier().items()},
+            **{f"x-ms-meta-{k}": v for k, v in tracing.trace_carrier().items()},
         },
     )
 
 
 async def upload_voice_note(
-    new: NewVoiceCapture, part: FilePart, adapters: Adapters, limit: int
+    new: NewVoiceCapture, chunks: AsyncIterator[bytes], adapters: Adapters, limit: int
 ) -> InboxItem:
     """Store the capture, then stream the file into its blob; the blob trigger takes it on.
 
     An upload that fails (too large, cut off, storage down) removes the capture again: it was
     never accepted, and the client gets an error rather than a capture that waits forever."""
     # An empty file is refused before anything is stored (the SDK cannot upload zero chunks).
-    first = await anext(part.chunks, None)
+    first = await anext(chunks, None)
     if first is None:
-        raise Problem(422, "The voice note is empty.", code="EMPTY_AUDIO")
+        raise Invalid("The voice note is empty.", "EMPTY_AUDIO")
     item = await _store(new, adapters)
     assert item.audio_blob is not None
     if item.status is not Status.AWAITING_UPLOAD:
         return item  # a retried request whose first attempt got through
     try:
-        chunks = _prepend(first, part.chunks)
-        await adapters.voice.upload(item.audio_blob, chunks, new.audio.content_type, limit)
+        all_chunks = _prepend(first, chunks)
+        await adapters.voice.upload(item.audio_blob, all_chunks, new.audio.content_type, limit)
     except (Exception, asyncio.CancelledError) as exc:  # the client may hang up mid-upload
         try:
             await adapters.repo.remove(item.user_id, item.id)
         except Exception:
             log.exception("could not remove capture %s after a failed upload", item.id)
         if isinstance(exc, VoiceNoteTooLarge):
-            raise Problem(413, f"Voice notes are limited to {limit} bytes.") from exc
+            raise TooLarge(f"Voice notes are limited to {limit} bytes.") from exc
         raise
     return item
 
@@ -145,10 +99,7 @@ async def _prepend(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[by
 
 
 async def _store(new: NewVoiceCapture, adapters: Adapters) -> InboxItem:
-    key = new.idempotency_key or ""
-    # With an Idempotency-Key a retried request lands on the same capture; without, a new one.
-    named = uuid.uuid5(_VOICE_NAMESPACE, f"voice\n{new.user_id}\n{key}") if key else None
-    capture_id = str(named or uuid.uuid4())
+    capture_id = voice_capture_id(new.user_id, new.idempotency_key)
     item = InboxItem(
         id=capture_id,
         user_id=new.user_id,
@@ -159,19 +110,18 @@ async def _store(new: NewVoiceCapture, adapters: Adapters) -> InboxItem:
         audio_blob=blob_name(new.user_id, capture_id, new.audio.extension),
         audio_content_type=new.audio.content_type,
     )
-    telemetry.annotate(capture_id=capture_id, user_id=new.user_id)
+    tracing.annotate(capture_id=capture_id, user_id=new.user_id)
     # Sent with the store: once the upload URL has expired, the worker removes the capture
     # if its audio never came (or files it, if a process died after transcribing it).
     job = ClassifyJob(capture_id=capture_id, user_id=new.user_id)
     await schedule_check(job, adapters, upload_deadline().total_seconds())
-    with telemetry.span("store capture"):
+    with tracing.span("store capture"):
         stored, _created = await adapters.repo.add(item)
     if stored.is_deleted:
-        raise Problem(409, "This capture is being deleted.", code="CAPTURE_DELETED")
+        raise Conflict("This capture is being deleted.", "CAPTURE_DELETED")
     if stored.audio_content_type != item.audio_content_type or stored.thread_id != item.thread_id:
-        raise Problem(
-            409,
+        raise Conflict(
             "This Idempotency-Key was already used for a different voice note.",
-            code="IDEMPOTENCY_KEY_REUSED",
+            "IDEMPOTENCY_KEY_REUSED",
         )
     return stored

@@ -8,11 +8,10 @@ import asyncio
 import logging
 from datetime import timedelta
 
-from shared import telemetry
-from shared.adapters.repository import StaleItem
-from shared.bootstrap import Adapters
-from shared.domain.errors import CaptureDeleted
+from shared import tracing
+from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.models import ClassifyJob, InboxItem, Status, utcnow
+from shared.domain.ports import Adapters
 from shared.services.background import spawn
 from shared.services.filing import classify_and_file, mark
 from shared.services.inbox import delete_capture
@@ -57,7 +56,7 @@ def upload_deadline() -> timedelta:
 async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
     """Idempotent: a settled capture is left as it is. ClassifierUnavailable propagates so
     that the host retries the message and, after maxDequeueCount, poisons it."""
-    telemetry.annotate(capture_id=job.capture_id, user_id=job.user_id)
+    tracing.annotate(capture_id=job.capture_id, user_id=job.user_id)
     item = await adapters.repo.get(job.user_id, job.capture_id)
     if item is None or item.is_deleted:
         log.info("classify job for capture %s: no such capture (deleted?)", job.capture_id)

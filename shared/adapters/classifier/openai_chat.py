@@ -14,7 +14,8 @@ import openai
 import pydantic
 from pydantic import BaseModel, ConfigDict
 
-from shared.domain.classification import Bucket, Classification, ClassifierUnavailable
+from shared.domain.classification import Bucket, Classification
+from shared.domain.errors import ClassifierUnavailable
 
 log = logging.getLogger(__name__)
 

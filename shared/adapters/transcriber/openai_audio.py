@@ -7,7 +7,8 @@ import logging
 
 import openai
 
-from shared.domain.transcript import AudioUndecodable, TranscriberUnavailable, Transcript
+from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
+from shared.domain.transcript import Transcript
 
 log = logging.getLogger(__name__)
 

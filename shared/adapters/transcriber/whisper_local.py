@@ -15,7 +15,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from shared.domain.transcript import AudioUndecodable, TranscriberUnavailable, Transcript
+from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
+from shared.domain.transcript import Transcript
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,0 +1,102 @@
+"""The ports: what the services need from the world, as small protocols free of any SDK.
+
+The adapters (shared/adapters/) implement them over Cosmos DB, Storage and the models;
+shared/bootstrap.py picks and builds them; tests/fakes.py holds in-memory ones. Each method
+says which errors of shared/domain/errors.py it may raise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from shared.domain.classification import Bucket, Classification
+from shared.domain.models import ClassifyJob, FiledItem, InboxItem, OutcomeMessage, Status
+from shared.domain.transcript import Transcript
+
+
+class CaptureRepository(Protocol):
+    """The inbox and the four buckets. Every method may raise StorageUnavailable."""
+
+    async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
+        """Store a new inbox item; when its id exists already, return that one. (item, created)"""
+        ...
+
+    async def get(self, user_id: str, capture_id: str) -> InboxItem | None: ...
+
+    async def save(self, item: InboxItem) -> InboxItem:
+        """Replace the inbox item if unchanged since read; StaleItem if changed or deleted."""
+        ...
+
+    def newest(
+        self, user_id: str, *, at_or_before: str | None, status: Status | None
+    ) -> AsyncIterator[InboxItem]:
+        """The user's inbox items, newest first (by createdAt), from `at_or_before` on."""
+        ...
+
+    async def remove(self, user_id: str, capture_id: str) -> None:
+        """Delete the inbox item; idempotent."""
+        ...
+
+    async def put_filed(self, item: FiledItem) -> None: ...
+
+    async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
+        """Idempotent: deleting what is not there is fine."""
+        ...
+
+
+class CaptureQueues(Protocol):
+    """At-least-once queues: a job may be delivered more than once. StorageUnavailable."""
+
+    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
+        """Send a job, visible to the worker after `delay_s`."""
+        ...
+
+    async def publish_outcome(self, message: OutcomeMessage) -> None: ...
+
+
+class VoiceNoteStore(Protocol):
+    """The voice-notes container. StorageUnavailable."""
+
+    async def upload_url(self, name: str, expires_at: datetime) -> str:
+        """A URL that allows one PUT creating exactly this blob (no read, no overwrite)."""
+        ...
+
+    async def upload(
+        self, name: str, chunks: AsyncIterator[bytes], content_type: str, limit: int
+    ) -> int:
+        """Stream `chunks` into the blob; the byte count. VoiceNoteTooLarge past `limit`."""
+        ...
+
+    async def delete(self, name: str) -> None:
+        """Delete the blob and any snapshots of it (the upload URL's create permission also
+        allows taking snapshots); idempotent."""
+        ...
+
+    async def exists(self, name: str) -> bool: ...
+
+
+class Classifier(Protocol):
+    async def classify(self, text: str) -> Classification:
+        """Guess the bucket of `text`; ClassifierUnavailable when the model cannot answer."""
+        ...
+
+
+class Transcriber(Protocol):
+    async def transcribe(self, audio: bytes, filename: str) -> Transcript:
+        """Transcribe one recording; `filename` is informational (the format is sniffed).
+        AudioUndecodable for bad audio, TranscriberUnavailable when it cannot run now."""
+        ...
+
+
+@dataclass(frozen=True)
+class Adapters:
+    """Everything a service may use, passed in by the entrypoint (built by shared/bootstrap.py)."""
+
+    repo: CaptureRepository
+    classifier: Classifier
+    queues: CaptureQueues
+    voice: VoiceNoteStore
+    transcriber: Transcriber

@@ -1,0 +1,146 @@
+"""Request bodies: each parsed and validated into what a service takes, or a Problem saying
+what is wrong with it, before any service is called."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from shared.domain.audio import ACCEPTED_TYPES, audio_type
+from shared.domain.classification import Bucket
+from shared.domain.models import RequestBody, Status
+from shared.http.input import parse_json
+from shared.http.multipart import FilePart
+from shared.http.problems import Problem
+from shared.services.capture import TextCapture
+from shared.services.inbox import LISTED_STATUSES, MAX_PAGE
+from shared.services.voice import NewVoiceCapture
+from shared.settings import get_settings
+
+if TYPE_CHECKING:
+    from ag_ui.core import RunAgentInput
+
+# Ids are stored with the capture and echoed in every event; a client's ids are short.
+MAX_ID_CHARS = 200
+
+
+def parse_text_capture(
+    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
+) -> TextCapture:
+    """A RunAgentInput whose last user message is the capture, or a Problem saying why not.
+
+    Fields AG-UI does not define are ignored rather than refused: the protocol's own models
+    allow them, so a client on a newer protocol version keeps working."""
+    from ag_ui.core import RunAgentInput  # on first use: see shared/services/agui.py
+
+    limits = get_settings()
+    run_input = parse_json(body, content_type, RunAgentInput, "an AG-UI RunAgentInput")
+    for name, value in (("threadId", run_input.thread_id), ("runId", run_input.run_id)):
+        if not 1 <= len(value) <= MAX_ID_CHARS:
+            raise Problem(422, f"{name} must be 1 to {MAX_ID_CHARS} characters.", code="INVALID_ID")
+    if len(run_input.messages) > limits.max_messages:
+        raise Problem(
+            422,
+            f"A run may carry at most {limits.max_messages} messages.",
+            code="TOO_MANY_MESSAGES",
+        )
+    text = last_user_text(run_input)
+    if text is None:
+        raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")
+    text = text.strip()
+    if not text:
+        raise Problem(422, "The capture is empty.", code="EMPTY_CAPTURE")
+    if len(text) > limits.max_capture_chars:
+        raise Problem(
+            422,
+            f"The capture is longer than {limits.max_capture_chars} characters.",
+            code="CAPTURE_TOO_LONG",
+        )
+    return TextCapture(
+        user_id=user_id,
+        thread_id=run_input.thread_id,
+        run_id=run_input.run_id,
+        text=text,
+        capture_key=idempotency_key or run_input.run_id,
+    )
+
+
+def last_user_text(run_input: RunAgentInput) -> str | None:
+    """The last user message's text: a string, or the text parts of a content list joined."""
+    from ag_ui.core import UserMessage
+
+    for message in reversed(run_input.messages):
+        if isinstance(message, UserMessage):
+            content = message.content
+            if isinstance(content, str):
+                return content
+            parts = [getattr(p, "text", None) for p in content or []]
+            return "\n".join(p for p in parts if p)
+    return None
+
+
+class VoiceNoteRequest(RequestBody):
+    """The body of POST /api/voice-notes."""
+
+    content_type: str = Field(min_length=1, max_length=100)
+    thread_id: str | None = Field(default=None, max_length=200)
+
+
+def parse_voice_note_request(
+    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
+) -> NewVoiceCapture:
+    """The body of POST /api/voice-notes, or a Problem saying what is wrong with it."""
+    request = parse_json(body, content_type, VoiceNoteRequest, "{contentType, threadId?}")
+    audio = audio_type(request.content_type)
+    if audio is None:
+        raise _unsupported_type(request.content_type)
+    return NewVoiceCapture(
+        user_id=user_id,
+        audio=audio,
+        thread_id=request.thread_id,
+        idempotency_key=idempotency_key,
+    )
+
+
+def new_voice_capture_for_file(
+    part: FilePart, user_id: str, idempotency_key: str | None
+) -> NewVoiceCapture:
+    """A multipart upload's file part, if it is audio we take (its type, else its name)."""
+    audio = audio_type(part.content_type, part.filename)
+    if audio is None:
+        raise _unsupported_type(part.content_type)
+    return NewVoiceCapture(user_id=user_id, audio=audio, idempotency_key=idempotency_key)
+
+
+def _unsupported_type(declared: str | None) -> Problem:
+    return Problem(
+        415,
+        f"Voice notes must be audio ({', '.join(ACCEPTED_TYPES)}); got {declared or 'none'}.",
+        code="UNSUPPORTED_AUDIO_TYPE",
+    )
+
+
+class BucketChoice(RequestBody):
+    """The body of POST /api/captures/{id}/bucket."""
+
+    bucket: Bucket
+
+
+def parse_inbox_query(params: dict[str, str]) -> dict:
+    """`?limit=1..100&status=<status>&continuationToken=...` (422 for anything else)."""
+    query: dict = {"continuation_token": params.get("continuationToken") or None}
+    limit = params.get("limit", "20")
+    # ASCII digits only, and few: str.isdigit() also takes "²" and 5000-digit numbers, which
+    # int() refuses with a ValueError.
+    if (
+        not (limit.isascii() and limit.isdigit() and len(limit) <= 3)
+        or not 1 <= int(limit) <= MAX_PAGE
+    ):
+        raise Problem(422, f"limit must be a whole number from 1 to {MAX_PAGE}.")
+    query["limit"] = int(limit)
+    if "status" in params:
+        if params["status"] not in LISTED_STATUSES:
+            raise Problem(422, f"status must be one of: {', '.join(LISTED_STATUSES)}.")
+        query["status"] = Status(params["status"])
+    return query
