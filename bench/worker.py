@@ -19,7 +19,7 @@ async def _prefill(count: int) -> None:
     """`count` stored captures, each with its job on captures-classify, as runs whose model
     was down would leave them."""
     from shared.bootstrap import adapters, reset
-    from shared.domain.models import InboxItem
+    from shared.domain.capture import InboxItem
     from shared.services.worker import queue_for_worker
 
     app, texts = adapters(), capture_texts()

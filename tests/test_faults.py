@@ -16,15 +16,11 @@ from azure.storage.queue import QueueClient
 
 from devhost.emulators import Emulators, Ports, storage_connection_string
 from shared.bootstrap import adapters, reset
+from shared.domain.capture import InboxItem, Status
 from shared.domain.ids import capture_id_for
-from shared.domain.models import InboxItem, Status
+from shared.domain.outcomes import FailureCode
 from shared.domain.ports import Adapters, CaptureRepository
-from shared.services.poison import (
-    CLASSIFY_FAILED,
-    TRANSCRIPTION_FAILED,
-    fail_poisoned_classify_job,
-    settle_poisoned_voice_note,
-)
+from shared.services.poison import fail_poisoned_classify_job, settle_poisoned_voice_note
 from tests import fake_openai
 from tests.fault_proxy import FaultProxy
 from tests.sse import SseRun, assert_valid_run, get_run, post_run, post_voice_capture
@@ -40,6 +36,8 @@ from tests.support import (
     run_input,
 )
 
+CLASSIFY_FAILED = FailureCode.CLASSIFY_FAILED
+TRANSCRIPTION_FAILED = FailureCode.TRANSCRIPTION_FAILED
 MAX_DEQUEUE = 5  # host.json's maxDequeueCount, which this module keeps
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ag_ui_validate.pytest_plugin import assert_valid_agui
 
-from shared.domain.models import InboxItem, Status
+from shared.domain.capture import InboxItem, Status
 from shared.services.agui import run_started
 from shared.services.feed import Stage, events_between
 

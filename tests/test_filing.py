@@ -14,9 +14,10 @@ import pytest
 from azure.storage.queue import QueueClient
 
 from shared.bootstrap import adapters, reset
+from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import CaptureDeleted
-from shared.domain.models import ClassifyJob, InboxItem, Status
+from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services.bucket_pick import pick_bucket
 from shared.services.filing import file_capture, filed_item_for
@@ -37,7 +38,7 @@ async def filed_capture(app: Adapters, bucket: Bucket, text: str = "order tiles"
     )
     item, _ = await app.repo.add(item)
     guess = Classification(bucket=bucket, confidence=0.45, title="Tiles")
-    return await file_capture(item, guess, app.repo, app.queues)
+    return await file_capture(item, item.classified(guess), app.repo, app.queues)
 
 
 def filed_in(cosmos, capture_id: str) -> list[str]:
@@ -47,8 +48,7 @@ def filed_in(cosmos, capture_id: str) -> list[str]:
 async def test_a_move_interrupted_after_writing_the_new_item_converges(app, cosmos) -> None:
     item = await filed_capture(app, Bucket.IDEAS)
     # Step 1 of the move ran (the new filed item), then the process died.
-    choice = Classification(bucket=Bucket.PROJECTS, confidence=1.0, title="Tiles")
-    await app.repo.put_filed(filed_item_for(item, Bucket.PROJECTS, choice))
+    await app.repo.put_filed(filed_item_for(item.picked(Bucket.PROJECTS, "Tiles")))
     assert filed_in(cosmos, item.id) == ["Projects", "Ideas"]
 
     moved = await pick_bucket("dev", item.id, Bucket.PROJECTS, app)
@@ -59,8 +59,7 @@ async def test_a_move_interrupted_after_writing_the_new_item_converges(app, cosm
 async def test_a_move_interrupted_before_deleting_the_old_item_converges(app, cosmos) -> None:
     item = await filed_capture(app, Bucket.IDEAS)
     # Steps 1 and 2 ran (new filed item, inbox item naming it); the old item was not deleted.
-    choice = Classification(bucket=Bucket.PEOPLE, confidence=1.0, title="Tiles")
-    await app.repo.put_filed(filed_item_for(item, Bucket.PEOPLE, choice))
+    await app.repo.put_filed(filed_item_for(item.picked(Bucket.PEOPLE, "Tiles")))
     await app.repo.save(item.model_copy(update={"filed_bucket": Bucket.PEOPLE}))
     assert filed_in(cosmos, item.id) == ["People", "Ideas"]
 
@@ -79,7 +78,7 @@ async def test_filing_a_capture_deleted_meanwhile_leaves_no_filed_item(app, cosm
     await delete_capture("dev", item.id, app)
     guess = Classification(bucket=Bucket.ADMIN, confidence=0.9, title="X")
     with pytest.raises(CaptureDeleted):
-        await file_capture(item, guess, app.repo, app.queues)
+        await file_capture(item, item.classified(guess), app.repo, app.queues)
     assert filed_in(cosmos, item.id) == [] and docs(cosmos, "Inbox", item.id) == []
 
 
@@ -89,7 +88,7 @@ async def test_the_classifier_yields_to_a_capture_settled_first(app, cosmos) -> 
     # A late duplicate delivery still holds the old copy: the user's choice stands.
     late = Classification(bucket=Bucket.PEOPLE, confidence=0.9, title="Late")
     stale = item.model_copy(update={"status": Status.QUEUED})
-    result = await file_capture(stale, late, app.repo, app.queues)
+    result = await file_capture(stale, stale.classified(late), app.repo, app.queues)
     assert result.filed_bucket is Bucket.ADMIN and result.chosen_by == "user"
     assert filed_in(cosmos, item.id) == ["Admin"]
 

@@ -4,10 +4,10 @@ from datetime import date
 
 import pytest
 
+from shared.domain.capture import Clarification, InboxItem
 from shared.domain.classification import Bucket, Classification
 from shared.domain.details import details_for, due_date_in, people_in
-from shared.domain.models import Clarification, InboxItem, Outcome
-from shared.domain.outcomes import decide, question_for
+from shared.domain.outcomes import Outcome, decide, question_for
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_a_models_question_is_cut_to_what_a_phone_can_show() -> None:
     ],
 )
 def test_every_string_that_comes_in_is_valid_unicode(raw: str, valid: str) -> None:
-    from shared.domain.models import InboxItem as Item
+    from shared.domain.capture import InboxItem as Item
     from shared.domain.text import valid_text
 
     assert valid_text(raw) == valid

@@ -26,9 +26,10 @@ from shared.adapters.classifier.openai_chat import OpenAIClassifier
 from shared.adapters.transcriber.openai_audio import OpenAITranscriber
 from shared.bootstrap import adapters, reset
 from shared.domain.audio import blob_name
+from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.ids import capture_id_for
-from shared.domain.models import ClassifyJob, InboxItem, Status
+from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services import background
 from shared.services.capture import TextCapture
@@ -175,7 +176,7 @@ async def low_confidence(app: Adapters) -> InboxItem:
 
     item = await stored(app, text="tiles for the kitchen")
     guess = Classification(bucket=Bucket.IDEAS, confidence=0.45, title="Tiles")
-    return await file_capture(item, guess, app.repo, app.queues)
+    return await file_capture(item, item.classified(guess), app.repo, app.queues)
 
 
 async def misunderstood(app: Adapters) -> InboxItem:
@@ -184,7 +185,7 @@ async def misunderstood(app: Adapters) -> InboxItem:
 
     item = await stored(app, text="zzz budget thing")
     guess = Classification(bucket=None, confidence=0.0, title="?", question="What about it?")
-    return await file_capture(item, guess, app.repo, app.queues)
+    return await file_capture(item, item.classified(guess), app.repo, app.queues)
 
 
 async def run_text_capture(app: Adapters, capture: TextCapture) -> list[str]:

@@ -39,8 +39,8 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
 from devhost.emulators import Emulators, Ports, storage_connection_string
+from shared.domain.documents import utc_text, utcnow
 from shared.domain.ids import capture_id_for
-from shared.domain.models import utc_text, utcnow
 from tests import fake_openai
 from tests.fault_proxy import FaultProxy
 from tests.sse import (

@@ -19,8 +19,9 @@ from azure.storage.queue import QueueClient
 from shared.adapters.transcriber.openai_audio import OpenAITranscriber
 from shared.bootstrap import adapters, reset
 from shared.domain.audio import audio_type
+from shared.domain.capture import Status
 from shared.domain.errors import TranscriberUnavailable
-from shared.domain.models import ClassifyJob, Status
+from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services.transcription import transcribe_voice_note
 from shared.services.voice import NewVoiceCapture, start_voice_note

@@ -16,7 +16,7 @@ from azure.core.pipeline import PipelineResponse
 from azure.storage.blob.aio import BlobServiceClient
 
 from shared.adapters.voice_blobs import BlobVoiceNotes
-from shared.domain.models import utcnow
+from shared.domain.documents import utcnow
 from shared.settings import VOICE_CONTAINER
 from tests.azurite_oauth import STORAGE_SCOPE, AzuriteOAuth, AzuriteTokenCredential, azurite_oauth
 

@@ -17,7 +17,7 @@ from azure.core.exceptions import ResourceNotFoundError
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
-from shared.domain.models import InboxItem
+from shared.domain.capture import InboxItem
 from shared.services.feed import follow_capture
 from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, post_voice_capture
 from tests.support import (

@@ -8,7 +8,7 @@ import math
 from shared import tracing
 from shared.adapters import clients
 from shared.adapters.storage_errors import bounded
-from shared.domain.models import ClassifyJob, OutcomeMessage
+from shared.domain.messages import ClassifyJob, OutcomeMessage
 from shared.settings import CLASSIFY_QUEUE, OUTCOMES_QUEUE
 
 log = logging.getLogger(__name__)

@@ -11,9 +11,10 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from shared.adapters.storage_errors import bounded
+from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.errors import StaleItem
-from shared.domain.models import FiledItem, InboxItem, Status
+from shared.domain.filed import FiledItem
 from shared.settings import INBOX
 
 # 449: Cosmos's "retry with" on conflicting writes. Every call is bounded in time.

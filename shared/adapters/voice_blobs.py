@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from shared import tracing
 from shared.adapters.storage_errors import bounded, unavailable_as
+from shared.domain.documents import utcnow
 from shared.domain.errors import VoiceNoteTooLarge
-from shared.domain.models import utcnow
 from shared.settings import VOICE_CONTAINER
 
 if TYPE_CHECKING:

@@ -1,18 +1,29 @@
-"""Server-side thresholds: the model guesses, these rules decide the outcome."""
+"""What became of a capture: the outcomes, the server-side thresholds that decide them (the
+model only guesses), the questions put to the user, and the failure codes."""
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from shared.domain.classification import Classification
-from shared.domain.models import Outcome
+
+
+class Outcome(StrEnum):
+    CLASSIFIED = "CLASSIFIED"
+    LOW_CONFIDENCE = "LOW_CONFIDENCE"
+    MISUNDERSTOOD = "MISUNDERSTOOD"
+    UNRESOLVED = "UNRESOLVED"
+
 
 CLASSIFIED_AT = 0.6
 MISUNDERSTOOD_BELOW = 0.3
 
 # Follow-up answers to MISUNDERSTOOD before a capture is left UNRESOLVED in the inbox.
 FOLLOW_UP_ROUNDS = 2
-FILED_OUTCOMES = {Outcome.CLASSIFIED, Outcome.LOW_CONFIDENCE}
+FILED_OUTCOMES = frozenset({Outcome.CLASSIFIED, Outcome.LOW_CONFIDENCE})
 
 DEFAULT_QUESTION = "I couldn't tell what that was about. What did you want to capture?"
+SAY_AGAIN_QUESTION = "I couldn't hear anything in that voice note. Could you say it again?"
 
 
 def decide(c: Classification, rounds: int = 0) -> Outcome:
@@ -44,17 +55,37 @@ def _shown(question: str | None) -> str | None:
     return cut + "…"
 
 
-SAY_AGAIN_QUESTION = "I couldn't hear anything in that voice note. Could you say it again?"
+class FailureCode(StrEnum):
+    """Why a capture failed; the values are the codes clients see."""
 
-# Why a capture failed, in words safe to show; the keys are the codes clients see.
-FAILURES = {
-    "AUDIO_UNDECODABLE": "We couldn't play that recording. Please record it again.",
-    "AUDIO_TOO_LARGE": "That recording is too large. Please keep voice notes shorter.",
-    "AUDIO_TOO_LONG": "That recording is too long. Please keep voice notes shorter.",
-    "TRANSCRIPTION_FAILED": "We couldn't transcribe that recording. Please record it again.",
-    "CLASSIFY_FAILED": "We saved this capture but couldn't file it. Pick a bucket for it.",
+    AUDIO_UNDECODABLE = "AUDIO_UNDECODABLE"
+    AUDIO_TOO_LARGE = "AUDIO_TOO_LARGE"
+    AUDIO_TOO_LONG = "AUDIO_TOO_LONG"
+    TRANSCRIPTION_FAILED = "TRANSCRIPTION_FAILED"  # the blob trigger ran out of retries
+    CLASSIFY_FAILED = "CLASSIFY_FAILED"  # the classify worker ran out of retries
+
+    @property
+    def message(self) -> str:
+        """In words safe to show."""
+        return _FAILURE_MESSAGES[self]
+
+    @property
+    def is_about_audio(self) -> bool:
+        return self is not FailureCode.CLASSIFY_FAILED
+
+
+_FAILURE_MESSAGES = {
+    FailureCode.AUDIO_UNDECODABLE: "We couldn't play that recording. Please record it again.",
+    FailureCode.AUDIO_TOO_LARGE: "That recording is too large. Please keep voice notes shorter.",
+    FailureCode.AUDIO_TOO_LONG: "That recording is too long. Please keep voice notes shorter.",
+    FailureCode.TRANSCRIPTION_FAILED: (
+        "We couldn't transcribe that recording. Please record it again."
+    ),
+    FailureCode.CLASSIFY_FAILED: (
+        "We saved this capture but couldn't file it. Pick a bucket for it."
+    ),
 }
 
 
-def failure_message(code: str | None) -> str:
-    return FAILURES.get(code or "", "We couldn't process this capture.")
+def failure_message(code: FailureCode | None) -> str:
+    return code.message if code else "We couldn't process this capture."

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
-from shared.domain.models import ClassifyJob, FiledItem, InboxItem, OutcomeMessage, Status
+from shared.domain.filed import FiledItem
+from shared.domain.messages import ClassifyJob, OutcomeMessage
 from shared.domain.transcript import Transcript
 
 

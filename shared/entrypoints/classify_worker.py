@@ -3,7 +3,7 @@
 import azure.functions as func
 
 from shared.bootstrap import adapters
-from shared.domain.models import ClassifyJob
+from shared.domain.messages import ClassifyJob
 from shared.services.worker import handle_classify_job
 from shared.settings import CLASSIFY_QUEUE
 from shared.telemetry import traced

@@ -246,7 +246,8 @@ def _paths() -> dict[str, Any]:
 
 
 def _inbox_parameters() -> list[dict[str, Any]]:
-    from shared.services.inbox import LISTED_STATUSES, MAX_PAGE
+    from shared.domain.capture import LISTED
+    from shared.services.inbox import MAX_PAGE
 
     return [
         {
@@ -257,7 +258,7 @@ def _inbox_parameters() -> list[dict[str, Any]]:
         {
             "name": "status",
             "in": "query",
-            "schema": {"type": "string", "enum": LISTED_STATUSES},
+            "schema": {"type": "string", "enum": [s.value for s in LISTED]},
         },
         {
             "name": "continuationToken",
@@ -280,7 +281,7 @@ def _model_schemas() -> dict[str, Any]:
     from pydantic.json_schema import models_json_schema
 
     from shared.adapters.health import HealthReport
-    from shared.domain.models import InboxItem
+    from shared.domain.capture import InboxItem
     from shared.http.requests import MAX_ID_CHARS, BucketChoice, VoiceNoteRequest
     from shared.services.voice import VoiceUpload
 

@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING
 from pydantic import Field
 
 from shared.domain.audio import ACCEPTED_TYPES, audio_type
+from shared.domain.capture import LISTED, Status
 from shared.domain.classification import Bucket
-from shared.domain.models import RequestBody, Status
+from shared.domain.documents import RequestBody
 from shared.http.input import parse_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
 from shared.services.capture import TextCapture
-from shared.services.inbox import LISTED_STATUSES, MAX_PAGE
+from shared.services.inbox import MAX_PAGE
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
 
@@ -140,7 +141,7 @@ def parse_inbox_query(params: dict[str, str]) -> dict:
         raise Problem(422, f"limit must be a whole number from 1 to {MAX_PAGE}.")
     query["limit"] = int(limit)
     if "status" in params:
-        if params["status"] not in LISTED_STATUSES:
-            raise Problem(422, f"status must be one of: {', '.join(LISTED_STATUSES)}.")
+        if params["status"] not in LISTED:
+            raise Problem(422, f"status must be one of: {', '.join(LISTED)}.")
         query["status"] = Status(params["status"])
     return query

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from starlette.responses import StreamingResponse
 
-from shared.domain.models import InboxItem, Outcome
+from shared.domain.capture import InboxItem
+from shared.domain.outcomes import Outcome
 from shared.settings import get_settings
 
 if TYPE_CHECKING:

@@ -3,16 +3,15 @@ or move a filed one. The user's choice wins over a classifier finishing at the s
 
 from __future__ import annotations
 
-from shared.domain.classification import Bucket, Classification
+from shared.domain.capture import InboxItem
+from shared.domain.classification import Bucket
 from shared.domain.errors import CaptureDeleted, Conflict, StaleItem
-from shared.domain.models import InboxItem, Outcome, Status
+from shared.domain.outcomes import Outcome
 from shared.domain.ports import Adapters
 from shared.services.filing import file_capture
 from shared.services.inbox import get_capture, not_found
 
 _ATTEMPTS = 3
-# A failed capture with text (CLASSIFY_FAILED) can still be filed by hand; one without cannot.
-_NOT_YET = {Status.AWAITING_UPLOAD, Status.TRANSCRIBING}
 
 
 async def pick_bucket(
@@ -20,13 +19,12 @@ async def pick_bucket(
 ) -> InboxItem:
     item = await get_capture(user_id, capture_id, adapters.repo)
     for _ in range(_ATTEMPTS):
-        if item.status in _NOT_YET or not item.text_to_classify():
+        # A failed capture with text (CLASSIFY_FAILED) can still be filed by hand.
+        if not item.may_be_picked():
             raise Conflict("This capture has no text to file yet.", "NO_TEXT_YET")
-        choice = Classification(bucket=bucket, confidence=1.0, title=_title(item))
         try:
-            return await file_capture(
-                item, choice, adapters.repo, adapters.queues, chosen_by="user"
-            )
+            picked = item.picked(bucket, _title(item))
+            return await file_capture(item, picked, adapters.repo, adapters.queues)
         except StaleItem:
             item = await get_capture(user_id, capture_id, adapters.repo)  # 404 if deleted
         except CaptureDeleted:

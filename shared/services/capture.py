@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from shared.domain.capture import InboxItem
 from shared.domain.errors import NotStored
 from shared.domain.ids import capture_id_for
-from shared.domain.models import InboxItem
 from shared.domain.ports import CaptureRepository
 
 

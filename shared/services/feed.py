@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
+from shared.domain.capture import InboxItem, Status
 from shared.domain.errors import LimitReached, StorageUnavailable
-from shared.domain.models import InboxItem, Status
 from shared.domain.outcomes import failure_message
 from shared.domain.ports import CaptureRepository
 from shared.services import agui
@@ -39,7 +39,7 @@ class Stage(IntEnum):
 def stage_of(item: InboxItem) -> Stage:
     if item.status is Status.FAILED:
         return Stage.FAILED
-    if item.status.is_settled:
+    if item.is_settled:
         return Stage.SETTLED
     if item.status is Status.AWAITING_UPLOAD:
         return Stage.WAITING

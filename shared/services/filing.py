@@ -1,4 +1,4 @@
-"""Classify and file a stored capture: the one place the thresholds become documents.
+"""Classify and file a stored capture: the one place a settled capture becomes documents.
 
 Idempotent by construction: ids come from the capture, a settled capture is returned as
 it is, and a move writes the new filed item, then the inbox item, then deletes the old.
@@ -7,21 +7,16 @@ it is, and a move writes the new filed item, then the inbox item, then deletes t
 from __future__ import annotations
 
 import logging
-from typing import Literal
+from collections.abc import Callable
 
 from shared import tracing
-from shared.domain.classification import Bucket, Classification
+from shared.domain.capture import InboxItem
+from shared.domain.classification import Bucket
 from shared.domain.details import details_for
+from shared.domain.documents import utcnow
 from shared.domain.errors import CaptureDeleted, StaleItem
-from shared.domain.models import (
-    FILED_MODELS,
-    STATUS_OF_OUTCOME,
-    InboxItem,
-    OutcomeMessage,
-    Status,
-    utcnow,
-)
-from shared.domain.outcomes import FILED_OUTCOMES, decide, question_for
+from shared.domain.filed import FILED_MODELS, FiledItem
+from shared.domain.messages import OutcomeMessage
 from shared.domain.ports import CaptureQueues, CaptureRepository, Classifier
 from shared.services.background import spawn
 
@@ -37,29 +32,25 @@ async def classify_and_file(
     """One model call, then file. Raises ClassifierUnavailable when the model cannot answer."""
     if item.is_deleted:
         raise CaptureDeleted(item.id)
-    if item.status.is_settled:
+    if item.is_settled:
         return item  # a retry or a duplicate delivery: it was filed once already
     text = item.text_to_classify()
     if not text:
         raise ValueError(f"capture {item.id} has no text to classify")
     with tracing.span("classify"):
         classification = await classifier.classify(text)
-    return await file_capture(item, classification, repo, queues)
+    return await file_capture(item, item.classified(classification), repo, queues)
 
 
 async def file_capture(
-    item: InboxItem,
-    classification: Classification,
-    repo: CaptureRepository,
-    queues: CaptureQueues,
-    *,
-    chosen_by: Literal["classifier", "user"] = "classifier",
+    item: InboxItem, settled: InboxItem, repo: CaptureRepository, queues: CaptureQueues
 ) -> InboxItem:
-    """Write the filed item, then the inbox item (ETag-guarded), then remove filed items the
-    capture no longer has. The classifier yields to whoever settled the capture first; the
-    user's choice does not (StaleItem propagates, and the caller reads again and retries)."""
+    """Store `settled` (`item` after `classified` or `picked`): the filed item, then the inbox
+    item (ETag-guarded), then remove filed items the capture no longer has. The classifier
+    yields to whoever settled the capture first; the user's choice does not (StaleItem
+    propagates, and the caller reads again and retries)."""
     with tracing.span("file capture"):
-        saved = await _file(item, classification, repo, queues, chosen_by)
+        saved = await _file(item, settled, repo, queues)
         assert saved.outcome is not None
         outcome = saved.outcome.value
         tracing.annotate(capture_id=saved.id, user_id=saved.user_id, outcome=outcome)
@@ -69,31 +60,14 @@ async def file_capture(
 
 
 async def _file(
-    item: InboxItem,
-    classification: Classification,
-    repo: CaptureRepository,
-    queues: CaptureQueues,
-    chosen_by: Literal["classifier", "user"],
+    item: InboxItem, settled: InboxItem, repo: CaptureRepository, queues: CaptureQueues
 ) -> InboxItem:
-    outcome = decide(classification, rounds=len(item.clarifications))
-    bucket = classification.bucket if outcome in FILED_OUTCOMES else None
+    bucket = settled.filed_bucket
+    by_user = settled.chosen_by == "user"
     if bucket is not None:
-        await repo.put_filed(filed_item_for(item, bucket, classification))
-    updated = item.model_copy(
-        update={
-            "status": STATUS_OF_OUTCOME[outcome],
-            "outcome": outcome,
-            "filed_bucket": bucket,
-            "chosen_by": chosen_by if bucket else None,
-            "confidence": classification.confidence,
-            "title": classification.title,
-            "question_text": question_for(outcome, classification),
-            "error": None,
-            "updated_at": utcnow(),
-        }
-    )
+        await repo.put_filed(filed_item_for(settled))
     try:
-        saved = await repo.save(updated)
+        saved = await repo.save(settled)
     except StaleItem:
         current = await repo.get(item.user_id, item.id)
         gone = current is None or current.is_deleted
@@ -102,14 +76,14 @@ async def _file(
             await repo.delete_filed(item.user_id, bucket, item.id)
         if gone:
             raise CaptureDeleted(item.id) from None
-        if chosen_by == "user" or not current.status.is_settled:
+        if by_user or not current.is_settled:
             raise
         # A duplicate delivery or a retried request settled it first: theirs stands.
         return current
     # A move: the old filed item goes last, so a crash before this point loses nothing. The
     # user's choice sweeps every other bucket, so re-running a move interrupted anywhere
     # converges even though the inbox item no longer names the old bucket.
-    stale = set(Bucket) if chosen_by == "user" else {item.filed_bucket}
+    stale = set(Bucket) if by_user else {item.filed_bucket}
     for old in stale - {bucket, None}:
         await repo.delete_filed(item.user_id, old, item.id)
     # Best effort, and never in the way: the user's stream does not wait for it.
@@ -117,29 +91,29 @@ async def _file(
     return saved
 
 
-async def mark(item: InboxItem, status: Status, repo: CaptureRepository, **changes) -> InboxItem:
-    """Record progress that is not an outcome (transcribing, queued, failed), keeping what is
-    settled. If the item changed since it was read, the stored one stands and is returned."""
-    if item.is_deleted or item.status.is_settled or (item.status == status and not changes):
-        return item
+async def record(
+    item: InboxItem, change: Callable[[InboxItem], InboxItem], repo: CaptureRepository
+) -> InboxItem:
+    """Save `change(item)`, a lifecycle transition that is not an outcome (transcribing,
+    queued, failed). If the item changed since it was read, the stored one stands and is
+    returned."""
     try:
-        return await repo.save(
-            item.model_copy(update={**changes, "status": status, "updated_at": utcnow()})
-        )
+        return await repo.save(change(item))
     except StaleItem:
         return await repo.get(item.user_id, item.id) or item
 
 
-def filed_item_for(item: InboxItem, bucket: Bucket, c: Classification):
-    text = item.text_to_classify()
-    details = details_for(bucket, text, c.title, utcnow().date())
-    return FILED_MODELS[bucket](
-        id=item.id,
-        user_id=item.user_id,
-        inbox_item_id=item.id,
-        title=c.title,
+def filed_item_for(settled: InboxItem) -> FiledItem:
+    assert settled.filed_bucket is not None and settled.title is not None
+    text = settled.text_to_classify()
+    details = details_for(settled.filed_bucket, text, settled.title, utcnow().date())
+    return FILED_MODELS[settled.filed_bucket](
+        id=settled.id,
+        user_id=settled.user_id,
+        inbox_item_id=settled.id,
+        title=settled.title,
         text=text,
-        confidence=c.confidence,
+        confidence=settled.confidence or 0.0,
         **details,
     )
 

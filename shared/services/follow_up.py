@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
+from shared.domain.capture import Clarification, InboxItem, Status
 from shared.domain.errors import Conflict, NotStored, StaleItem
-from shared.domain.models import Clarification, ClassifyJob, InboxItem, Status, utcnow
+from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
 from shared.services.capture import TextCapture
 from shared.services.inbox import get_capture
@@ -64,18 +65,8 @@ async def store_clarification(
         if item.status is not Status.NEEDS_CLARIFICATION:
             raise NotStored("CONFLICT", "This capture changed meanwhile. Please reload it.")
         clarification = Clarification(run_id=answer.run_id, text=answer.text)
-        reopened = item.model_copy(
-            update={
-                "clarifications": [*item.clarifications, clarification],
-                "status": Status.RECEIVED,
-                "outcome": None,
-                "question_text": None,
-                "run_id": answer.run_id,
-                "updated_at": utcnow(),
-            }
-        )
         try:
-            return await repo.save(reopened)
+            return await repo.save(item.reopened(clarification))
         except StaleItem:
             current = await repo.get(item.user_id, item.id)
             if current is None:

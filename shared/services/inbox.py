@@ -9,15 +9,14 @@ import json
 
 from pydantic import BaseModel, Field, ValidationError
 
+from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
+from shared.domain.documents import Document, utc_text
 from shared.domain.errors import Conflict, Malformed, NotFound, StaleItem
 from shared.domain.ids import is_capture_id
-from shared.domain.models import Document, InboxItem, Status, utc_text
 from shared.domain.ports import Adapters, CaptureRepository
 
 MAX_PAGE = 100
-# What a client may filter by: every status but the delete's tombstone, which is never listed.
-LISTED_STATUSES = [s.value for s in Status if s is not Status.DELETING]
 _ATTEMPTS = 5
 
 
@@ -97,7 +96,7 @@ async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> N
         if item.is_deleted:
             break
         try:
-            item = await repo.save(item.tombstone())
+            item = await repo.save(item.tombstoned())
             break
         except StaleItem:
             item = await repo.get(user_id, capture_id)

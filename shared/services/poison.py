@@ -8,9 +8,11 @@ import logging
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from shared.domain.audio import parse_blob_name
-from shared.domain.models import ClassifyJob, InboxItem, Status
+from shared.domain.capture import InboxItem, Status
+from shared.domain.messages import ClassifyJob
+from shared.domain.outcomes import FailureCode
 from shared.domain.ports import Adapters, CaptureRepository
-from shared.services.filing import mark
+from shared.services.filing import record
 from shared.services.worker import queue_for_worker
 from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER
 
@@ -19,14 +21,6 @@ log = logging.getLogger(__name__)
 # The host's names: `<queue>-poison` for a queue trigger, one queue for every blob trigger.
 CLASSIFY_POISON_QUEUE = f"{CLASSIFY_QUEUE}-poison"
 BLOB_POISON_QUEUE = "webjobs-blobtrigger-poison"
-
-CLASSIFY_FAILED = "CLASSIFY_FAILED"
-TRANSCRIPTION_FAILED = "TRANSCRIPTION_FAILED"
-
-# What each failure may overwrite: only a capture still waiting for that work. One that was
-# filed, answered, deleted or failed for another reason meanwhile is left as it is.
-_CLASSIFYING = frozenset({Status.RECEIVED, Status.QUEUED})
-_TRANSCRIBING = frozenset({Status.AWAITING_UPLOAD, Status.TRANSCRIBING})
 
 
 class BlobPoisonMessage(BaseModel):
@@ -52,7 +46,7 @@ async def fail_poisoned_classify_job(body: bytes, repo: CaptureRepository) -> In
         log.warning("a poisoned classify message is not a job; ignored")
         return None
     item = await repo.get(job.user_id, job.capture_id)
-    return await _fail(item, CLASSIFY_FAILED, _CLASSIFYING, repo)
+    return await _fail(item, FailureCode.CLASSIFY_FAILED, repo)
 
 
 async def settle_poisoned_voice_note(body: bytes, adapters: Adapters) -> InboxItem | None:
@@ -75,17 +69,19 @@ async def settle_poisoned_voice_note(body: bytes, adapters: Adapters) -> InboxIt
     if item is not None and item.status is Status.RECEIVED:
         # The transcript is stored: the words are there, so file them rather than fail.
         return await queue_for_worker(item, adapters)
-    return await _fail(item, TRANSCRIPTION_FAILED, _TRANSCRIBING, repo)
+    return await _fail(item, FailureCode.TRANSCRIPTION_FAILED, repo)
 
 
 async def _fail(
-    item: InboxItem | None, code: str, waiting: frozenset[Status], repo: CaptureRepository
+    item: InboxItem | None, code: FailureCode, repo: CaptureRepository
 ) -> InboxItem | None:
     if item is None:
         log.warning("poisoned work (%s) matches no capture; ignored", code)
         return None
-    if item.status not in waiting:
-        return item  # settled, or failed already: a redelivery, or the work got through after all
+    if not item.may_fail_with(code):
+        # Filed, answered, deleted or failed already: a redelivery, or the work got through
+        # after all. A failure overwrites only a capture still waiting for that work.
+        return item
     log.warning("capture %s failed: %s", item.id, code)
     # ETag-guarded: if the capture moved on since it was read, the stored one stands.
-    return await mark(item, Status.FAILED, repo, error=code)
+    return await record(item, lambda i: i.failed(code), repo)

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shared import tracing
+from shared.domain.capture import InboxItem
 from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
-from shared.domain.models import ClassifyJob, InboxItem
+from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services import agui
 from shared.services.background import spawn

@@ -13,17 +13,15 @@ from collections.abc import Callable
 
 from shared import tracing
 from shared.domain.audio import audio_seconds, parse_blob_name
+from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Classification
 from shared.domain.errors import AudioUndecodable, CaptureDeleted
-from shared.domain.models import InboxItem, Status
-from shared.domain.outcomes import SAY_AGAIN_QUESTION
+from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode
 from shared.domain.ports import Adapters
-from shared.services.filing import file_capture, mark
+from shared.services.filing import file_capture, record
 from shared.services.worker import queue_for_worker
 
 log = logging.getLogger(__name__)
-
-_WAITING_FOR_AUDIO = {Status.AWAITING_UPLOAD, Status.TRANSCRIBING}
 
 
 async def transcribe_voice_note(
@@ -48,14 +46,14 @@ async def transcribe_voice_note(
         log.warning("voice note %s matches no capture; ignored", name)
         return None
 
-    if item.status in _WAITING_FOR_AUDIO:
+    if item.awaits_audio:
         if size is not None and size > max_bytes:
-            item = await _fail(item, "AUDIO_TOO_LARGE", adapters)
+            item = await _fail(item, FailureCode.AUDIO_TOO_LARGE, adapters)
         else:
             audio = read()
             seconds = audio_seconds(audio)
             if seconds is not None and seconds > max_seconds:
-                item = await _fail(item, "AUDIO_TOO_LONG", adapters)
+                item = await _fail(item, FailureCode.AUDIO_TOO_LONG, adapters)
             else:
                 try:
                     item = await _transcribe(item, audio, adapters)
@@ -71,7 +69,8 @@ async def transcribe_voice_note(
 
 
 async def _transcribe(item: InboxItem, audio: bytes, adapters: Adapters) -> InboxItem:
-    item = await mark(item, Status.TRANSCRIBING, adapters.repo)
+    if item.status is Status.AWAITING_UPLOAD:
+        item = await record(item, InboxItem.start_transcribing, adapters.repo)
     if item.status is not Status.TRANSCRIBING:
         return item  # another delivery got there first
     filename = (item.audio_blob or "").rsplit("/", 1)[-1]
@@ -80,17 +79,18 @@ async def _transcribe(item: InboxItem, audio: bytes, adapters: Adapters) -> Inbo
             transcript = await adapters.transcriber.transcribe(audio, filename)
     except AudioUndecodable as exc:
         log.warning("capture %s: %s", item.id, exc)
-        return await _fail(item, "AUDIO_UNDECODABLE", adapters)
-    item = await mark(item, Status.RECEIVED, adapters.repo, text=transcript.text.strip())
+        return await _fail(item, FailureCode.AUDIO_UNDECODABLE, adapters)
+    text = transcript.text.strip()
+    item = await record(item, lambda i: i.transcribed(text), adapters.repo)
     tracing.log_capture_text(log, "transcript", item.id, item.text or "")
     if item.status is Status.RECEIVED and not item.text:
         # Nothing was said: ask again, without asking a model about an empty string.
         silent = Classification(
             bucket=None, confidence=0.0, title="Empty voice note", question=SAY_AGAIN_QUESTION
         )
-        return await file_capture(item, silent, adapters.repo, adapters.queues)
+        return await file_capture(item, item.classified(silent), adapters.repo, adapters.queues)
     return item
 
 
-async def _fail(item: InboxItem, code: str, adapters: Adapters) -> InboxItem:
-    return await mark(item, Status.FAILED, adapters.repo, error=code)
+async def _fail(item: InboxItem, code: FailureCode, adapters: Adapters) -> InboxItem:
+    return await record(item, lambda i: i.failed(code), adapters.repo)

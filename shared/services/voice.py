@@ -12,9 +12,11 @@ from pydantic import BaseModel
 
 from shared import tracing
 from shared.domain.audio import AudioType, blob_name
+from shared.domain.capture import InboxItem, Status
+from shared.domain.documents import Document, utcnow
 from shared.domain.errors import Conflict, Invalid, TooLarge, VoiceNoteTooLarge
 from shared.domain.ids import voice_capture_id
-from shared.domain.models import ClassifyJob, Document, InboxItem, Status, utcnow
+from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services.worker import schedule_check, upload_deadline
 

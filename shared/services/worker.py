@@ -9,11 +9,13 @@ import logging
 from datetime import timedelta
 
 from shared import tracing
+from shared.domain.capture import InboxItem, Status
+from shared.domain.documents import utcnow
 from shared.domain.errors import CaptureDeleted, StaleItem
-from shared.domain.models import ClassifyJob, InboxItem, Status, utcnow
+from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services.background import spawn
-from shared.services.filing import classify_and_file, mark
+from shared.services.filing import classify_and_file, record
 from shared.services.inbox import delete_capture
 from shared.settings import get_settings
 
@@ -25,7 +27,9 @@ async def queue_for_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
     failure between the two leaves it `received`, and queueing again is harmless (the
     worker files once)."""
     await adapters.queues.enqueue_classify(ClassifyJob(capture_id=item.id, user_id=item.user_id))
-    return await mark(item, Status.QUEUED, adapters.repo)
+    if item.status is not Status.RECEIVED:
+        return item
+    return await record(item, InboxItem.queued, adapters.repo)
 
 
 # How long storing a capture waits for its check to be sent: normally the job is out before
@@ -63,8 +67,9 @@ async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem
         return None
     if item.status is Status.AWAITING_UPLOAD:
         return await _expire_upload(item, job, adapters)
-    if item.status is Status.TRANSCRIBING or not item.text_to_classify():
-        return item  # the blob trigger's retries own it; nothing to classify yet, or ever
+    if not item.may_be_classified():
+        # Settled already, the blob trigger's retries own it, or it has nothing to classify.
+        return item
     try:
         return await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
     except CaptureDeleted:
@@ -81,7 +86,7 @@ async def _expire_upload(item: InboxItem, job: ClassifyJob, adapters: Adapters) 
         return item  # it came after all: the blob trigger takes it
     try:
         # ETag-guarded: if the audio arrived since the read, the blob trigger's change stands.
-        await adapters.repo.save(item.tombstone())
+        await adapters.repo.save(item.tombstoned())
     except StaleItem:
         return await adapters.repo.get(item.user_id, item.id)
     log.info("voice note %s: no audio before its upload URL expired; removed", item.id)

@@ -1,0 +1,217 @@
+"""A capture (its inbox item) and its lifecycle: the statuses, the transitions between them,
+and the questions services ask of a capture. Nothing else changes a capture's status.
+
+Every transition returns the changed copy and leaves `self` alone; the caller saves it
+(ETag-guarded). A transition from a status that does not allow it raises IllegalTransition:
+services check the predicates first, so reaching one is a bug.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field
+
+from shared.domain.classification import Bucket, Classification
+from shared.domain.documents import Document, Timestamp, utcnow
+from shared.domain.errors import IllegalTransition
+from shared.domain.outcomes import (
+    FILED_OUTCOMES,
+    FailureCode,
+    Outcome,
+    decide,
+    question_for,
+)
+
+
+class Status(StrEnum):
+    AWAITING_UPLOAD = "awaiting_upload"  # voice: stored, waiting for its audio
+    RECEIVED = "received"  # text stored; no model has been asked yet
+    TRANSCRIBING = "transcribing"
+    QUEUED = "queued"  # waiting for the classify worker
+    FILED = "filed"  # CLASSIFIED
+    NEEDS_REVIEW = "needs_review"  # LOW_CONFIDENCE: filed provisionally
+    NEEDS_CLARIFICATION = "needs_clarification"  # MISUNDERSTOOD: nothing filed
+    UNRESOLVED = "unresolved"
+    FAILED = "failed"
+    # A tombstone: DELETE blanks the capture first, so that no write racing the delete can
+    # bring it back or leave a filed copy behind; then it removes everything.
+    DELETING = "deleting"
+
+
+# The status subsets, each defined here only.
+AWAITING_AUDIO = frozenset({Status.AWAITING_UPLOAD, Status.TRANSCRIBING})
+AWAITING_CLASSIFIER = frozenset({Status.RECEIVED, Status.QUEUED})
+# The classifier has had its say: re-running it would file twice.
+SETTLED = frozenset(
+    {Status.FILED, Status.NEEDS_REVIEW, Status.NEEDS_CLARIFICATION, Status.UNRESOLVED}
+)
+# What the inbox lists and a client may filter by: all but the tombstone.
+LISTED = tuple(s for s in Status if s is not Status.DELETING)
+
+STATUS_OF_OUTCOME = {
+    Outcome.CLASSIFIED: Status.FILED,
+    Outcome.LOW_CONFIDENCE: Status.NEEDS_REVIEW,
+    Outcome.MISUNDERSTOOD: Status.NEEDS_CLARIFICATION,
+    Outcome.UNRESOLVED: Status.UNRESOLVED,
+}
+
+# Each transition, and the statuses it may start from.
+TRANSITIONS: dict[str, frozenset[Status]] = {
+    "start_transcribing": AWAITING_AUDIO,  # again after a crash mid-transcription
+    "transcribed": frozenset({Status.TRANSCRIBING}),
+    "queued": AWAITING_CLASSIFIER,
+    # FAILED too: a capture whose worker gave up (CLASSIFY_FAILED) is filed by a later job.
+    "classified": AWAITING_CLASSIFIER | {Status.FAILED},
+    "picked": AWAITING_CLASSIFIER | SETTLED | {Status.FAILED},
+    "reopened": frozenset({Status.NEEDS_CLARIFICATION}),
+    "failed": AWAITING_AUDIO | AWAITING_CLASSIFIER,
+    "tombstoned": frozenset(LISTED),
+}
+
+
+class Clarification(Document):
+    """A user's answer to MISUNDERSTOOD, sent as a follow-up run."""
+
+    run_id: str
+    text: str
+    at: Timestamp = Field(default_factory=utcnow)
+
+
+class InboxItem(Document):
+    """Every capture, whatever became of it. `id` is the capture id."""
+
+    id: str
+    user_id: str
+    source: Literal["text", "voice"]
+    text: str | None = None
+    thread_id: str
+    run_id: str
+    status: Status = Status.RECEIVED
+    outcome: Outcome | None = None
+    filed_bucket: Bucket | None = None
+    chosen_by: Literal["classifier", "user"] | None = None
+    confidence: float | None = None
+    title: str | None = None
+    question_text: str | None = None
+    error: FailureCode | None = None
+    audio_blob: str | None = None  # voice: the blob's name in the voice-notes container
+    audio_content_type: str | None = None
+    # Follow-up answers, oldest first; the original `text` is never overwritten.
+    clarifications: list[Clarification] = Field(default_factory=list)
+    created_at: Timestamp = Field(default_factory=utcnow)
+    updated_at: Timestamp = Field(default_factory=utcnow)
+    etag: str | None = Field(default=None, alias="_etag")
+
+    # -- predicates ------------------------------------------------------------------------
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.status is Status.DELETING
+
+    @property
+    def is_settled(self) -> bool:
+        return self.status in SETTLED
+
+    @property
+    def awaits_audio(self) -> bool:
+        return self.status in AWAITING_AUDIO
+
+    def text_to_classify(self) -> str:
+        """The latest clarification first (it takes precedence), then what came before."""
+        answers = [c.text for c in reversed(self.clarifications)]
+        return "\n".join([*answers, self.text or ""]).strip()
+
+    def can(self, transition: str) -> bool:
+        return self.status in TRANSITIONS[transition]
+
+    def may_be_classified(self) -> bool:
+        return self.can("classified") and bool(self.text_to_classify())
+
+    def may_be_picked(self) -> bool:
+        """Only words can be filed: a voice note is picked once it has its transcript."""
+        return self.can("picked") and bool(self.text_to_classify())
+
+    def may_fail_with(self, code: FailureCode) -> bool:
+        """A failure overwrites only a capture still waiting for the work that failed."""
+        waiting = AWAITING_AUDIO if code.is_about_audio else AWAITING_CLASSIFIER
+        return self.status in waiting
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def start_transcribing(self) -> InboxItem:
+        return self._to("start_transcribing", Status.TRANSCRIBING)
+
+    def transcribed(self, text: str) -> InboxItem:
+        return self._to("transcribed", Status.RECEIVED, text=text)
+
+    def queued(self) -> InboxItem:
+        return self._to("queued", Status.QUEUED)
+
+    def classified(self, c: Classification) -> InboxItem:
+        """Settled by the classifier's guess: the thresholds decide the outcome, and the
+        bucket is kept only for an outcome that files."""
+        outcome = decide(c, rounds=len(self.clarifications))
+        bucket = c.bucket if outcome in FILED_OUTCOMES else None
+        return self._settled("classified", outcome, c, bucket, "classifier")
+
+    def picked(self, bucket: Bucket, title: str) -> InboxItem:
+        """Filed where the user says, whatever the classifier thought."""
+        if not self.may_be_picked():
+            raise IllegalTransition(f"capture {self.id} ({self.status}) has no text to file")
+        choice = Classification(bucket=bucket, confidence=1.0, title=title)
+        return self._settled("picked", Outcome.CLASSIFIED, choice, bucket, "user")
+
+    def reopened(self, answer: Clarification) -> InboxItem:
+        """A MISUNDERSTOOD capture with the user's answer, back to the classifier as a new
+        run of the same thread."""
+        return self._to(
+            "reopened",
+            Status.RECEIVED,
+            clarifications=[*self.clarifications, answer],
+            outcome=None,
+            question_text=None,
+            run_id=answer.run_id,
+        )
+
+    def failed(self, code: FailureCode) -> InboxItem:
+        if not self.may_fail_with(code):
+            raise IllegalTransition(f"capture {self.id} ({self.status}) cannot fail with {code}")
+        return self._to("failed", Status.FAILED, error=code)
+
+    def tombstoned(self) -> InboxItem:
+        """The capture as DELETE leaves it while it removes the rest: no words of the user's."""
+        return self._to(
+            "tombstoned",
+            Status.DELETING,
+            text=None,
+            title=None,
+            question_text=None,
+            clarifications=[],
+        )
+
+    def _settled(
+        self,
+        transition: str,
+        outcome: Outcome,
+        c: Classification,
+        bucket: Bucket | None,
+        chosen_by: Literal["classifier", "user"],
+    ) -> InboxItem:
+        return self._to(
+            transition,
+            STATUS_OF_OUTCOME[outcome],
+            outcome=outcome,
+            filed_bucket=bucket,
+            chosen_by=chosen_by if bucket else None,
+            confidence=c.confidence,
+            title=c.title,
+            question_text=question_for(outcome, c),
+            error=None,
+        )
+
+    def _to(self, transition: str, status: Status, **changes: Any) -> InboxItem:
+        if not self.can(transition):
+            raise IllegalTransition(f"capture {self.id}: {transition} from {self.status}")
+        return self.model_copy(update={**changes, "status": status, "updated_at": utcnow()})
