@@ -18,6 +18,7 @@ dev: install
 test: install $(INFRA_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 	$(PY) -m devhost check
 	$(VENV)/bin/azure-functions-doctor doctor --path . --profile minimal
 	$(INFRA_VENV)/bin/checkov --directory infra --framework bicep --compact --quiet --skip-download

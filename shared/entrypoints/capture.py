@@ -9,7 +9,7 @@ from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import read_body
 from shared.http.requests import parse_text_capture
-from shared.services.agui import sse_response
+from shared.http.sse import sse_response
 from shared.services.runs import text_capture_run
 from shared.settings import get_settings
 from shared.telemetry import traced

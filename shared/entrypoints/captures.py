@@ -8,7 +8,7 @@ from shared.http.auth import authenticate
 from shared.http.edge import http_function
 from shared.http.input import parse_json, read_body
 from shared.http.requests import BucketChoice, parse_inbox_query, parse_text_capture
-from shared.services.agui import sse_response
+from shared.http.sse import sse_response
 from shared.services.bucket_pick import pick_bucket
 from shared.services.feed import open_feed
 from shared.services.follow_up import follow_up_run, open_follow_up

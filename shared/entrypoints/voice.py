@@ -12,7 +12,7 @@ from shared.http.idempotency import idempotency_key
 from shared.http.input import check_declared_length, read_body
 from shared.http.multipart import open_file_field
 from shared.http.requests import new_voice_capture_for_file, parse_voice_note_request
-from shared.services.agui import sse_response
+from shared.http.sse import sse_response
 from shared.services.feed import FeedSlot, open_feed
 from shared.services.voice import start_voice_note, upload_voice_note
 from shared.settings import get_settings

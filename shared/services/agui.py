@@ -1,5 +1,5 @@
-"""The one AG-UI writer: events from the ag-ui-protocol models, framed as SSE, with
-keepalive comments; and the one place that maps a capture's state to events.
+"""The AG-UI events of a capture's run, built from the ag-ui-protocol models: the one place
+that maps a capture's state and outcome to events (shared/http/sse.py writes them).
 
 ag_ui.core's generated models take about 95 ms to import, a sixth of the app's cold start, so
 they load with the first run rather than with the app (`ag`, below).
@@ -7,19 +7,13 @@ they load with the first run rather than with the app (`ag`, below).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from starlette.responses import StreamingResponse
-
 from shared.domain.capture import InboxItem
 from shared.domain.outcomes import Outcome
-from shared.settings import get_settings
 
 if TYPE_CHECKING:
     from ag_ui.core import (
@@ -31,8 +25,6 @@ if TYPE_CHECKING:
         StepStartedEvent,
     )
 
-SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-KEEPALIVE = ": keepalive\n\n"
 CLASSIFIER_STEP = "Classifier"
 TRANSCRIPTION_STEP = "Transcription"
 
@@ -115,41 +107,3 @@ def outcome_events(item: InboxItem, run_id: str) -> list[BaseEvent]:
             {"status": item.status.value, "outcome": item.outcome.value, **value},
         ),
     ]
-
-
-async def sse_frames(events: AsyncIterator[BaseEvent], keepalive_s: float) -> AsyncIterator[str]:
-    """SSE `data:` frames as events come, and a keepalive comment after each silence."""
-    iterator = aiter(events)
-    pending: asyncio.Future | None = None
-    try:
-        while True:
-            if pending is None:
-                pending = asyncio.ensure_future(anext(iterator))
-            done, _ = await asyncio.wait({pending}, timeout=keepalive_s)
-            if not done:
-                yield KEEPALIVE
-                continue
-            finished, pending = pending, None
-            try:
-                event = finished.result()
-            except StopAsyncIteration:
-                return
-            # The encoder's own framing: `data: <camelCase JSON without nulls>` and a blank line.
-            yield _encoder().encode(event)
-    finally:
-        if pending is not None:
-            pending.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await pending
-
-
-@cache
-def _encoder():
-    from ag_ui.encoder import EventEncoder
-
-    return EventEncoder()
-
-
-def sse_response(events: AsyncIterator[BaseEvent]) -> StreamingResponse:
-    frames = sse_frames(events, get_settings().keepalive_s)
-    return StreamingResponse(frames, media_type="text/event-stream", headers=SSE_HEADERS)
