@@ -10,7 +10,7 @@ NODE_STAMP := node_modules/.installed
 INFRA_VENV := .venv-infra
 INFRA_STAMP := $(INFRA_VENV)/.installed
 
-.PHONY: dev test bench install lint format check clean
+.PHONY: dev test unit bench install lint format check clean
 
 dev: install
 	$(PY) -m devhost stack
@@ -23,6 +23,10 @@ test: install $(INFRA_STAMP)
 	$(VENV)/bin/azure-functions-doctor doctor --path . --profile minimal
 	$(INFRA_VENV)/bin/checkov --directory infra --framework bicep --compact --quiet --skip-download
 	$(PY) -m pytest
+
+# The unit tests alone (tests/unit: the domain and the services on in-memory fakes), in seconds.
+unit: install
+	$(PY) -m pytest tests/unit -q
 
 # Benchmarks, not tests: a table on stdout, figures in bench/results/latest.json.
 bench: install

@@ -104,3 +104,14 @@ def client(host: str, fake: FakeOpenAI) -> Iterator[httpx.Client]:
     fake.reset()
     with httpx.Client(base_url=host, timeout=30) as c:
         yield c
+
+
+# The kind of a test is its folder: tests/unit, tests/integration, tests/e2e (`-m unit` etc.).
+KINDS = ("unit", "integration", "e2e")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        kind = item.path.parent.name
+        if kind in KINDS:
+            item.add_marker(kind)

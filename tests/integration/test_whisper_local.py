@@ -20,7 +20,7 @@ from shared.adapters.transcriber.whisper_local import (
 from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
 from shared.domain.ports import Transcriber
 
-AUDIO = Path(__file__).parent / "data" / "audio"
+AUDIO = Path(__file__).parents[1] / "data" / "audio"
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def transcriber(cache_dir: Path) -> LocalWhisperTranscriber:
 
 
 def test_default_cache_is_the_ignored_models_folder_at_the_repo_root() -> None:
-    assert Path(__file__).resolve().parents[1] / ".models" == DEFAULT_CACHE_DIR
+    assert Path(__file__).resolve().parents[2] / ".models" == DEFAULT_CACHE_DIR
 
 
 def test_assembles_verified_model_and_reuses_it(

@@ -15,7 +15,7 @@ import pytest
 from tests.sse import get_run, post_voice_capture
 from tests.support import DEV_KEYS, KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 
-AUDIO = Path(__file__).parent / "data" / "audio"
+AUDIO = Path(__file__).parents[1] / "data" / "audio"
 JSON = {**KEY, "Content-Type": "application/json"}
 SOME_ID = str(uuid.uuid4())
 

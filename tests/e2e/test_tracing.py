@@ -21,7 +21,7 @@ from tests.otlp_sink import OtlpSink, SpanRecord
 from tests.sse import assert_valid_run, post_run, post_voice_capture
 from tests.support import KEY, REPO, clear_queue, eventually, run_input, running_devhost
 
-AUDIO = Path(__file__).parent / "data" / "audio"
+AUDIO = Path(__file__).parents[1] / "data" / "audio"
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from tests.fake_openai import (
 
 API_VERSION = "2024-10-21"
 API_KEY = "sk-transcribe-secret-4417"
-AUDIO = (Path(__file__).parent / "data" / "audio" / "call_sarah.m4a").read_bytes()
+AUDIO = (Path(__file__).parents[1] / "data" / "audio" / "call_sarah.m4a").read_bytes()
 SPOKEN = "Call Sarah tomorrow about the budget review."
 
 

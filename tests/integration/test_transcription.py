@@ -29,7 +29,7 @@ from shared.services.worker import handle_classify_job
 from tests import fake_openai
 from tests.support import clear_queue, docs
 
-AUDIO = Path(__file__).parent / "data" / "audio"
+AUDIO = Path(__file__).parents[1] / "data" / "audio"
 SARAH = (AUDIO / "call_sarah.m4a").read_bytes()
 LIMIT = 1_000_000
 

@@ -11,8 +11,6 @@ from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import IllegalTransition
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode, Outcome
 
-pytestmark = pytest.mark.unit
-
 S = Status
 GUESS = Classification(bucket=Bucket.PEOPLE, confidence=0.92, title="Call Sarah")
 ANSWER = Clarification(run_id="run-2", text="It's about Sarah's budget")

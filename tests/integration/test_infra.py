@@ -27,7 +27,7 @@ from devhost.loader import import_app
 from devhost.provision import QUEUES
 from shared.settings import BUCKET_CONTAINERS, INBOX, VOICE_CONTAINER, Settings
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 INFRA = REPO / "infra"
 HOOK = INFRA / "hooks" / "postdeploy.sh"
 

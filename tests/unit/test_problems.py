@@ -2,14 +2,10 @@
 
 import json
 
-import pytest
-
 from shared.domain import errors
 from shared.domain.errors import Conflict, LimitReached, Refused, StorageUnavailable
 from shared.http.edge import STATUS_OF_REFUSAL, problem_for
 from shared.http.problems import Problem
-
-pytestmark = pytest.mark.unit
 
 
 def test_storage_down_is_a_503_with_retry_after_and_no_internals() -> None:

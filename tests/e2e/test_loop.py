@@ -15,7 +15,7 @@ from tests.fake_openai import FakeOpenAI
 from tests.sse import SseRun, assert_valid_run, post_run, post_voice_capture
 from tests.support import BUCKETS, KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 
-AUDIO = Path(__file__).parent / "data" / "audio"
+AUDIO = Path(__file__).parents[1] / "data" / "audio"
 
 
 @pytest.fixture(scope="module")

@@ -64,7 +64,7 @@ def test_app_settings_override_host_json_and_the_lease_is_the_hosts(
 
 
 def test_the_repo_host_json_is_valid_for_the_host() -> None:
-    config = load_host_config(Path(__file__).resolve().parent.parent)
+    config = load_host_config(Path(__file__).resolve().parents[2])
     assert config.route_prefix == "api"
     assert config.queues.message_encoding == "base64"
 

@@ -30,7 +30,7 @@ from tests.support import (
     running_devhost,
 )
 
-AUDIO = Path(__file__).parent / "data" / "audio"
+AUDIO = Path(__file__).parents[1] / "data" / "audio"
 MAX_VOICE_BYTES = 200_000  # small, so the oversize tests upload little
 
 

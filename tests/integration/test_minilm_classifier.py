@@ -17,8 +17,8 @@ from shared.adapters.classifier.minilm import (
 )
 from shared.domain.classification import Bucket, Classification
 
-LABELLED = Path(__file__).parent / "data" / "labelled_captures.jsonl"
-EXAMPLES = Path(__file__).parents[1] / "shared" / "adapters" / "classifier" / "examples.json"
+LABELLED = Path(__file__).parents[1] / "data" / "labelled_captures.jsonl"
+EXAMPLES = Path(__file__).parents[2] / "shared" / "adapters" / "classifier" / "examples.json"
 LABELS = [*(b.value for b in Bucket), "misunderstood"]
 
 
