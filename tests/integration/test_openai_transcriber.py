@@ -144,7 +144,7 @@ async def test_rejected_audio_is_undecodable_without_retry(
             await transcriber.transcribe(AUDIO, "call_sarah.m4a")
     assert len(fake.requests) == 1
     assert any(
-        r.name.startswith("shared.transcriber") and r.levelno == logging.WARNING
+        r.name.startswith("shared.adapters.transcriber") and r.levelno == logging.WARNING
         for r in caplog.records
     )
     assert API_KEY not in caplog.text
