@@ -61,8 +61,9 @@ STATUS_OF_OUTCOME = {
 TRANSITIONS: dict[str, frozenset[Status]] = {
     "start_transcribing": AWAITING_AUDIO,  # again after a crash mid-transcription
     "transcribed": frozenset({Status.TRANSCRIBING}),
-    "queued": AWAITING_CLASSIFIER,
-    # FAILED too: a capture whose worker gave up (CLASSIFY_FAILED) is filed by a later job.
+    # FAILED too: a capture whose worker gave up (CLASSIFY_FAILED) is queued again by a
+    # retried run, and filed by a later job.
+    "queued": AWAITING_CLASSIFIER | {Status.FAILED},
     "classified": AWAITING_CLASSIFIER | {Status.FAILED},
     "picked": AWAITING_CLASSIFIER | SETTLED | {Status.FAILED},
     "reopened": frozenset({Status.NEEDS_CLARIFICATION}),

@@ -27,7 +27,7 @@ async def queue_for_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
     failure between the two leaves it `received`, and queueing again is harmless (the
     worker files once)."""
     await adapters.queues.enqueue_classify(ClassifyJob(capture_id=item.id, user_id=item.user_id))
-    if item.status is not Status.RECEIVED:
+    if item.status is Status.QUEUED or not item.can("queued"):
         return item
     return await record(item, InboxItem.queued, adapters.repo)
 

@@ -34,7 +34,7 @@ SETTLED = {S.FILED, S.NEEDS_REVIEW, S.NEEDS_CLARIFICATION, S.UNRESOLVED}
 EXPECTED: dict[str, dict[Status, Status]] = {
     "start_transcribing": {S.AWAITING_UPLOAD: S.TRANSCRIBING, S.TRANSCRIBING: S.TRANSCRIBING},
     "transcribed": {S.TRANSCRIBING: S.RECEIVED},
-    "queued": {S.RECEIVED: S.QUEUED, S.QUEUED: S.QUEUED},
+    "queued": {S.RECEIVED: S.QUEUED, S.QUEUED: S.QUEUED, S.FAILED: S.QUEUED},
     "classified": {s: S.FILED for s in (S.RECEIVED, S.QUEUED, S.FAILED)},
     "picked": {s: S.FILED for s in (S.RECEIVED, S.QUEUED, S.FAILED, *SETTLED)},
     "reopened": {S.NEEDS_CLARIFICATION: S.RECEIVED},
