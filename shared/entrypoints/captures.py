@@ -77,6 +77,6 @@ async def capture_follow_up(req: Request) -> Response:
 @http_function
 async def inbox(req: Request) -> Response:
     user_id = authenticate(req)
-    query = parse_inbox_query(dict(req.query_params))
-    page = await list_inbox(user_id, adapters().repo, **query)
+    query = parse_inbox_query(dict(req.query_params))  # one value each: the last one given
+    page = await list_inbox(user_id, adapters().repo, query)
     return JSONResponse(page.to_json(), headers=NO_STORE)

@@ -7,6 +7,8 @@ import json
 from functools import cache
 from typing import Any
 
+from pydantic import BaseModel
+
 OPENAPI_VERSION = "3.1.0"
 PROBLEM_JSON = "application/problem+json"
 EVENT_STREAM = "text/event-stream"
@@ -26,6 +28,8 @@ _TITLES = {
 }
 
 _SECURED = [{"apiKey": []}, {"bearer": []}]
+_REF_TEMPLATE = "#/components/schemas/{model}"
+_NULL = {"type": "null"}
 
 _ID = {
     "name": "id",
@@ -47,7 +51,7 @@ _IDEMPOTENCY_KEY = {
 
 
 def _ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
+    return {"$ref": _REF_TEMPLATE.format(model=name)}
 
 
 def _json_body(schema_name: str) -> dict[str, Any]:
@@ -246,27 +250,38 @@ def _paths() -> dict[str, Any]:
 
 
 def _inbox_parameters() -> list[dict[str, Any]]:
-    from shared.domain.capture import LISTED
-    from shared.services.inbox import MAX_PAGE
+    from shared.services.inbox import InboxQuery
 
-    return [
-        {
-            "name": "limit",
-            "in": "query",
-            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": 20},
-        },
-        {
-            "name": "status",
-            "in": "query",
-            "schema": {"type": "string", "enum": [s.value for s in LISTED]},
-        },
-        {
-            "name": "continuationToken",
-            "in": "query",
-            "description": "From the previous page's `continuationToken`.",
-            "schema": {"type": "string"},
-        },
-    ]
+    return _parameters(InboxQuery, "query")
+
+
+def _parameters(model: type[BaseModel], where: str) -> list[dict[str, Any]]:
+    """One parameter per field of `model`, described by the field's JSON schema."""
+    schema = model.model_json_schema(ref_template=_REF_TEMPLATE)
+    if "$defs" in schema:
+        raise ValueError(f"{model.__name__}: a parameter is one plain value, not an object")
+    required = set(schema.get("required", ()))
+    parameters = []
+    for name, field in schema["properties"].items():
+        field = {key: value for key, value in field.items() if key != "title"}
+        parameter = {"name": name, "in": where, "required": name in required}
+        if "description" in field:
+            parameter["description"] = field.pop("description")
+        parameter["schema"] = _absent_not_null(field)
+        parameters.append(parameter)
+    return parameters
+
+
+def _absent_not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """An optional parameter is left out, never null: its schema without the null."""
+    options = schema.get("anyOf", ())
+    if _NULL in options:
+        rest = [option for option in options if option != _NULL]
+        schema = {key: value for key, value in schema.items() if key != "anyOf"}
+        schema |= rest[0] if len(rest) == 1 else {"anyOf": rest}
+    if "default" in schema and schema["default"] is None:
+        del schema["default"]
+    return schema
 
 
 def _audio_types() -> list[str]:
@@ -294,7 +309,7 @@ def _model_schemas() -> dict[str, Any]:
             (InboxItem, "serialization"),
             (HealthReport, "serialization"),
         ],
-        ref_template="#/components/schemas/{model}",
+        ref_template=_REF_TEMPLATE,
     )
     schemas = top["$defs"]
     # What the route checks beyond the model, said where clients and fuzzers can see it.

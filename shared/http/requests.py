@@ -3,19 +3,20 @@ what is wrong with it, before any service is called."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from shared.domain.audio import ACCEPTED_TYPES, audio_type
-from shared.domain.capture import LISTED, Status
+from shared.domain.capture import LISTED
 from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
 from shared.http.input import parse_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
 from shared.services.capture import TextCapture
-from shared.services.inbox import MAX_PAGE
+from shared.services.inbox import MAX_PAGE, InboxQuery
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
 
@@ -128,20 +129,17 @@ class BucketChoice(RequestBody):
     bucket: Bucket
 
 
-def parse_inbox_query(params: dict[str, str]) -> dict:
-    """`?limit=1..100&status=<status>&continuationToken=...` (422 for anything else)."""
-    query: dict = {"continuation_token": params.get("continuationToken") or None}
-    limit = params.get("limit", "20")
-    # ASCII digits only, and few: str.isdigit() also takes "²" and 5000-digit numbers, which
-    # int() refuses with a ValueError.
-    if (
-        not (limit.isascii() and limit.isdigit() and len(limit) <= 3)
-        or not 1 <= int(limit) <= MAX_PAGE
-    ):
-        raise Problem(422, f"limit must be a whole number from 1 to {MAX_PAGE}.")
-    query["limit"] = int(limit)
-    if "status" in params:
-        if params["status"] not in LISTED:
-            raise Problem(422, f"status must be one of: {', '.join(LISTED)}.")
-        query["status"] = Status(params["status"])
-    return query
+def parse_inbox_query(params: Mapping[str, str]) -> InboxQuery:
+    """The query string's parameters (one value each) as an InboxQuery, or a 422 about the
+    first parameter that is wrong; unknown parameters are ignored."""
+    try:
+        return InboxQuery.model_validate(params)
+    except ValidationError as exc:
+        name = exc.errors()[0]["loc"][0]
+        raise Problem(422, _INVALID_QUERY.get(name, f"{name} is not valid.")) from exc
+
+
+_INVALID_QUERY = {
+    "limit": f"limit must be a whole number from 1 to {MAX_PAGE}.",
+    "status": f"status must be one of: {', '.join(LISTED)}.",
+}

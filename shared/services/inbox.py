@@ -6,10 +6,12 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
 
-from shared.domain.capture import InboxItem, Status
+from shared.domain.capture import LISTED, InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, utc_text
 from shared.domain.errors import Conflict, Malformed, NotFound, StaleItem
@@ -17,6 +19,8 @@ from shared.domain.ids import is_capture_id
 from shared.domain.ports import Adapters, CaptureRepository
 
 MAX_PAGE = 100
+# What a client may filter by, as a type: pydantic checks it, and documents it as an enum.
+ListedStatus = Literal[tuple(s.value for s in LISTED)]
 _ATTEMPTS = 5
 
 
@@ -33,6 +37,39 @@ async def get_capture(user_id: str, capture_id: str, repo: CaptureRepository) ->
     return item
 
 
+class InboxQuery(BaseModel):
+    """The query of GET /api/inbox, `?limit=1..100&status=<status>&continuationToken=...`:
+    parsed by `http/requests.parse_inbox_query`, and documented in /api/openapi.json from this
+    model's schema."""
+
+    # Only the camelCase names: `?continuation_token=` is an unknown parameter, ignored.
+    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
+
+    limit: int = Field(default=20, ge=1, le=MAX_PAGE)
+    status: ListedStatus | None = None
+    continuation_token: str | None = Field(
+        default=None, description="From the previous page's `continuationToken`."
+    )
+
+    @field_validator("limit", mode="before")
+    @classmethod
+    def _few_ascii_digits(cls, value: object) -> object:
+        # ASCII digits only, and few: str.isdigit() also takes "²" and 5000-digit numbers,
+        # which int() refuses, and pydantic would also read " 5", "+5", "5.0" and "1_0".
+        if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 3):
+            raise ValueError("not a whole number of at most 3 digits")
+        return value
+
+    @field_validator("continuation_token", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return value or None
+
+    @property
+    def status_filter(self) -> Status | None:
+        return Status(self.status) if self.status else None
+
+
 class _Cursor(BaseModel):
     """Where the next page starts: at `t` (createdAt), after the ids already sent at `t`."""
 
@@ -45,21 +82,15 @@ class InboxPage(Document):
     continuation_token: str | None
 
 
-async def list_inbox(
-    user_id: str,
-    repo: CaptureRepository,
-    *,
-    limit: int = 20,
-    status: Status | None = None,
-    continuation_token: str | None = None,
-) -> InboxPage:
+async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -> InboxPage:
     """Newest first, by keyset on createdAt (never OFFSET): each page is one indexed query,
     and captures arriving meanwhile neither shift nor repeat items across pages."""
-    cursor = _decode(continuation_token) if continuation_token else None
+    limit = query.limit
+    cursor = _decode(query.continuation_token) if query.continuation_token else None
     items: list[InboxItem] = []
     more = False
     async for item in repo.newest(
-        user_id, at_or_before=cursor.t if cursor else None, status=status
+        user_id, at_or_before=cursor.t if cursor else None, status=query.status_filter
     ):
         if cursor and utc_text(item.created_at) == cursor.t and item.id in cursor.ids:
             continue  # sent on the previous page (same instant, rare)
