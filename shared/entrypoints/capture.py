@@ -5,6 +5,7 @@ from azurefunctions.extensions.http.fastapi import Request, Response
 
 from shared.bootstrap import adapters
 from shared.http.auth import authenticate
+from shared.http.contract import CAPTURE
 from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import read_body
@@ -17,7 +18,7 @@ from shared.telemetry import traced
 bp = func.Blueprint()
 
 
-@bp.route(route="capture", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(route=CAPTURE.route, methods=[CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
 @http_function
 async def capture(req: Request) -> Response:

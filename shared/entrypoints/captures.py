@@ -5,6 +5,14 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from shared.bootstrap import adapters
 from shared.http.auth import authenticate
+from shared.http.contract import (
+    CAPTURE_EVENTS,
+    DELETE_CAPTURE,
+    FOLLOW_UP,
+    GET_CAPTURE,
+    LIST_INBOX,
+    PICK_BUCKET,
+)
 from shared.http.edge import http_function
 from shared.http.input import parse_json, read_body
 from shared.http.requests import BucketChoice, parse_inbox_query, parse_text_capture
@@ -21,7 +29,9 @@ bp = func.Blueprint()
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-@bp.route(route="captures/{id}", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(
+    route=GET_CAPTURE.route, methods=[GET_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
+)
 @traced
 @http_function
 async def capture_item(req: Request) -> Response:
@@ -30,7 +40,9 @@ async def capture_item(req: Request) -> Response:
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
 
-@bp.route(route="captures/{id}", methods=["DELETE"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(
+    route=DELETE_CAPTURE.route, methods=[DELETE_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
+)
 @traced
 @http_function
 async def capture_delete(req: Request) -> Response:
@@ -39,7 +51,9 @@ async def capture_delete(req: Request) -> Response:
     return Response(status_code=204)
 
 
-@bp.route(route="captures/{id}/events", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(
+    route=CAPTURE_EVENTS.route, methods=[CAPTURE_EVENTS.method], auth_level=func.AuthLevel.ANONYMOUS
+)
 @traced
 @http_function
 async def capture_events(req: Request) -> Response:
@@ -48,7 +62,9 @@ async def capture_events(req: Request) -> Response:
     return sse_response(open_feed(item, adapters().repo))
 
 
-@bp.route(route="captures/{id}/bucket", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(
+    route=PICK_BUCKET.route, methods=[PICK_BUCKET.method], auth_level=func.AuthLevel.ANONYMOUS
+)
 @traced
 @http_function
 async def capture_bucket(req: Request) -> Response:
@@ -60,7 +76,7 @@ async def capture_bucket(req: Request) -> Response:
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
 
-@bp.route(route="captures/{id}/follow-up", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(route=FOLLOW_UP.route, methods=[FOLLOW_UP.method], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
 @http_function
 async def capture_follow_up(req: Request) -> Response:
@@ -72,7 +88,7 @@ async def capture_follow_up(req: Request) -> Response:
     return sse_response(follow_up_run(item, answer, adapters()))
 
 
-@bp.route(route="inbox", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(route=LIST_INBOX.route, methods=[LIST_INBOX.method], auth_level=func.AuthLevel.ANONYMOUS)
 @traced
 @http_function
 async def inbox(req: Request) -> Response:

@@ -4,12 +4,13 @@ import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request
 
 from shared.adapters.health import check_health
+from shared.http.contract import HEALTH
 from shared.http.edge import http_function
 
 bp = func.Blueprint()
 
 
-@bp.route(route="health", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(route=HEALTH.route, methods=[HEALTH.method], auth_level=func.AuthLevel.ANONYMOUS)
 @http_function
 async def health(req: Request) -> JSONResponse:
     report = await check_health()

@@ -3,12 +3,13 @@
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import Request, Response
 
+from shared.http.contract import OPENAPI
 from shared.http.edge import http_function
 
 bp = func.Blueprint()
 
 
-@bp.route(route="openapi.json", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(route=OPENAPI.route, methods=[OPENAPI.method], auth_level=func.AuthLevel.ANONYMOUS)
 @http_function
 async def openapi(req: Request) -> Response:
     # Imported on first call: the document pulls in every model, which cold start doesn't need.

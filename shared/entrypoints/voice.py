@@ -7,6 +7,7 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from shared.bootstrap import adapters
 from shared.http.auth import authenticate
+from shared.http.contract import START_VOICE_NOTE, VOICE_CAPTURE, VOICE_FILE
 from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import check_declared_length, read_body
@@ -24,7 +25,11 @@ bp = func.Blueprint()
 _MULTIPART_OVERHEAD = 64 * 1024
 
 
-@bp.route(route="voice-notes", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(
+    route=START_VOICE_NOTE.route,
+    methods=[START_VOICE_NOTE.method],
+    auth_level=func.AuthLevel.ANONYMOUS,
+)
 @traced
 @http_function
 async def voice_notes(req: Request) -> Response:
@@ -43,14 +48,16 @@ async def voice_notes(req: Request) -> Response:
     )
 
 
-@bp.route(route="voice-capture", methods=["POST"], auth_level=func.AuthLevel.ANONYMOUS)
+@bp.route(
+    route=VOICE_CAPTURE.route, methods=[VOICE_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
+)
 @traced
 @http_function
 async def voice_capture(req: Request) -> Response:
     settings = get_settings()
     user_id = authenticate(req)
     check_declared_length(req, settings.max_voice_bytes + _MULTIPART_OVERHEAD)
-    part = await open_file_field(req.stream(), req.headers.get("content-type"))
+    part = await open_file_field(req.stream(), req.headers.get("content-type"), VOICE_FILE.field)
     new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
     # The feed's slot first: a note that was accepted must not be answered with a 429.
     slot = FeedSlot(user_id)

@@ -1,13 +1,28 @@
-"""The OpenAPI 3.1 description of the HTTP API (docs/contract.md), built once from the app's
-own pydantic models so the document cannot drift from what the routes validate."""
+"""The OpenAPI 3.1 description of the HTTP API (docs/contract.md), built once from the routes
+in shared/http/contract.py and the app's own pydantic models, so the document cannot drift from
+what the routes are and validate."""
 
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_schema
+
+from shared.http.contract import (
+    ROUTES,
+    Answer,
+    EventStream,
+    Json,
+    Model,
+    Multipart,
+    NoContent,
+    Route,
+    load_model,
+)
 
 OPENAPI_VERSION = "3.1.0"
 PROBLEM_JSON = "application/problem+json"
@@ -27,35 +42,12 @@ _TITLES = {
     503: "Storage is unavailable; retry after the Retry-After header's seconds.",
 }
 
+# Where models_json_schema put each model's schema: {"$ref": "#/components/schemas/<name>"}.
+_Refs = dict[tuple[type[BaseModel], JsonSchemaMode], JsonSchemaValue]
+
 _SECURED = [{"apiKey": []}, {"bearer": []}]
 _REF_TEMPLATE = "#/components/schemas/{model}"
 _NULL = {"type": "null"}
-
-_ID = {
-    "name": "id",
-    "in": "path",
-    "required": True,
-    "description": "The capture id (a UUID).",
-    "schema": {"type": "string", "format": "uuid"},
-}
-# Deleting is idempotent: any id that names no capture of the caller's is already gone (204).
-_ANY_ID = {**_ID, "schema": {"type": "string"}}
-_IDEMPOTENCY_KEY = {
-    "name": "Idempotency-Key",
-    "in": "header",
-    "required": False,
-    "description": "Retries with the same key land on the same capture; the same key with "
-    "a different request is a 409 (IDEMPOTENCY_KEY_REUSED).",
-    "schema": {"type": "string", "maxLength": 200},
-}
-
-
-def _ref(name: str) -> dict[str, str]:
-    return {"$ref": _REF_TEMPLATE.format(model=name)}
-
-
-def _json_body(schema_name: str) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": _ref(schema_name)}}}
 
 
 def _problems(*statuses: int) -> dict[str, Any]:
@@ -68,11 +60,8 @@ def _problems(*statuses: int) -> dict[str, Any]:
     }
 
 
-def _json(description: str, schema_name: str) -> dict[str, Any]:
-    return {
-        "description": description,
-        "content": {"application/json": {"schema": _ref(schema_name)}},
-    }
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": _REF_TEMPLATE.format(model=name)}
 
 
 def _sse(description: str) -> dict[str, Any]:
@@ -93,170 +82,41 @@ def _sse(description: str) -> dict[str, Any]:
     return {"description": description, "content": {EVENT_STREAM: {"schema": event}}}
 
 
-def _operation(
-    operation_id: str,
-    summary: str,
-    responses: dict[str, Any],
-    *,
-    parameters: list[dict] | None = None,
-    body: dict[str, Any] | None = None,
-    public: bool = False,
-) -> dict[str, Any]:
-    op: dict[str, Any] = {"operationId": operation_id, "summary": summary}
-    if parameters:
-        op["parameters"] = parameters
-    if body:
-        op["requestBody"] = body
-    op["responses"] = responses
-    op["security"] = [] if public else _SECURED
-    return op
+def _answer(answer: Answer, refs: _Refs) -> dict[str, Any]:
+    if isinstance(answer, EventStream):
+        return _sse(answer.description)
+    if isinstance(answer, NoContent):
+        return {"description": answer.description}
+    media = {"schema": refs[load_model(answer.model), "serialization"]} if answer.model else {}
+    return {"description": answer.description, "content": {"application/json": media}}
 
 
-def _paths() -> dict[str, Any]:
-    body_errors = (400, 401, 413, 415, 422, 429)
-    capture_errors = (401, 404, 429, 503)
+def _body(body: Model | Multipart, refs: _Refs) -> dict[str, Any]:
+    if not isinstance(body, Multipart):
+        schema = refs[load_model(body), "validation"]
+        return {"required": True, "content": {"application/json": {"schema": schema}}}
+    form = {
+        "type": "object",
+        "required": [body.field],
+        "properties": {
+            body.field: {
+                "type": "string",
+                "contentMediaType": "application/octet-stream",
+                "description": body.description,
+            }
+        },
+    }
+    encoding = {body.field: {"contentType": ", ".join(body.media_types)}}
     return {
-        "/api/capture": {
-            "post": _operation(
-                "capture",
-                "Text capture: the last user message of an AG-UI RunAgentInput, answered as a run.",
-                {"200": _sse("The AG-UI run of the capture."), **_problems(*body_errors)},
-                parameters=[_IDEMPOTENCY_KEY],
-                body=_json_body("RunAgentInput"),
-            )
-        },
-        "/api/voice-notes": {
-            "post": _operation(
-                "startVoiceNote",
-                "Start a voice capture: an upload URL for one PUT of the audio.",
-                {
-                    "201": _json("The capture and where to upload it.", "VoiceUpload"),
-                    **_problems(*body_errors, 409, 503),
-                },
-                parameters=[_IDEMPOTENCY_KEY],
-                body=_json_body("VoiceNoteRequest"),
-            )
-        },
-        "/api/voice-capture": {
-            "post": _operation(
-                "voiceCapture",
-                "One-request voice capture: multipart `file`, answered as the capture's run.",
-                {
-                    "200": _sse("The AG-UI run of the capture."),
-                    **_problems(*body_errors, 409, 503),
-                },
-                parameters=[_IDEMPOTENCY_KEY],
-                body={
-                    "required": True,
-                    "content": {
-                        "multipart/form-data": {
-                            "schema": {
-                                "type": "object",
-                                "required": ["file"],
-                                "properties": {
-                                    "file": {
-                                        "type": "string",
-                                        "contentMediaType": "application/octet-stream",
-                                        "description": "The audio, with a file name.",
-                                    }
-                                },
-                            },
-                            "encoding": {"file": {"contentType": ", ".join(_audio_types())}},
-                        }
-                    },
-                },
-            )
-        },
-        "/api/captures/{id}": {
-            "get": _operation(
-                "getCapture",
-                "The capture (inbox item).",
-                {"200": _json("The inbox item.", "InboxItem"), **_problems(*capture_errors)},
-                parameters=[_ID],
-            ),
-            "delete": _operation(
-                "deleteCapture",
-                "Delete a capture and what it filed (also when it is already gone).",
-                {
-                    "204": {"description": "Deleted, or already gone."},
-                    **_problems(401, 409, 429, 503),
-                },
-                parameters=[_ANY_ID],
-            ),
-        },
-        "/api/captures/{id}/events": {
-            "get": _operation(
-                "captureEvents",
-                "The capture's AG-UI run: replayed, then followed live to its outcome.",
-                {"200": _sse("The AG-UI run of the capture."), **_problems(*capture_errors)},
-                parameters=[_ID],
-            )
-        },
-        "/api/captures/{id}/bucket": {
-            "post": _operation(
-                "pickBucket",
-                "File the capture in the bucket the user chose.",
-                {
-                    "200": _json("The inbox item as filed.", "InboxItem"),
-                    **_problems(*body_errors, 404, 409, 503),
-                },
-                parameters=[_ID],
-                body=_json_body("BucketChoice"),
-            )
-        },
-        "/api/captures/{id}/follow-up": {
-            "post": _operation(
-                "followUp",
-                "Answer a MISUNDERSTOOD capture: a RunAgentInput with the clarification.",
-                {
-                    "200": _sse("The AG-UI run of the capture, classified again."),
-                    **_problems(*body_errors, 404, 409, 503),
-                },
-                parameters=[_ID],
-                body=_json_body("RunAgentInput"),
-            )
-        },
-        "/api/inbox": {
-            "get": _operation(
-                "listInbox",
-                "The user's captures, newest first, paged by continuation token.",
-                {
-                    "200": _json("One page of captures.", "InboxPage"),
-                    **_problems(400, 401, 422, 429, 503),
-                },
-                parameters=_inbox_parameters(),
-            )
-        },
-        "/api/health": {
-            "get": _operation(
-                "health",
-                "Health of the app's dependencies; no secrets.",
-                {
-                    "200": _json("Every dependency answers.", "HealthReport"),
-                    "503": _json("A dependency is down.", "HealthReport"),
-                },
-                public=True,
-            )
-        },
-        "/api/openapi.json": {
-            "get": _operation(
-                "openapi",
-                "This document.",
-                {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {}}}},
-                public=True,
-            )
-        },
+        "required": True,
+        "content": {"multipart/form-data": {"schema": form, "encoding": encoding}},
     }
 
 
-def _inbox_parameters() -> list[dict[str, Any]]:
-    from shared.services.inbox import InboxQuery
-
-    return _parameters(InboxQuery, "query")
-
-
-def _parameters(model: type[BaseModel], where: str) -> list[dict[str, Any]]:
+def _parameters(model: type[BaseModel] | None, where: str) -> list[dict[str, Any]]:
     """One parameter per field of `model`, described by the field's JSON schema."""
+    if model is None:
+        return []
     schema = model.model_json_schema(ref_template=_REF_TEMPLATE)
     if "$defs" in schema:
         raise ValueError(f"{model.__name__}: a parameter is one plain value, not an object")
@@ -284,33 +144,61 @@ def _absent_not_null(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+def _operation(route: Route, refs: _Refs) -> dict[str, Any]:
+    parameters = [
+        *_parameters(route.path_params, "path"),
+        *_parameters(route.query, "query"),
+        *_parameters(route.headers, "header"),
+    ]
+    in_path = [p["name"] for p in parameters if p["in"] == "path"]
+    if sorted(in_path) != sorted(re.findall(r"\{(\w+)\}", route.route)):
+        raise ValueError(f"{route.operation_id}: path parameters {in_path} for {route.route!r}")
+    op: dict[str, Any] = {"operationId": route.operation_id, "summary": route.summary}
+    if parameters:
+        op["parameters"] = parameters
+    if route.body is not None:
+        op["requestBody"] = _body(route.body, refs)
+    op["responses"] = {
+        **{str(status): _answer(answer, refs) for status, answer in route.answers.items()},
+        **_problems(*route.problems),
+    }
+    op["security"] = [] if route.public else _SECURED
+    return op
+
+
+def _paths(refs: _Refs) -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for route in ROUTES:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, refs)
+    return paths
+
+
 def _audio_types() -> list[str]:
     from shared.domain.audio import ACCEPTED_TYPES
 
     return ACCEPTED_TYPES
 
 
-def _model_schemas() -> dict[str, Any]:
+def _contract_models() -> list[tuple[type[BaseModel], JsonSchemaMode]]:
+    """Every body (as validated) and every JSON answer (as serialised) of the routes."""
+    models: dict[tuple[type[BaseModel], JsonSchemaMode], None] = {}
+    for route in ROUTES:
+        if route.body is not None and not isinstance(route.body, Multipart):
+            models[load_model(route.body), "validation"] = None
+        for answer in route.answers.values():
+            if isinstance(answer, Json) and answer.model is not None:
+                models[load_model(answer.model), "serialization"] = None
+    return list(models)
+
+
+def _model_schemas() -> tuple[_Refs, dict[str, Any]]:
+    """Where each model's schema is, and the schemas, with what the models cannot say."""
     # Imported here, not at module level: the document is built on first request only.
-    from ag_ui.core import EventType, RunAgentInput
-    from pydantic.json_schema import models_json_schema
+    from ag_ui.core import EventType
 
-    from shared.adapters.health import HealthReport
-    from shared.domain.capture import InboxItem
-    from shared.http.requests import MAX_ID_CHARS, BucketChoice, VoiceNoteRequest
-    from shared.services.voice import VoiceUpload
+    from shared.http.requests import MAX_ID_CHARS
 
-    _, top = models_json_schema(
-        [
-            (RunAgentInput, "validation"),
-            (VoiceNoteRequest, "validation"),
-            (BucketChoice, "validation"),
-            (VoiceUpload, "serialization"),
-            (InboxItem, "serialization"),
-            (HealthReport, "serialization"),
-        ],
-        ref_template=_REF_TEMPLATE,
-    )
+    refs, top = models_json_schema(_contract_models(), ref_template=_REF_TEMPLATE)
     schemas = top["$defs"]
     # What the route checks beyond the model, said where clients and fuzzers can see it.
     schemas["VoiceNoteRequest"]["properties"]["contentType"]["enum"] = _audio_types()
@@ -325,7 +213,8 @@ def _model_schemas() -> dict[str, Any]:
         "The conversation; its last user message is the capture. At most MAX_MESSAGES "
         "(setting, default 50) messages."
     )
-    # InboxPage carries its items as plain dicts (already serialised); say what they are.
+    # InboxPage carries its items as plain dicts (already serialised), which its generated
+    # schema calls objects; say what they are.
     schemas["InboxPage"] = {
         "type": "object",
         "required": ["items", "continuationToken"],
@@ -362,7 +251,7 @@ def _model_schemas() -> dict[str, Any]:
             },
         },
     }
-    return schemas
+    return refs, schemas
 
 
 def _require_discriminators(schemas: dict[str, Any]) -> None:
@@ -389,6 +278,7 @@ def _require_discriminators(schemas: dict[str, Any]) -> None:
 @cache
 def openapi_document() -> dict[str, Any]:
     """The whole document; built on first use, then the same object every time."""
+    refs, schemas = _model_schemas()
     return {
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -397,9 +287,9 @@ def openapi_document() -> dict[str, Any]:
             "description": "Text and voice captures filed into People, Projects, Ideas, Admin; "
             "runs are AG-UI events over server-sent events.",
         },
-        "paths": _paths(),
+        "paths": _paths(refs),
         "components": {
-            "schemas": _model_schemas(),
+            "schemas": schemas,
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
                 "bearer": {"type": "http", "scheme": "bearer"},

@@ -1,0 +1,271 @@
+"""The HTTP API, described once: each route's method and path, what it takes (body, query,
+path and header parameters, as pydantic models) and what it answers. The entrypoints register
+their functions on these routes, shared/http/openapi.py turns them into /api/openapi.json, and the
+tests fuzz them (tests/unit/test_contract.py checks that what the app registers is what is here)."""
+
+from __future__ import annotations
+
+import importlib
+import uuid
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared.adapters.health import HealthReport
+from shared.domain.audio import ACCEPTED_TYPES
+from shared.domain.capture import InboxItem
+from shared.http.idempotency import MAX_KEY_CHARS
+from shared.http.requests import BucketChoice, VoiceNoteRequest
+from shared.services.inbox import InboxPage, InboxQuery
+from shared.services.voice import VoiceUpload
+
+# host.json's extensions.http.routePrefix: the host serves route `inbox` at /api/inbox.
+ROUTE_PREFIX = "api"
+
+
+@dataclass(frozen=True)
+class LazyModel:
+    """A model imported on first use, not with the app: ag_ui.core's models take a sixth of
+    the cold start (shared/services/agui.py)."""
+
+    module: str
+    name: str
+
+    def load(self) -> type[BaseModel]:
+        return getattr(importlib.import_module(self.module), self.name)
+
+
+RUN_AGENT_INPUT = LazyModel("ag_ui.core", "RunAgentInput")
+
+Model = type[BaseModel] | LazyModel
+
+
+def load_model(model: Model) -> type[BaseModel]:
+    return model.load() if isinstance(model, LazyModel) else model
+
+
+@dataclass(frozen=True)
+class Multipart:
+    """A multipart/form-data body whose one field the route reads is a file."""
+
+    field: str
+    description: str
+    media_types: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Json:
+    """A JSON answer: the serialised `model`, or any JSON when there is none."""
+
+    description: str
+    model: Model | None = None
+
+
+@dataclass(frozen=True)
+class EventStream:
+    """A capture's AG-UI run, as server-sent events."""
+
+    description: str
+
+
+@dataclass(frozen=True)
+class NoContent:
+    description: str
+
+
+Answer = Json | EventStream | NoContent
+
+
+# One object per route, so compared and hashed by identity.
+@dataclass(frozen=True, eq=False)
+class Route:
+    """One function's HTTP trigger (method and route) and what OpenAPI says about it."""
+
+    method: Literal["GET", "POST", "DELETE"]
+    # The Functions route template, under ROUTE_PREFIX: `captures/{id}`.
+    route: str
+    operation_id: str
+    summary: str
+    answers: dict[int, Answer]
+    # Statuses answered with a problem+json (shared/problems.py).
+    problems: tuple[int, ...] = ()
+    body: Model | Multipart | None = None
+    path_params: type[BaseModel] | None = None
+    query: type[BaseModel] | None = None
+    headers: type[BaseModel] | None = None
+    # No API key needed (the app authenticates every other route itself: the Functions
+    # auth level is anonymous throughout).
+    public: bool = False
+
+    @property
+    def path(self) -> str:
+        """The path clients call, in OpenAPI's template syntax: `/api/captures/{id}`."""
+        return f"/{ROUTE_PREFIX}/{self.route}"
+
+
+# Path and header parameters are checked where they are read (inbox.is_capture_id,
+# idempotency.idempotency_key); these models describe them for the document, and build their
+# schemas only then (defer_build), not at cold start.
+
+
+class CapturePath(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
+    id: uuid.UUID = Field(description="The capture id (a UUID).")
+
+
+class AnyCapturePath(BaseModel):
+    """Deleting is idempotent: any id that names no capture of the caller's is already gone
+    (204)."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    id: str = Field(description="The capture id (a UUID).")
+
+
+class IdempotencyHeaders(BaseModel):
+    """Read by shared/idempotency.py."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    idempotency_key: str | None = Field(
+        default=None,
+        alias="Idempotency-Key",
+        max_length=MAX_KEY_CHARS,
+        description="Retries with the same key land on the same capture; the same key with "
+        "a different request is a 409 (IDEMPOTENCY_KEY_REUSED).",
+    )
+
+
+VOICE_FILE = Multipart(
+    field="file",
+    description="The audio, with a file name.",
+    media_types=tuple(ACCEPTED_TYPES),
+)
+
+_BODY_ERRORS = (400, 401, 413, 415, 422, 429)
+_CAPTURE_ERRORS = (401, 404, 429, 503)
+_RUN = EventStream("The AG-UI run of the capture.")
+
+CAPTURE = Route(
+    method="POST",
+    route="capture",
+    operation_id="capture",
+    summary="Text capture: the last user message of an AG-UI RunAgentInput, answered as a run.",
+    answers={200: _RUN},
+    problems=_BODY_ERRORS,
+    body=RUN_AGENT_INPUT,
+    headers=IdempotencyHeaders,
+)
+START_VOICE_NOTE = Route(
+    method="POST",
+    route="voice-notes",
+    operation_id="startVoiceNote",
+    summary="Start a voice capture: an upload URL for one PUT of the audio.",
+    answers={201: Json("The capture and where to upload it.", VoiceUpload)},
+    problems=(*_BODY_ERRORS, 409, 503),
+    body=VoiceNoteRequest,
+    headers=IdempotencyHeaders,
+)
+VOICE_CAPTURE = Route(
+    method="POST",
+    route="voice-capture",
+    operation_id="voiceCapture",
+    summary=f"One-request voice capture: multipart `{VOICE_FILE.field}`, answered as the "
+    "capture's run.",
+    answers={200: _RUN},
+    problems=(*_BODY_ERRORS, 409, 503),
+    body=VOICE_FILE,
+    headers=IdempotencyHeaders,
+)
+GET_CAPTURE = Route(
+    method="GET",
+    route="captures/{id}",
+    operation_id="getCapture",
+    summary="The capture (inbox item).",
+    answers={200: Json("The inbox item.", InboxItem)},
+    problems=_CAPTURE_ERRORS,
+    path_params=CapturePath,
+)
+DELETE_CAPTURE = Route(
+    method="DELETE",
+    route="captures/{id}",
+    operation_id="deleteCapture",
+    summary="Delete a capture and what it filed (also when it is already gone).",
+    answers={204: NoContent("Deleted, or already gone.")},
+    problems=(401, 409, 429, 503),
+    path_params=AnyCapturePath,
+)
+CAPTURE_EVENTS = Route(
+    method="GET",
+    route="captures/{id}/events",
+    operation_id="captureEvents",
+    summary="The capture's AG-UI run: replayed, then followed live to its outcome.",
+    answers={200: _RUN},
+    problems=_CAPTURE_ERRORS,
+    path_params=CapturePath,
+)
+PICK_BUCKET = Route(
+    method="POST",
+    route="captures/{id}/bucket",
+    operation_id="pickBucket",
+    summary="File the capture in the bucket the user chose.",
+    answers={200: Json("The inbox item as filed.", InboxItem)},
+    problems=(*_BODY_ERRORS, 404, 409, 503),
+    body=BucketChoice,
+    path_params=CapturePath,
+)
+FOLLOW_UP = Route(
+    method="POST",
+    route="captures/{id}/follow-up",
+    operation_id="followUp",
+    summary="Answer a MISUNDERSTOOD capture: a RunAgentInput with the clarification.",
+    answers={200: EventStream("The AG-UI run of the capture, classified again.")},
+    problems=(*_BODY_ERRORS, 404, 409, 503),
+    body=RUN_AGENT_INPUT,
+    path_params=CapturePath,
+)
+LIST_INBOX = Route(
+    method="GET",
+    route="inbox",
+    operation_id="listInbox",
+    summary="The user's captures, newest first, paged by continuation token.",
+    answers={200: Json("One page of captures.", InboxPage)},
+    problems=(400, 401, 422, 429, 503),
+    query=InboxQuery,
+)
+HEALTH = Route(
+    method="GET",
+    route="health",
+    operation_id="health",
+    summary="Health of the app's dependencies; no secrets.",
+    answers={
+        200: Json("Every dependency answers.", HealthReport),
+        503: Json("A dependency is down.", HealthReport),
+    },
+    public=True,
+)
+OPENAPI = Route(
+    method="GET",
+    route="openapi.json",
+    operation_id="openapi",
+    summary="This document.",
+    answers={200: Json("OpenAPI 3.1")},
+    public=True,
+)
+
+# Every route, in the document's order.
+ROUTES = (
+    CAPTURE,
+    START_VOICE_NOTE,
+    VOICE_CAPTURE,
+    GET_CAPTURE,
+    DELETE_CAPTURE,
+    CAPTURE_EVENTS,
+    PICK_BUCKET,
+    FOLLOW_UP,
+    LIST_INBOX,
+    HEALTH,
+    OPENAPI,
+)
