@@ -17,7 +17,19 @@ from hypothesis import strategies as st
 from schemathesis import Case, CheckContext, GenerationMode, Response
 from schemathesis.config import SchemathesisConfig
 
+from shared.http.contract import (
+    CAPTURE,
+    GET_CAPTURE,
+    HEALTH,
+    LIST_INBOX,
+    OPENAPI,
+    ROUTES,
+    RUN_AGENT_INPUT,
+    Multipart,
+    Route,
+)
 from shared.http.openapi import openapi_document
+from shared.http.requests import BucketChoice
 from tests.sse import parse_sse
 from tests.support import KEY, run_input, running_devhost
 
@@ -128,25 +140,15 @@ def test_every_route_conforms_to_its_openapi_description(host: str, case: Case) 
 
 
 def test_the_document_is_served_public_and_describes_every_route(host: str) -> None:
-    response = httpx.get(f"{host}/api/openapi.json")
+    response = httpx.get(f"{host}{OPENAPI.path}")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("application/json")
     doc = response.json()
     assert doc == openapi_document()
     assert doc["openapi"].startswith("3.1")
-    assert {p: sorted(ops) for p, ops in doc["paths"].items()} == {
-        "/api/capture": ["post"],
-        "/api/voice-notes": ["post"],
-        "/api/voice-capture": ["post"],
-        "/api/captures/{id}": ["delete", "get"],
-        "/api/captures/{id}/events": ["get"],
-        "/api/captures/{id}/bucket": ["post"],
-        "/api/captures/{id}/follow-up": ["post"],
-        "/api/inbox": ["get"],
-        "/api/health": ["get"],
-        "/api/openapi.json": ["get"],
-    }
-    capture = doc["paths"]["/api/capture"]["post"]
+    routes = {(route.path, route.method.lower()) for route in ROUTES}
+    assert {(path, op) for path, ops in doc["paths"].items() for op in ops} == routes
+    capture = doc["paths"][CAPTURE.path]["post"]
     assert capture["requestBody"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/RunAgentInput"
     }
@@ -155,14 +157,14 @@ def test_the_document_is_served_public_and_describes_every_route(host: str) -> N
         "runId",
         "messages",
     }
-    assert doc["paths"]["/api/health"]["get"]["security"] == []
+    assert doc["paths"][HEALTH.path]["get"]["security"] == []
     assert doc["components"]["securitySchemes"]["apiKey"]["name"] == "X-API-Key"
 
 
 def test_a_positive_example_streams_a_run_the_document_describes(host: str) -> None:
     """The positive path as schemathesis sees it: a valid body answered 200 with an SSE run."""
     with httpx.Client(base_url=host, timeout=30) as client:
-        response = client.post("/api/capture", json=run_input("Call Sarah"), headers=KEY)
+        response = client.post(CAPTURE.path, json=run_input("Call Sarah"), headers=KEY)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/event-stream")
     events, _ = parse_sse(response.text)
@@ -172,12 +174,18 @@ def test_a_positive_example_streams_a_run_the_document_describes(host: str) -> N
 # Raw requests: what an OpenAPI description cannot express.
 
 CAPTURE_ID = "0b9a3c3e-5d7f-4c61-9d43-2a0f9e6b1c55"  # well-formed, never created
-JSON_ROUTES = (
-    "/api/capture",
-    "/api/voice-notes",
-    f"/api/captures/{CAPTURE_ID}/bucket",
-    f"/api/captures/{CAPTURE_ID}/follow-up",
+
+
+def _url(route: Route, capture_id: str = CAPTURE_ID) -> str:
+    return route.path.format(id=capture_id)
+
+
+# Every route that takes a JSON body, as a URL (a capture that does not exist, in the path).
+JSON_BODY_ROUTES = tuple(
+    route for route in ROUTES if route.body is not None and not isinstance(route.body, Multipart)
 )
+JSON_ROUTES = tuple(_url(route) for route in JSON_BODY_ROUTES)
+RUN_INPUT_ROUTES = [_url(route) for route in JSON_BODY_ROUTES if route.body == RUN_AGENT_INPUT]
 CONTENT_TYPES = (
     None,
     "application/json",
@@ -255,7 +263,7 @@ def test_any_json_value_gets_a_problem_or_a_run(raw, route: str, value: object) 
 @given(
     field=st.sampled_from(["threadId", "runId", "messages", "state", "tools", "context"]),
     value=json_values,
-    route=st.sampled_from([JSON_ROUTES[0], JSON_ROUTES[3]]),
+    route=st.sampled_from(RUN_INPUT_ROUTES),
 )
 def test_a_run_input_with_one_field_of_any_type(raw, field: str, value: object, route) -> None:
     body = json.dumps({**run_input("Call Sarah"), field: value}).encode()
@@ -269,7 +277,7 @@ def test_any_capture_text_is_filed_or_refused(raw, text: str) -> None:
     # Any unicode, lone surrogates included (escaped by json.dumps): a run or a problem.
     body = json.dumps(run_input(text)).encode()
     response = raw.post(
-        "/api/capture", content=body, headers={**KEY, "Content-Type": "application/json"}
+        CAPTURE.path, content=body, headers={**KEY, "Content-Type": "application/json"}
     )
     assert_answered(response)
 
@@ -335,13 +343,7 @@ ODD_IDS = (
     "{" + CAPTURE_ID + "}",
     CAPTURE_ID.replace("-", ""),
 )
-ID_ROUTES = (
-    ("GET", "/api/captures/{}"),
-    ("DELETE", "/api/captures/{}"),
-    ("GET", "/api/captures/{}/events"),
-    ("POST", "/api/captures/{}/bucket"),
-    ("POST", "/api/captures/{}/follow-up"),
-)
+ID_ROUTES = [route for route in ROUTES if "{id}" in route.route]
 
 
 # Ids that no longer match `captures/{id}` once the path is decoded or normalised: no function
@@ -349,15 +351,16 @@ ID_ROUTES = (
 LEAVE_THE_ROUTE = {"..", "..%2F..%2Fhealth", "a%2Fb", "%2F"}
 
 
-@pytest.mark.parametrize(("method", "template"), ID_ROUTES)
+@pytest.mark.parametrize("route", ID_ROUTES, ids=lambda route: f"{route.method} {route.path}")
 @pytest.mark.parametrize("capture_id", ODD_IDS)
-def test_odd_capture_ids_are_not_found(raw, method: str, template: str, capture_id: str) -> None:
-    url = raw.base_url.copy_with(raw_path=template.format(capture_id).encode())
-    body = {"bucket": "People"} if template.endswith("bucket") else run_input("Call Sarah")
-    response = raw.request(method, url, json=body if method == "POST" else None, headers=KEY)
+def test_odd_capture_ids_are_not_found(raw, route: Route, capture_id: str) -> None:
+    url = raw.base_url.copy_with(raw_path=_url(route, capture_id).encode())
+    body = {"bucket": "People"} if route.body is BucketChoice else run_input("Call Sarah")
+    json_body = body if route.body is not None else None
+    response = raw.request(route.method, url, json=json_body, headers=KEY)
     if capture_id in LEAVE_THE_ROUTE:
         assert response.status_code == 404 and not response.content
-    elif method == "DELETE":
+    elif route.method == "DELETE":
         assert response.status_code == 204  # deleting what isn't there is done already
     else:
         assert_answered(response)
@@ -396,22 +399,23 @@ ODD_QUERIES = (
 
 @pytest.mark.parametrize("query", ODD_QUERIES)
 def test_odd_inbox_queries_get_a_page_or_a_problem(raw, query: str) -> None:
-    url = raw.base_url.copy_with(raw_path=f"/api/inbox?{query}".encode())
+    url = raw.base_url.copy_with(raw_path=f"{LIST_INBOX.path}?{query}".encode())
     assert_answered(raw.get(url, headers=KEY))
 
 
 # Lone surrogates and numbers past Python's 4,300-digit limit, in every field of a valid body.
 SURROGATE = "\udfff"
 HUGE = "__a number of 5,000 digits__"
+# One valid body per JSON route, by operation id: a new route needs one here.
 VALID_BODIES = {
-    JSON_ROUTES[0]: {
+    "capture": {
         **run_input("Call Sarah about the budget", thread_id="surrogates"),
         "state": {"draft": "x"},
         "forwardedProps": {"n": 1},
     },
-    JSON_ROUTES[1]: {"contentType": "audio/mp4", "threadId": "surrogates"},
-    JSON_ROUTES[2]: {"bucket": "People"},
-    JSON_ROUTES[3]: run_input("It was about the budget", thread_id="surrogates"),
+    "startVoiceNote": {"contentType": "audio/mp4", "threadId": "surrogates"},
+    "pickBucket": {"bucket": "People"},
+    "followUp": run_input("It was about the budget", thread_id="surrogates"),
 }
 
 
@@ -454,7 +458,9 @@ def _mutants(valid: dict) -> Iterator[tuple[str, bytes]]:
 
 
 MUTANTS = [
-    (route, name, body) for route, valid in VALID_BODIES.items() for name, body in _mutants(valid)
+    (_url(route), name, body)
+    for route in JSON_BODY_ROUTES
+    for name, body in _mutants(VALID_BODIES[route.operation_id])
 ]
 
 
@@ -475,11 +481,11 @@ def test_every_capture_the_fuzzing_stored_reads_back(raw) -> None:
     token, seen = None, 0
     while True:
         query = "limit=100" + (f"&continuationToken={token}" if token else "")
-        page = raw.get(f"/api/inbox?{query}", headers=KEY)
+        page = raw.get(f"{LIST_INBOX.path}?{query}", headers=KEY)
         assert page.status_code == 200, page.text[:300]
         body = json.loads(page.content.decode("utf-8"))
         for item in body["items"]:
-            one = raw.get(f"/api/captures/{item['id']}", headers=KEY)
+            one = raw.get(_url(GET_CAPTURE, item["id"]), headers=KEY)
             assert one.status_code == 200 and one.content.decode("utf-8")
         seen += len(body["items"])
         token = body["continuationToken"]
