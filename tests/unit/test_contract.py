@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from devhost.loader import import_app
-from shared.contract import LIST_INBOX
-from shared.inbox import InboxQuery
-from shared.openapi import openapi_document
-from shared.problems import Problem
+from shared.http.contract import LIST_INBOX
+from shared.http.openapi import openapi_document
+from shared.http.problems import Problem
+from shared.http.requests import parse_inbox_query
+from shared.services.inbox import InboxQuery
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OPERATIONS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 
@@ -83,10 +84,10 @@ def test_the_inbox_query_takes_every_status_the_document_lists_and_no_other() ->
     listed = _inbox_parameter("status")["schema"]["enum"]
     assert "deleting" not in listed  # the delete's tombstone is never listed
     for status in listed:
-        assert InboxQuery.parse({"status": status}).status == status
+        assert parse_inbox_query({"status": status}).status == status
     for status in ("deleting", "FILED", "", " filed"):
         with pytest.raises(Problem) as refused:
-            InboxQuery.parse({"status": status})
+            parse_inbox_query({"status": status})
         assert refused.value.status == 422
         assert refused.value.detail == f"status must be one of: {', '.join(listed)}."
 
@@ -94,23 +95,23 @@ def test_the_inbox_query_takes_every_status_the_document_lists_and_no_other() ->
 def test_the_inbox_query_takes_the_limits_the_document_gives() -> None:
     schema = _inbox_parameter("limit")["schema"]
     low, high = schema["minimum"], schema["maximum"]
-    assert InboxQuery.parse({}).limit == schema["default"]
-    assert InboxQuery.parse({"limit": str(low)}).limit == low
-    assert InboxQuery.parse({"limit": str(high)}).limit == high
-    assert InboxQuery.parse({"limit": "020"}).limit == 20
+    assert parse_inbox_query({}).limit == schema["default"]
+    assert parse_inbox_query({"limit": str(low)}).limit == low
+    assert parse_inbox_query({"limit": str(high)}).limit == high
+    assert parse_inbox_query({"limit": "020"}).limit == 20
     # "²" and 5000-digit numbers are digits to str.isdigit(), not to int(); the others are
     # numbers pydantic alone would read.
     for limit in (str(low - 1), str(high + 1), "", "²", "9" * 5_000, " 5", "+5", "5.0", "1_0"):
         with pytest.raises(Problem) as refused:
-            InboxQuery.parse({"limit": limit})
+            parse_inbox_query({"limit": limit})
         assert refused.value.status == 422
         assert refused.value.detail == f"limit must be a whole number from {low} to {high}."
 
 
 def test_the_inbox_query_reads_only_the_documented_names() -> None:
-    query = InboxQuery.parse({"continuation_token": "x", "Limit": "0", "unknown": "1"})
+    query = parse_inbox_query({"continuation_token": "x", "Limit": "0", "unknown": "1"})
     assert query == InboxQuery()
-    assert InboxQuery.parse({"continuationToken": ""}).continuation_token is None
+    assert parse_inbox_query({"continuationToken": ""}).continuation_token is None
     # The limit is checked first, as it always was.
     with pytest.raises(Problem, match="limit"):
-        InboxQuery.parse({"limit": "0", "status": "deleting"})
+        parse_inbox_query({"limit": "0", "status": "deleting"})
