@@ -16,6 +16,7 @@ from pydantic import Field
 from shared.domain.classification import Bucket, Classification
 from shared.domain.documents import Document, Timestamp, utcnow
 from shared.domain.errors import IllegalTransition
+from shared.domain.interrupts import InterruptKind, InterruptRecord
 from shared.domain.outcomes import (
     FILED_OUTCOMES,
     FailureCode,
@@ -57,6 +58,10 @@ STATUS_OF_OUTCOME = {
     Outcome.UNRESOLVED: Status.UNRESOLVED,
 }
 
+# The outcomes that ask the user something, and what they ask.
+ASKS = {Outcome.MISUNDERSTOOD: InterruptKind.ANSWER, Outcome.LOW_CONFIDENCE: InterruptKind.BUCKET}
+
+
 # Each transition, and the statuses it may start from.
 TRANSITIONS: dict[str, frozenset[Status]] = {
     "start_transcribing": AWAITING_AUDIO,  # again after a crash mid-transcription
@@ -67,6 +72,9 @@ TRANSITIONS: dict[str, frozenset[Status]] = {
     "classified": AWAITING_CLASSIFIER | {Status.FAILED},
     "picked": AWAITING_CLASSIFIER | SETTLED | {Status.FAILED},
     "reopened": frozenset({Status.NEEDS_CLARIFICATION}),
+    # The user dismisses the question; the capture stays as it is (unfiled, or provisionally
+    # filed).
+    "interrupt_cancelled": frozenset({Status.NEEDS_CLARIFICATION, Status.NEEDS_REVIEW}),
     "failed": AWAITING_AUDIO | AWAITING_CLASSIFIER,
     "tombstoned": frozenset(LISTED),
 }
@@ -101,6 +109,8 @@ class InboxItem(Document):
     audio_content_type: str | None = None
     # Follow-up answers, oldest first; the original `text` is never overwritten.
     clarifications: list[Clarification] = Field(default_factory=list)
+    # The questions put to the user, oldest first; at most the last one is open.
+    interrupts: list[InterruptRecord] = Field(default_factory=list)
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")
@@ -118,6 +128,14 @@ class InboxItem(Document):
     @property
     def awaits_audio(self) -> bool:
         return self.status in AWAITING_AUDIO
+
+    @property
+    def open_interrupt(self) -> InterruptRecord | None:
+        last = self.interrupts[-1] if self.interrupts else None
+        return last if last is not None and last.is_open else None
+
+    def interrupt(self, interrupt_id: str) -> InterruptRecord | None:
+        return next((i for i in self.interrupts if i.id == interrupt_id), None)
 
     def text_to_classify(self) -> str:
         """The latest clarification first (it takes precedence), then what came before."""
@@ -166,15 +184,22 @@ class InboxItem(Document):
 
     def reopened(self, answer: Clarification) -> InboxItem:
         """A MISUNDERSTOOD capture with the user's answer, back to the classifier as a new
-        run of the same thread."""
+        run of the same thread. The open question is resolved by the answer."""
         return self._to(
             "reopened",
             Status.RECEIVED,
             clarifications=[*self.clarifications, answer],
+            interrupts=self._closing("resolved", {"answer": answer.text}),
             outcome=None,
             question_text=None,
             run_id=answer.run_id,
         )
+
+    def interrupt_cancelled(self) -> InboxItem:
+        """The user dismissed the open question: it is closed, the capture stays as it is."""
+        if self.open_interrupt is None:
+            raise IllegalTransition(f"capture {self.id} has no open question")
+        return self._to("interrupt_cancelled", self.status, interrupts=self._closing("cancelled"))
 
     def failed(self, code: FailureCode) -> InboxItem:
         if not self.may_fail_with(code):
@@ -190,6 +215,7 @@ class InboxItem(Document):
             title=None,
             question_text=None,
             clarifications=[],
+            interrupts=[],
         )
 
     def _settled(
@@ -200,9 +226,16 @@ class InboxItem(Document):
         bucket: Bucket | None,
         chosen_by: Literal["classifier", "user"],
     ) -> InboxItem:
+        picked = {"bucket": bucket.value} if chosen_by == "user" and bucket else None
+        interrupts = self._closing("resolved", picked)
+        asks = ASKS.get(outcome)
+        if asks is not None:
+            opened = InterruptRecord(id=f"{self.id}:{len(interrupts) + 1}", kind=asks)
+            interrupts = [*interrupts, opened]
         return self._to(
             transition,
             STATUS_OF_OUTCOME[outcome],
+            interrupts=interrupts,
             outcome=outcome,
             filed_bucket=bucket,
             chosen_by=chosen_by if bucket else None,
@@ -211,6 +244,12 @@ class InboxItem(Document):
             question_text=question_for(outcome, c),
             error=None,
         )
+
+    def _closing(
+        self, status: Literal["resolved", "cancelled"], response: dict[str, Any] | None = None
+    ) -> list[InterruptRecord]:
+        """The interrupts with the open one (if any) closed."""
+        return [i.closed(status, response) if i.is_open else i for i in self.interrupts]
 
     def _to(self, transition: str, status: Status, **changes: Any) -> InboxItem:
         if not self.can(transition):

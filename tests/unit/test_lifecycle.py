@@ -9,6 +9,7 @@ import pytest
 from shared.domain.capture import Clarification, InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import IllegalTransition
+from shared.domain.interrupts import InterruptKind, InterruptRecord
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode, Outcome
 
 S = Status
@@ -25,6 +26,7 @@ TRANSITIONS: dict[str, Callable[[InboxItem], InboxItem]] = {
     "failed (audio)": lambda item: item.failed(FailureCode.AUDIO_UNDECODABLE),
     "failed (classify)": lambda item: item.failed(FailureCode.CLASSIFY_FAILED),
     "tombstoned": InboxItem.tombstoned,
+    "interrupt_cancelled": InboxItem.interrupt_cancelled,
 }
 
 SETTLED = {S.FILED, S.NEEDS_REVIEW, S.NEEDS_CLARIFICATION, S.UNRESOLVED}
@@ -41,7 +43,13 @@ EXPECTED: dict[str, dict[Status, Status]] = {
     "failed (audio)": {S.AWAITING_UPLOAD: S.FAILED, S.TRANSCRIBING: S.FAILED},
     "failed (classify)": {S.RECEIVED: S.FAILED, S.QUEUED: S.FAILED},
     "tombstoned": {s: S.DELETING for s in Status if s is not S.DELETING},
+    "interrupt_cancelled": {
+        S.NEEDS_CLARIFICATION: S.NEEDS_CLARIFICATION,
+        S.NEEDS_REVIEW: S.NEEDS_REVIEW,
+    },
 }
+# The statuses in which a capture waits for the user's answer to a question.
+ASKING = {S.NEEDS_CLARIFICATION: InterruptKind.ANSWER, S.NEEDS_REVIEW: InterruptKind.BUCKET}
 
 
 def capture(status: Status, text: str | None = "call Sarah about the budget") -> InboxItem:
@@ -54,6 +62,7 @@ def capture(status: Status, text: str | None = "call Sarah about the budget") ->
         run_id="run-1",
         status=status,
         audio_blob="dev/c-1.m4a",
+        interrupts=[InterruptRecord(id="c-1:1", kind=ASKING[status])] if status in ASKING else [],
     )
 
 
@@ -165,3 +174,45 @@ def test_the_predicates(status: Status) -> None:
     assert item.awaits_audio is (status in {S.AWAITING_UPLOAD, S.TRANSCRIBING})
     assert item.may_be_classified() is (status in {S.RECEIVED, S.QUEUED, S.FAILED})
     assert not capture(status, text="").may_be_classified()
+
+
+@pytest.mark.parametrize(
+    ("confidence", "kind"), [(0.45, InterruptKind.BUCKET), (0.1, InterruptKind.ANSWER), (0.9, None)]
+)
+def test_an_outcome_that_asks_opens_one_question_with_an_id_of_its_round(
+    confidence: float, kind: InterruptKind | None
+) -> None:
+    after = capture(S.QUEUED).classified(GUESS.model_copy(update={"confidence": confidence}))
+    if kind is None:
+        assert after.open_interrupt is None and after.interrupts == []
+        return
+    assert after.open_interrupt is not None and after.open_interrupt.kind is kind
+    assert after.open_interrupt.id == "c-1:1"
+
+
+def test_an_answer_resolves_the_question_and_the_next_round_asks_anew() -> None:
+    asked = capture(S.QUEUED).classified(GUESS.model_copy(update={"confidence": 0.1}))
+    reopened = asked.reopened(ANSWER)
+    assert reopened.open_interrupt is None
+    (closed,) = reopened.interrupts
+    assert closed.status == "resolved" and closed.response == {"answer": ANSWER.text}
+    again = reopened.classified(GUESS.model_copy(update={"confidence": 0.45}))
+    assert [i.id for i in again.interrupts] == ["c-1:1", "c-1:2"]
+    assert again.open_interrupt is not None and again.open_interrupt.kind is InterruptKind.BUCKET
+
+
+def test_a_pick_resolves_the_question_with_the_bucket() -> None:
+    review = capture(S.QUEUED).classified(GUESS.model_copy(update={"confidence": 0.45}))
+    picked = review.picked(Bucket.ADMIN, "Tiles")
+    assert picked.open_interrupt is None
+    assert picked.interrupts[-1].status == "resolved"
+    assert picked.interrupts[-1].response == {"bucket": "Admin"}
+
+
+def test_a_cancelled_question_leaves_the_capture_as_it_is() -> None:
+    review = capture(S.QUEUED).classified(GUESS.model_copy(update={"confidence": 0.45}))
+    kept = review.interrupt_cancelled()
+    assert kept.open_interrupt is None and kept.interrupts[-1].status == "cancelled"
+    assert (kept.status, kept.filed_bucket) == (review.status, review.filed_bucket)
+    with pytest.raises(IllegalTransition):
+        kept.interrupt_cancelled()  # nothing is open any more

@@ -1,0 +1,80 @@
+"""What a capture asks its user, as AG-UI 1.0 interrupts: one open question at a time, with
+the shape of the answer it takes. The records live on the capture, so any instance can check a
+resume, and a replayed resume finds its answer."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field, ValidationError
+
+from shared.domain.classification import Bucket
+from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
+
+
+class InterruptKind(StrEnum):
+    ANSWER = "answer"  # MISUNDERSTOOD: what did you mean?
+    BUCKET = "bucket"  # LOW_CONFIDENCE: is this the right bucket, or which one?
+
+
+class AnswerPayload(RequestBody):
+    """The answer to a question: the user's words, classified with the capture."""
+
+    model_config = ConfigDict(title="Answer", extra="forbid")
+
+    answer: str = Field(min_length=1, max_length=4000, pattern=r"\S")
+
+
+class BucketPayload(RequestBody):
+    """The user's pick of the capture's bucket."""
+
+    model_config = ConfigDict(title="BucketPick", extra="forbid")
+
+    bucket: Bucket
+
+
+PAYLOAD_OF_KIND: dict[InterruptKind, type[RequestBody]] = {
+    InterruptKind.ANSWER: AnswerPayload,
+    InterruptKind.BUCKET: BucketPayload,
+}
+
+# AG-UI's reasons: an open question is `input_required`; a provisional bucket to confirm (or
+# correct) is a `confirmation`.
+REASON_OF_KIND = {InterruptKind.ANSWER: "input_required", InterruptKind.BUCKET: "confirmation"}
+
+
+def response_schema(kind: InterruptKind) -> dict[str, Any]:
+    """The JSON schema of the payload a resume must carry (sent as `responseSchema`)."""
+    return PAYLOAD_OF_KIND[kind].model_json_schema(by_alias=True)
+
+
+def parse_payload(kind: InterruptKind, payload: Any) -> AnswerPayload | BucketPayload | None:
+    """The payload as its model, or None when it does not fit the kind's schema."""
+    try:
+        return PAYLOAD_OF_KIND[kind].model_validate(payload)  # type: ignore[return-value]
+    except ValidationError:
+        return None
+
+
+class InterruptRecord(Document):
+    """One question put to the user, and how it was closed."""
+
+    id: str
+    kind: InterruptKind
+    status: Literal["open", "resolved", "cancelled"] = "open"
+    # The payload that resolved it (JSON, as sent), so that a replayed resume is recognised.
+    response: dict[str, Any] | None = None
+    opened_at: Timestamp = Field(default_factory=utcnow)
+    closed_at: Timestamp | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open"
+
+    def closed(
+        self, status: Literal["resolved", "cancelled"], response: dict[str, Any] | None = None
+    ) -> InterruptRecord:
+        return self.model_copy(
+            update={"status": status, "response": response, "closed_at": utcnow()}
+        )
