@@ -97,6 +97,20 @@ class CosmosCaptureRepository:
             for doc in docs:
                 yield InboxItem.model_validate(doc)
 
+    async def on_thread(self, user_id: str, thread_id: str) -> list[InboxItem]:
+        # One partition; a thread holds a handful of captures, so one bounded read of them all.
+        query = "SELECT * FROM c WHERE c.userId = @user AND c.threadId = @thread"
+        parameters: list[dict[str, object]] = [
+            {"name": "@user", "value": user_id},
+            {"name": "@thread", "value": thread_id},
+        ]
+        async with _translated():
+            found = self._container(INBOX).query_items(
+                query, parameters=parameters, partition_key=user_id
+            )
+            docs = [doc async for doc in found]
+        return [InboxItem.model_validate(doc) for doc in docs]
+
     async def remove(self, user_id: str, capture_id: str) -> None:
         await self._delete(INBOX, user_id, capture_id)
 

@@ -38,6 +38,10 @@ class CaptureRepository(Protocol):
         """The user's inbox items, newest first (by createdAt), from `at_or_before` on."""
         ...
 
+    async def on_thread(self, user_id: str, thread_id: str) -> list[InboxItem]:
+        """The user's captures on an AG-UI thread, in no particular order."""
+        ...
+
     async def remove(self, user_id: str, capture_id: str) -> None:
         """Delete the inbox item; idempotent."""
         ...

@@ -15,8 +15,14 @@ from shared.http.contract import (
 )
 from shared.http.edge import http_function
 from shared.http.input import parse_json, read_body
-from shared.http.requests import BucketChoice, parse_inbox_query, parse_text_capture
+from shared.http.requests import (
+    BucketChoice,
+    parse_feed_query,
+    parse_inbox_query,
+    parse_text_capture,
+)
 from shared.http.sse import sse_response
+from shared.services.agui import speaks_interrupts
 from shared.services.bucket_pick import pick_bucket
 from shared.services.feed import open_feed
 from shared.services.follow_up import follow_up_run, open_follow_up
@@ -58,8 +64,10 @@ async def capture_delete(req: Request) -> Response:
 @http_function
 async def capture_events(req: Request) -> Response:
     user_id = authenticate(req)
+    query = parse_feed_query(dict(req.query_params))
     item = await get_capture(user_id, req.path_params["id"], adapters().repo)
-    return sse_response(open_feed(item, adapters().repo))
+    interrupts = speaks_interrupts(query.protocol_version)
+    return sse_response(open_feed(item, adapters().repo, interrupts=interrupts))
 
 
 @bp.route(

@@ -12,8 +12,13 @@ from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import check_declared_length, read_body
 from shared.http.multipart import open_file_field
-from shared.http.requests import new_voice_capture_for_file, parse_voice_note_request
+from shared.http.requests import (
+    new_voice_capture_for_file,
+    parse_feed_query,
+    parse_voice_note_request,
+)
 from shared.http.sse import sse_response
+from shared.services.agui import speaks_interrupts
 from shared.services.feed import FeedSlot, open_feed
 from shared.services.voice import start_voice_note, upload_voice_note
 from shared.settings import get_settings
@@ -56,6 +61,7 @@ async def voice_notes(req: Request) -> Response:
 async def voice_capture(req: Request) -> Response:
     settings = get_settings()
     user_id = authenticate(req)
+    query = parse_feed_query(dict(req.query_params))
     check_declared_length(req, settings.max_voice_bytes + _MULTIPART_OVERHEAD)
     part = await open_file_field(req.stream(), req.headers.get("content-type"), VOICE_FILE.field)
     new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
@@ -66,4 +72,5 @@ async def voice_capture(req: Request) -> Response:
     except BaseException:
         slot.release()
         raise
-    return sse_response(open_feed(item, adapters().repo, slot))
+    interrupts = speaks_interrupts(query.protocol_version)
+    return sse_response(open_feed(item, adapters().repo, slot, interrupts=interrupts))

@@ -16,7 +16,7 @@ from shared.adapters.health import HealthReport
 from shared.domain.audio import ACCEPTED_TYPES
 from shared.domain.capture import InboxItem
 from shared.http.idempotency import MAX_KEY_CHARS
-from shared.http.requests import BucketChoice, VoiceNoteRequest
+from shared.http.requests import BucketChoice, FeedQuery, VoiceNoteRequest
 from shared.services.inbox import InboxPage, InboxQuery
 from shared.services.voice import VoiceUpload
 
@@ -178,6 +178,7 @@ VOICE_CAPTURE = Route(
     problems=(*_BODY_ERRORS, 409, 503),
     body=VOICE_FILE,
     headers=IdempotencyHeaders,
+    query=FeedQuery,
 )
 GET_CAPTURE = Route(
     method="GET",
@@ -203,8 +204,9 @@ CAPTURE_EVENTS = Route(
     operation_id="captureEvents",
     summary="The capture's AG-UI run: replayed, then followed live to its outcome.",
     answers={200: _RUN},
-    problems=_CAPTURE_ERRORS,
+    problems=(401, 404, 422, 429, 503),
     path_params=CapturePath,
+    query=FeedQuery,
 )
 PICK_BUCKET = Route(
     method="POST",

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
 
 from shared.domain.audio import ACCEPTED_TYPES, audio_type
 from shared.domain.capture import LISTED
@@ -15,8 +16,10 @@ from shared.domain.documents import RequestBody
 from shared.http.input import parse_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
+from shared.services.agui import Conversation, speaks_interrupts
 from shared.services.capture import TextCapture
 from shared.services.inbox import MAX_PAGE, InboxQuery
+from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
 
@@ -27,12 +30,35 @@ if TYPE_CHECKING:
 MAX_ID_CHARS = 200
 
 
+def parse_capture_input(
+    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
+) -> TextCapture | ResumeRequest:
+    """POST /api/capture: a RunAgentInput that either resumes its thread (AG-UI 1.0 `resume`)
+    or carries a new capture as its last user message."""
+    run_input = _run_input(body, content_type)
+    if run_input.resume:
+        return ResumeRequest(
+            user_id=user_id,
+            thread_id=run_input.thread_id,
+            run_id=run_input.run_id,
+            answers=[
+                ResumeAnswer(interrupt_id=r.interrupt_id, status=r.status, payload=r.payload)
+                for r in run_input.resume
+            ],
+            conversation=_conversation(run_input),
+        )
+    return _text_capture(run_input, user_id, idempotency_key)
+
+
 def parse_text_capture(
     body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
 ) -> TextCapture:
-    """A RunAgentInput whose last user message is the capture, or a Problem saying why not.
+    """A RunAgentInput whose last user message is the capture, or a Problem saying why not."""
+    return _text_capture(_run_input(body, content_type), user_id, idempotency_key)
 
-    Fields AG-UI does not define are ignored rather than refused: the protocol's own models
+
+def _run_input(body: bytes, content_type: str | None) -> RunAgentInput:
+    """Fields AG-UI does not define are ignored rather than refused: the protocol's own models
     allow them, so a client on a newer protocol version keeps working."""
     from ag_ui.core import RunAgentInput  # on first use: see shared/services/agui.py
 
@@ -47,6 +73,20 @@ def parse_text_capture(
             f"A run may carry at most {limits.max_messages} messages.",
             code="TOO_MANY_MESSAGES",
         )
+    return run_input
+
+
+def _conversation(run_input: RunAgentInput) -> Conversation:
+    messages = tuple(
+        m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in run_input.messages
+    )
+    return Conversation(interrupts=speaks_interrupts(run_input.protocol_version), messages=messages)
+
+
+def _text_capture(
+    run_input: RunAgentInput, user_id: str, idempotency_key: str | None
+) -> TextCapture:
+    limits = get_settings()
     text = last_user_text(run_input)
     if text is None:
         raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")
@@ -65,6 +105,7 @@ def parse_text_capture(
         run_id=run_input.run_id,
         text=text,
         capture_key=idempotency_key or run_input.run_id,
+        conversation=_conversation(run_input),
     )
 
 
@@ -143,3 +184,24 @@ _INVALID_QUERY = {
     "limit": f"limit must be a whole number from 1 to {MAX_PAGE}.",
     "status": f"status must be one of: {', '.join(LISTED)}.",
 }
+
+
+class FeedQuery(BaseModel):
+    """The query of GET /api/captures/{id}/events. A client declares the AG-UI version it
+    speaks as a POST run would in its RunAgentInput: from 1.0 on, a capture that asks the user
+    ends the feed with an interrupt."""
+
+    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
+
+    protocol_version: str | None = Field(
+        default=None,
+        max_length=20,
+        description="The AG-UI protocol version the client speaks, e.g. `1.0`.",
+    )
+
+
+def parse_feed_query(params: Mapping[str, str]) -> FeedQuery:
+    try:
+        return FeedQuery.model_validate(params)
+    except ValidationError as exc:
+        raise Problem(422, "protocolVersion must be a version such as 1.0.") from exc

@@ -7,12 +7,22 @@ they load with the first run rather than with the app (`ag`, below).
 
 from __future__ import annotations
 
+import re
 import time
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
 
 from shared.domain.capture import InboxItem
+from shared.domain.classification import Bucket
+from shared.domain.interrupts import (
+    REASON_OF_KIND,
+    InterruptKind,
+    InterruptRecord,
+    response_schema,
+)
 from shared.domain.outcomes import Outcome
 
 if TYPE_CHECKING:
@@ -27,6 +37,30 @@ if TYPE_CHECKING:
 
 CLASSIFIER_STEP = "Classifier"
 TRANSCRIPTION_STEP = "Transcription"
+_VERSION = re.compile(r"(\d+)\.(\d+)")
+
+
+def speaks_interrupts(protocol_version: str | None) -> bool:
+    """Whether a client that declared `protocol_version` understands interrupts (1.0 on). No
+    version means a client from before the protocol carried one; a version we cannot read is
+    taken as a newer one, as the spec asks."""
+    if protocol_version is None:
+        return False
+    match = _VERSION.fullmatch(protocol_version)
+    return match is None or (int(match[1]), int(match[2])) >= (1, 0)
+
+
+class Conversation(BaseModel):
+    """What a run's client speaks and holds. An AG-UI 1.0 client gets the user's questions as
+    interrupts, after the state and messages snapshots the spec asks for; an older client gets
+    the run without them and answers through the REST routes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    interrupts: bool = False
+    # The conversation the client holds, as it sent it (JSON): the messages snapshot before an
+    # interrupt repeats it, since a client replaces its messages with the snapshot's.
+    messages: tuple[dict[str, Any], ...] = ()
 
 
 @cache
@@ -42,7 +76,12 @@ def now_ms() -> int:
 
 
 def run_started(thread_id: str, run_id: str) -> RunStartedEvent:
-    return ag().RunStartedEvent(thread_id=thread_id, run_id=run_id, timestamp=now_ms())
+    return ag().RunStartedEvent(
+        thread_id=thread_id,
+        run_id=run_id,
+        protocol_version=ag().PROTOCOL_VERSION,  # the version this app speaks
+        timestamp=now_ms(),
+    )
 
 
 def step_started(name: str) -> StepStartedEvent:
@@ -89,21 +128,78 @@ def outcome_text(item: InboxItem) -> str:
     return "This capture stays in your inbox."
 
 
-def outcome_events(item: InboxItem, run_id: str) -> list[BaseEvent]:
-    """Text message, CUSTOM outcome, RUN_FINISHED with the outcome as result."""
+def outcome_events(
+    item: InboxItem, run_id: str, conversation: Conversation | None = None
+) -> list[BaseEvent]:
+    """Text message, CUSTOM outcome, RUN_FINISHED with the outcome as result. A capture that
+    asks its user something ends an interrupt-aware client's run with the question as an
+    interrupt, after a snapshot of the capture and of the conversation."""
     assert item.outcome is not None
     message_id = f"{run_id}:outcome"
     value = outcome_value(item)
-    return [
+    text = outcome_text(item)
+    result = {"status": item.status.value, "outcome": item.outcome.value, **value}
+    events = [
         ag().TextMessageStartEvent(message_id=message_id, role="assistant", timestamp=now_ms()),
-        ag().TextMessageContentEvent(
-            message_id=message_id, delta=outcome_text(item), timestamp=now_ms()
-        ),
+        ag().TextMessageContentEvent(message_id=message_id, delta=text, timestamp=now_ms()),
         ag().TextMessageEndEvent(message_id=message_id, timestamp=now_ms()),
         ag().CustomEvent(name=item.outcome.value, value=value, timestamp=now_ms()),
-        run_finished(
-            item.thread_id,
-            run_id,
-            {"status": item.status.value, "outcome": item.outcome.value, **value},
+    ]
+    asking = item.open_interrupt if conversation and conversation.interrupts else None
+    if asking is None:
+        return [*events, run_finished(item.thread_id, run_id, result)]
+    assert conversation is not None
+    said = {"id": message_id, "role": "assistant", "content": text}
+    return [
+        *events,
+        ag().StateSnapshotEvent(snapshot=capture_state(item), timestamp=now_ms()),
+        ag().MessagesSnapshotEvent(messages=[*conversation.messages, said], timestamp=now_ms()),
+        ag().RunFinishedEvent(
+            thread_id=item.thread_id,
+            run_id=run_id,
+            result=result,
+            outcome=ag().RunFinishedInterruptOutcome(interrupts=[interrupt_for(item, asking)]),
+            timestamp=now_ms(),
         ),
     ]
+
+
+def capture_messages(item: InboxItem) -> tuple[dict[str, Any], ...]:
+    """A capture's conversation when no client sent one (a voice note's feed): what was said,
+    then each answer to a question."""
+    said = [{"id": f"{item.id}:said", "role": "user", "content": item.text or ""}]
+    answers = [
+        {"id": f"{item.id}:answer:{n}", "role": "user", "content": c.text}
+        for n, c in enumerate(item.clarifications, start=1)
+    ]
+    return tuple(said + answers)
+
+
+def capture_state(item: InboxItem) -> dict[str, Any]:
+    """The capture as a client shows it: what GET /api/captures/{id} answers."""
+    return item.to_json()
+
+
+def interrupt_for(item: InboxItem, asking: InterruptRecord) -> Any:
+    """The open question as an AG-UI interrupt: what to ask, and the answer's schema."""
+    metadata: dict[str, Any] = {"captureId": item.id, "kind": asking.kind.value}
+    if asking.kind is InterruptKind.BUCKET:
+        assert item.filed_bucket is not None and item.confidence is not None
+        metadata |= {
+            "bucket": item.filed_bucket.value,
+            "confidence": item.confidence,
+            "buckets": [b.value for b in Bucket],
+        }
+        message = (
+            f"Filed under {item.filed_bucket} for now ({item.confidence:.2f}). "
+            f"{item.question_text or 'Is that right?'}"
+        )
+    else:
+        message = item.question_text or "What did you want to capture?"
+    return ag().Interrupt(
+        id=asking.id,
+        reason=REASON_OF_KIND[asking.kind],
+        message=message,
+        response_schema=response_schema(asking.kind),
+        metadata=metadata,
+    )

@@ -8,6 +8,7 @@ from shared.domain.capture import InboxItem
 from shared.domain.errors import NotStored
 from shared.domain.ids import capture_id_for
 from shared.domain.ports import CaptureRepository
+from shared.services.agui import Conversation
 
 
 class TextCapture(BaseModel):
@@ -18,6 +19,7 @@ class TextCapture(BaseModel):
     run_id: str
     text: str
     capture_key: str  # the Idempotency-Key, else the run id
+    conversation: Conversation = Conversation()
 
     @property
     def capture_id(self) -> str:
@@ -34,6 +36,8 @@ async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> I
         thread_id=capture.thread_id,
         run_id=capture.run_id,
     )
+    if capture.conversation.interrupts:
+        await _refuse_while_asking(capture, repo)
     stored, created = await repo.add(item)
     if stored.is_deleted:
         raise NotStored("CAPTURE_DELETED", "This capture was deleted.")
@@ -48,3 +52,15 @@ async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> I
             "This runId (or Idempotency-Key) was already used for a different capture.",
         )
     return stored
+
+
+async def _refuse_while_asking(capture: TextCapture, repo: CaptureRepository) -> None:
+    """AG-UI 1.0: a thread with an open interrupt takes a resume, not new input. (A retry of
+    the run that asked is the same capture, and goes on.)"""
+    for other in await repo.on_thread(capture.user_id, capture.thread_id):
+        if other.open_interrupt is not None and other.id != capture.capture_id:
+            raise NotStored(
+                "INTERRUPT_PENDING",
+                "This thread is waiting for an answer to its question: resume it (answer or "
+                "cancel) before sending anything new.",
+            )

@@ -48,7 +48,9 @@ def stage_of(item: InboxItem) -> Stage:
     return Stage.CLASSIFYING
 
 
-def events_between(item: InboxItem, before: Stage, after: Stage) -> list[BaseEvent]:
+def events_between(
+    item: InboxItem, before: Stage, after: Stage, interrupts: bool = False
+) -> list[BaseEvent]:
     """The events that take a run from `before` to `after` (replay passes WAITING)."""
     voice = item.source == "voice"
     if after is Stage.FAILED:
@@ -67,7 +69,8 @@ def events_between(item: InboxItem, before: Stage, after: Stage) -> list[BaseEve
         events.append(agui.step_started(agui.CLASSIFIER_STEP))
     if before < Stage.SETTLED <= after:
         events.append(agui.step_finished(agui.CLASSIFIER_STEP))
-        events.extend(agui.outcome_events(item, item.run_id))
+        told = agui.Conversation(interrupts=interrupts, messages=agui.capture_messages(item))
+        events.extend(agui.outcome_events(item, item.run_id, told))
     return events
 
 
@@ -98,7 +101,11 @@ class FeedSlot:
 
 
 def open_feed(
-    item: InboxItem, repo: CaptureRepository, slot: FeedSlot | None = None
+    item: InboxItem,
+    repo: CaptureRepository,
+    slot: FeedSlot | None = None,
+    *,
+    interrupts: bool = False,
 ) -> AsyncIterator[BaseEvent]:
     """`follow_capture`, holding a feed slot (taken here unless the caller took it first)
     until the feed ends."""
@@ -106,7 +113,7 @@ def open_feed(
 
     async def feed() -> AsyncIterator[BaseEvent]:
         try:
-            async for event in follow_capture(item, repo):
+            async for event in follow_capture(item, repo, interrupts=interrupts):
                 yield event
         finally:
             held.release()
@@ -118,7 +125,9 @@ def open_feed(
     return events
 
 
-async def follow_capture(item: InboxItem, repo: CaptureRepository) -> AsyncIterator[BaseEvent]:
+async def follow_capture(
+    item: InboxItem, repo: CaptureRepository, *, interrupts: bool = False
+) -> AsyncIterator[BaseEvent]:
     """The run of `item` to its end, or RUN_ERROR TIMEOUT after EVENTS_TIMEOUT_S (the capture
     goes on regardless; reconnecting resumes)."""
     settings = get_settings()
@@ -129,7 +138,7 @@ async def follow_capture(item: InboxItem, repo: CaptureRepository) -> AsyncItera
     while True:
         # Never step back: a poll may read a replica a moment behind the last one.
         reached = max(stage, stage_of(item))
-        for event in events_between(item, stage, reached):
+        for event in events_between(item, stage, reached, interrupts):
             yield event
         if reached in (Stage.SETTLED, Stage.FAILED):
             return

@@ -49,6 +49,7 @@ def follow_up_run(
         ClassifyJob(capture_id=item.id, user_id=item.user_id),
         lambda: store_clarification(item, answer, adapters.repo),
         adapters,
+        answer.conversation,
     )
 
 

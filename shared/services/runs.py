@@ -18,6 +18,7 @@ from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services import agui
+from shared.services.agui import Conversation
 from shared.services.background import spawn
 from shared.services.capture import TextCapture, store_text_capture
 from shared.services.filing import classify_and_file
@@ -59,6 +60,7 @@ def text_capture_run(capture: TextCapture, adapters: Adapters) -> AsyncIterator[
         ClassifyJob(capture_id=capture_id, user_id=capture.user_id),
         lambda: store_text_capture(capture, adapters.repo),
         adapters,
+        capture.conversation,
     )
 
 
@@ -68,10 +70,24 @@ async def capture_run(
     capture: ClassifyJob,
     store: Callable[[], Awaitable[InboxItem]],
     adapters: Adapters,
+    conversation: Conversation,
 ) -> AsyncIterator[BaseEvent]:
     """Store (with `store`), classify and file `capture`, as one AG-UI run."""
     # The first bytes leave before any storage or model call.
     yield agui.run_started(thread_id, run_id)
+    async for event in filing_events(thread_id, run_id, capture, store, adapters, conversation):
+        yield event
+
+
+async def filing_events(
+    thread_id: str,
+    run_id: str,
+    capture: ClassifyJob,
+    store: Callable[[], Awaitable[InboxItem]],
+    adapters: Adapters,
+    conversation: Conversation,
+) -> AsyncIterator[BaseEvent]:
+    """The events of `capture_run` after RUN_STARTED (a resumed run starts its own)."""
     progress: asyncio.Queue[Progress] = asyncio.Queue()
     spawn(_store_and_file(capture, store, adapters, progress.put_nowait))
 
@@ -85,7 +101,7 @@ async def capture_run(
     if isinstance(final, NotStored):
         yield agui.run_error(final.message, final.code)
     elif isinstance(final, Settled):
-        for event in agui.outcome_events(final.item, run_id):
+        for event in agui.outcome_events(final.item, run_id, conversation):
             yield event
     else:
         yield agui.run_finished(

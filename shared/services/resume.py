@@ -1,0 +1,207 @@
+"""Resume an interrupted thread (AG-UI 1.0): the user's answers to the questions its captures
+asked. An answer is a follow-up, a bucket is the user's pick, `cancelled` closes the question
+and leaves the capture as it is. The spec's rules are checked before anything changes, each
+refusal a RUN_ERROR with its code; a replayed resume answers again without filing twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
+
+from shared.domain.capture import InboxItem
+from shared.domain.errors import Refused, StaleItem
+from shared.domain.interrupts import (
+    AnswerPayload,
+    BucketPayload,
+    InterruptRecord,
+    parse_payload,
+)
+from shared.domain.messages import ClassifyJob
+from shared.domain.ports import Adapters, CaptureRepository
+from shared.services import agui
+from shared.services.agui import Conversation
+from shared.services.bucket_pick import pick_bucket
+from shared.services.capture import TextCapture
+from shared.services.follow_up import store_clarification
+from shared.services.runs import filing_events
+
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
+
+_ATTEMPTS = 3
+
+
+class ResumeAnswer(BaseModel):
+    """One entry of RunAgentInput.resume."""
+
+    interrupt_id: str
+    status: Literal["resolved", "cancelled"]
+    payload: Any = None
+
+
+class ResumeRequest(BaseModel):
+    user_id: str
+    thread_id: str
+    run_id: str
+    answers: list[ResumeAnswer]
+    conversation: Conversation
+
+
+class ResumeRefused(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What to do for one answer: `action` on the capture's open question, or `replay` when
+    this very answer closed it already."""
+
+    item: InboxItem
+    answer: ResumeAnswer
+    payload: AnswerPayload | BucketPayload | None
+    replay: bool
+
+
+async def resume_run(request: ResumeRequest, adapters: Adapters) -> AsyncIterator[BaseEvent]:
+    yield agui.run_started(request.thread_id, request.run_id)
+    try:
+        steps = await _plan(request, adapters.repo)
+        # Every answer but the last is carried out quietly; the run tells the last one's story.
+        for step in steps[:-1]:
+            async for _ in _carry_out(step, request, adapters):
+                pass
+        async for event in _carry_out(steps[-1], request, adapters):
+            yield event
+    except ResumeRefused as refused:
+        yield agui.run_error(refused.message, refused.code)
+
+
+async def _plan(request: ResumeRequest, repo: CaptureRepository) -> list[_Step]:
+    """Check the resume against the thread's questions; nothing changes if one check fails."""
+    on_thread = await repo.on_thread(request.user_id, request.thread_id)
+    asked: dict[str, tuple[InboxItem, InterruptRecord]] = {
+        record.id: (item, record) for item in on_thread for record in item.interrupts
+    }
+    steps: list[_Step] = []
+    for answer in request.answers:
+        if answer.interrupt_id not in asked:
+            raise ResumeRefused(
+                "UNKNOWN_INTERRUPT_ID",
+                f"This thread asked no question {answer.interrupt_id!r}.",
+            )
+        item, record = asked[answer.interrupt_id]
+        payload = None
+        if answer.status == "resolved":
+            payload = parse_payload(record.kind, answer.payload)
+            if payload is None:
+                raise ResumeRefused(
+                    "INVALID_PAYLOAD",
+                    f"The answer to {record.id!r} does not fit its responseSchema.",
+                )
+        if not record.is_open and not _same_answer(record, answer, payload):
+            raise ResumeRefused(
+                "INTERRUPT_CLOSED", f"The question {record.id!r} was answered already."
+            )
+        steps.append(_Step(item, answer, payload, replay=not record.is_open))
+    answered = {a.interrupt_id for a in request.answers}
+    still_open = [i.open_interrupt.id for i in on_thread if i.open_interrupt]
+    missing = [interrupt_id for interrupt_id in still_open if interrupt_id not in answered]
+    if missing:
+        raise ResumeRefused(
+            "PARTIAL_RESUME",
+            f"The resume must answer every open question of the thread; missing: {missing}.",
+        )
+    if not steps:
+        raise ResumeRefused("NOTHING_TO_RESUME", "This thread has no question to answer.")
+    return steps
+
+
+def _same_answer(
+    record: InterruptRecord, answer: ResumeAnswer, payload: AnswerPayload | BucketPayload | None
+) -> bool:
+    if record.status != answer.status:
+        return False
+    return payload is None or payload.model_dump(mode="json") == record.response
+
+
+async def _carry_out(
+    step: _Step, request: ResumeRequest, adapters: Adapters
+) -> AsyncIterator[BaseEvent]:
+    item, run_id = step.item, request.run_id
+    if step.replay:
+        current = await adapters.repo.get(item.user_id, item.id)
+        if current is None or current.is_deleted:
+            raise ResumeRefused("CAPTURE_DELETED", "This capture was deleted.")
+        for event in _told(current, request):
+            yield event
+    elif step.answer.status == "cancelled":
+        kept = await _cancel(item, adapters.repo)
+        yield agui.run_finished(
+            item.thread_id, run_id, {"status": kept.status.value, "inboxItemId": kept.id}
+        )
+    elif isinstance(step.payload, BucketPayload):
+        try:
+            picked = await pick_bucket(item.user_id, item.id, step.payload.bucket, adapters)
+        except Refused as refused:
+            raise ResumeRefused(refused.code or "CONFLICT", refused.message) from None
+        for event in agui.outcome_events(picked, run_id, request.conversation):
+            yield event
+    else:
+        assert isinstance(step.payload, AnswerPayload)
+        answer = TextCapture(
+            user_id=item.user_id,
+            thread_id=item.thread_id,
+            run_id=run_id,
+            text=step.payload.answer.strip(),
+            capture_key=run_id,
+            conversation=request.conversation,
+        )
+        job = ClassifyJob(capture_id=item.id, user_id=item.user_id)
+        store = _answering(item, answer, adapters.repo)
+        async for event in filing_events(
+            item.thread_id, run_id, job, store, adapters, request.conversation
+        ):
+            yield event
+
+
+def _told(item: InboxItem, request: ResumeRequest) -> list[BaseEvent]:
+    """The capture's outcome as it stands, for a replayed resume."""
+    if item.outcome is None:
+        return [
+            agui.run_finished(
+                item.thread_id,
+                request.run_id,
+                {"status": item.status.value, "inboxItemId": item.id},
+            )
+        ]
+    return agui.outcome_events(item, request.run_id, request.conversation)
+
+
+def _answering(item: InboxItem, answer: TextCapture, repo: CaptureRepository):
+    async def store() -> InboxItem:
+        return await store_clarification(item, answer, repo)
+
+    return store
+
+
+async def _cancel(item: InboxItem, repo: CaptureRepository) -> InboxItem:
+    for _ in range(_ATTEMPTS):
+        if item.is_deleted:
+            raise ResumeRefused("CAPTURE_DELETED", "This capture was deleted.")
+        if item.open_interrupt is None:
+            return item  # closed meanwhile (answered through REST, or this very cancel)
+        try:
+            return await repo.save(item.interrupt_cancelled())
+        except StaleItem:
+            current = await repo.get(item.user_id, item.id)
+            if current is None:
+                raise ResumeRefused("CAPTURE_DELETED", "This capture was deleted.") from None
+            item = current
+    raise ResumeRefused("CONFLICT", "This capture keeps changing. Please try again.")
