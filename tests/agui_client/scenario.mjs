@@ -1,0 +1,125 @@
+// The official AG-UI client (@ag-ui/client) against our API, as any AG-UI app would drive it.
+// Usage: node scenario.mjs <name>   with BASE_URL and API_KEY in the environment.
+// Prints one JSON object: what the client saw (pendingInterrupts, results, errors, events).
+import { HttpAgent, buildResumeArray } from "@ag-ui/client";
+
+const base = process.env.BASE_URL;
+const headers = { "X-API-Key": process.env.API_KEY };
+
+// A voice note's events feed is a GET: the same agent, reading the run from another verb.
+class FeedAgent extends HttpAgent {
+  requestInit() {
+    return { method: "GET", headers: { ...headers, Accept: "text/event-stream" } };
+  }
+}
+
+function agent(threadId, text) {
+  const initialMessages = text ? [{ id: `m-${threadId}`, role: "user", content: text }] : [];
+  return new HttpAgent({ url: `${base}/api/capture`, headers, threadId, initialMessages });
+}
+
+// Runs the agent and records what a UI would look at.
+async function run(a, params = {}) {
+  const seen = { events: [], errors: [] };
+  const subscriber = {
+    onEvent: ({ event }) => {
+      seen.events.push(event.type);
+    },
+    onRunStartedEvent: ({ event }) => {
+      seen.protocolVersion = event.protocolVersion;
+    },
+    onRunFinishedEvent: ({ event }) => {
+      seen.result = event.result ?? null;
+      seen.outcome = event.outcome ?? null;
+    },
+    onRunErrorEvent: ({ event }) => {
+      seen.errors.push(event.code);
+    },
+  };
+  try {
+    await a.runAgent(params, subscriber);
+  } catch (error) {
+    seen.thrown = `${error.name}: ${error.message}`;
+  }
+  seen.pending = a.pendingInterrupts.map((i) => ({ id: i.id, reason: i.reason, metadata: i.metadata }));
+  seen.messages = a.messages.length;
+  seen.state = a.state && a.state.status ? { status: a.state.status, id: a.state.id } : null;
+  return seen;
+}
+
+function answering(a, payload) {
+  const responses = Object.fromEntries(a.pendingInterrupts.map((i) => [i.id, payload]));
+  return buildResumeArray(a.pendingInterrupts, responses);
+}
+
+const scenarios = {
+  // Unclear text: the run asks; the answer, built by the client, files it.
+  async answer() {
+    const a = agent(`t-answer-${Date.now()}`, "zq tiles");
+    const asked = await run(a);
+    const resume = answering(a, { status: "resolved", payload: { answer: "order the kitchen tiles" } });
+    const filed = await run(a, { resume });
+    return { asked, filed, resume };
+  },
+  // Low confidence: the user picks the bucket.
+  async pick() {
+    const a = agent(`t-pick-${Date.now()}`, "tiles for the kitchen");
+    const asked = await run(a);
+    const filed = await run(a, { resume: answering(a, { status: "resolved", payload: { bucket: "Admin" } }) });
+    return { asked, filed };
+  },
+  async cancel() {
+    const a = agent(`t-cancel-${Date.now()}`, "tiles for the kitchen");
+    const asked = await run(a);
+    const cancelled = await run(a, { resume: answering(a, { status: "cancelled" }) });
+    return { asked, cancelled };
+  },
+  // New input while a question is open: the client's own guard, then the server's.
+  async refused() {
+    const threadId = `t-refused-${Date.now()}`;
+    const a = agent(threadId, "zq tiles");
+    const asked = await run(a);
+    a.addMessage({ id: "m-more", role: "user", content: "something else" });
+    const sameAgent = await run(a);
+    const other = agent(threadId, "something else");
+    const otherAgent = await run(other);
+    return { asked, sameAgent, otherAgent };
+  },
+  // The same resume twice (a retry from another device): the same answer, filed once.
+  async replay() {
+    const threadId = `t-replay-${Date.now()}`;
+    const a = agent(threadId, "zq tiles");
+    await run(a);
+    const resume = answering(a, { status: "resolved", payload: { answer: "order the kitchen tiles" } });
+    const first = await run(a, { resume });
+    const again = await run(agent(threadId, null), { resume });
+    return { first, again };
+  },
+  // A voice note: follow its feed to the question, answer it on its thread.
+  async voice() {
+    const started = await fetch(`${base}/api/voice-notes`, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify({ contentType: "audio/wav" }),
+    }).then((r) => r.json());
+    const audio = await import("node:fs/promises").then((fs) => fs.readFile(process.env.AUDIO));
+    const put = await fetch(started.uploadUrl, { method: "PUT", headers: started.uploadHeaders, body: audio });
+    const feed = new FeedAgent({
+      url: `${base}${started.eventsUrl}?protocolVersion=1.0`,
+      headers,
+      threadId: started.captureId,
+    });
+    const asked = await run(feed);
+    const a = agent(started.captureId, null);
+    a.setMessages(feed.messages);
+    const resume = buildResumeArray(feed.pendingInterrupts, {
+      [feed.pendingInterrupts[0]?.id]: { status: "resolved", payload: { bucket: "People" } },
+    });
+    const filed = await run(a, { resume });
+    return { captureId: started.captureId, uploaded: put.status, asked, filed };
+  },
+};
+
+const name = process.argv[2];
+const outcome = await scenarios[name]();
+process.stdout.write(JSON.stringify(outcome));
