@@ -7,7 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
@@ -21,15 +21,11 @@ class InterruptKind(StrEnum):
 class AnswerPayload(RequestBody):
     """The answer to a question: the user's words, classified with the capture."""
 
-    model_config = ConfigDict(title="Answer", extra="forbid")
-
     answer: str = Field(min_length=1, max_length=4000, pattern=r"\S")
 
 
 class BucketPayload(RequestBody):
     """The user's pick of the capture's bucket."""
-
-    model_config = ConfigDict(title="BucketPick", extra="forbid")
 
     bucket: Bucket
 

@@ -88,6 +88,7 @@ class Route:
     operation_id: str
     summary: str
     answers: dict[int, Answer]
+    description: str | None = None
     # Statuses answered with a problem+json (shared/problems.py).
     problems: tuple[int, ...] = ()
     body: Model | Multipart | None = None
@@ -153,6 +154,19 @@ CAPTURE = Route(
     route="capture",
     operation_id="capture",
     summary="Text capture: the last user message of an AG-UI RunAgentInput, answered as a run.",
+    description=(
+        "A client that declares `protocolVersion` 1.0 gets a capture's question (LOW_CONFIDENCE, "
+        "MISUNDERSTOOD) as an AG-UI interrupt: the run ends with STATE_SNAPSHOT, "
+        "MESSAGES_SNAPSHOT and RUN_FINISHED whose `outcome` is `{type: interrupt, interrupts}`; "
+        "each interrupt's `responseSchema` is the `AnswerPayload` or `BucketPayload` schema. "
+        "The next RunAgentInput on the same thread carries "
+        "`resume: [{interruptId, status, payload}]` "
+        "(`resolved` with that payload, or `cancelled`), and needs no new user message. A "
+        "resume that leaves an open question out, names an unknown one, or carries a payload "
+        "outside its schema ends in RUN_ERROR (PARTIAL_RESUME, UNKNOWN_INTERRUPT_ID, "
+        "INVALID_PAYLOAD); so does new input on a thread whose question is open "
+        "(INTERRUPT_PENDING)."
+    ),
     answers={200: _RUN},
     problems=_BODY_ERRORS,
     body=RUN_AGENT_INPUT,

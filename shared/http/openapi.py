@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_schema
 
+from shared.domain.interrupts import PAYLOAD_OF_KIND
 from shared.http.contract import (
     ROUTES,
     Answer,
@@ -154,6 +155,8 @@ def _operation(route: Route, refs: _Refs) -> dict[str, Any]:
     if sorted(in_path) != sorted(re.findall(r"\{(\w+)\}", route.route)):
         raise ValueError(f"{route.operation_id}: path parameters {in_path} for {route.route!r}")
     op: dict[str, Any] = {"operationId": route.operation_id, "summary": route.summary}
+    if route.description:
+        op["description"] = route.description
     if parameters:
         op["parameters"] = parameters
     if route.body is not None:
@@ -188,6 +191,9 @@ def _contract_models() -> list[tuple[type[BaseModel], JsonSchemaMode]]:
         for answer in route.answers.values():
             if isinstance(answer, Json) and answer.model is not None:
                 models[load_model(answer.model), "serialization"] = None
+    # What a resume's payload takes: the interrupts' responseSchemas.
+    for payload in PAYLOAD_OF_KIND.values():
+        models[payload, "validation"] = None
     return list(models)
 
 
@@ -210,8 +216,8 @@ def _model_schemas() -> tuple[_Refs, dict[str, Any]]:
         run[name] |= {"minLength": 1, "maxLength": MAX_ID_CHARS}
     # A setting, so not a fixed maxItems: the document is the same for every deployment.
     run["messages"]["description"] = (
-        "The conversation; its last user message is the capture. At most MAX_MESSAGES "
-        "(setting, default 50) messages."
+        "The conversation; its last user message is the capture (unless `resume` answers the "
+        "thread's open question). At most MAX_MESSAGES (setting, default 50) messages."
     )
     # InboxPage carries its items as plain dicts (already serialised), which its generated
     # schema calls objects; say what they are.
