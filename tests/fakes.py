@@ -1,0 +1,441 @@
+"""In-memory fakes of the ports of shared/domain/ports.py, for testing the services without
+emulators, processes or a network: the capture repository, the queues, the voice-notes store,
+and scripted models; `Fakes.adapters` is the `Adapters` bundle the services take.
+
+They keep the semantics the services rely on, as the real adapters have them:
+`FakeCaptureRepository` stores JSON documents as Cosmos does (every read is a fresh copy, every
+write gets a new ETag, saves are ETag-guarded, deletes are idempotent), and
+tests/integration/test_repository_contract.py runs one suite over it and over
+`CosmosCaptureRepository` to keep it honest. Each call gives other tasks a turn, as a call over
+the network would, so races can happen between two coroutines just as they do against the real
+stores.
+
+Every fake records its calls (`calls`) and takes faults for its next call: `fail_next(method,
+error)` raises `error` there, and `before_next(method, hook)` runs `hook` (sync or async) just
+before it, e.g. to let a concurrent writer or a DELETE land between a read and a save.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import json
+import uuid
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+from shared.domain.capture import InboxItem, Status
+from shared.domain.classification import Bucket, Classification
+from shared.domain.documents import utc_text
+from shared.domain.errors import StaleItem, VoiceNoteTooLarge
+from shared.domain.filed import FILED_MODELS, FiledItem
+from shared.domain.messages import ClassifyJob, OutcomeMessage
+from shared.domain.ports import Adapters
+from shared.domain.transcript import Transcript
+
+Hook = Callable[[], Awaitable[Any] | Any]
+
+
+class Faults:
+    """Call recording and fault injection, shared by the fakes."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self._failures: dict[str, deque[BaseException]] = defaultdict(deque)
+        self._hooks: dict[str, deque[Hook]] = defaultdict(deque)
+
+    def fail_next(self, method: str, error: BaseException, *, times: int = 1) -> None:
+        """The next `times` calls of `method` raise `error` (after any hook for them ran)."""
+        self._known(method)
+        self._failures[method].extend([error] * times)
+
+    def before_next(self, method: str, hook: Hook) -> None:
+        """Run `hook` just before the next call of `method` does anything. The hook may call
+        the fake itself (a concurrent writer): its own calls are not the ones it was armed for."""
+        self._known(method)
+        self._hooks[method].append(hook)
+
+    @property
+    def armed(self) -> list[str]:
+        """Methods with a fault or hook still waiting for their call (a test can check that
+        what it arranged did happen)."""
+        plans = [*self._failures.items(), *self._hooks.items()]
+        return sorted({method for method, queue in plans if queue})
+
+    def _known(self, method: str) -> None:
+        # A port's methods are the async ones; the helpers for tests take no faults.
+        attr = None if method.startswith("_") else getattr(self, method, None)
+        if not (inspect.iscoroutinefunction(attr) or inspect.isasyncgenfunction(attr)):
+            raise ValueError(f"{type(self).__name__} has no port method {method!r}")
+
+    async def _step(self, method: str) -> None:
+        self.calls.append(method)
+        # Taken before the hook runs, so that the hook's own calls do not use them up.
+        hook = self._hooks[method].popleft() if self._hooks[method] else None
+        failure = self._failures[method].popleft() if self._failures[method] else None
+        # A real adapter call leaves the loop to other tasks while it waits for an answer.
+        await asyncio.sleep(0)
+        if hook is not None:
+            result = hook()
+            if inspect.isawaitable(result):
+                await result
+        if failure is not None:
+            raise failure
+
+
+# -- the capture repository --------------------------------------------------------------------
+
+
+class FakeCaptureRepository(Faults):
+    """`CaptureRepository` on dicts of JSON text, one per container, keyed as Cosmos keys them
+    (partition key userId, then id)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._inbox: dict[tuple[str, str], str] = {}
+        self._filed: dict[tuple[Bucket, str, str], str] = {}
+        self._etags = itertools.count(1)
+
+    # The protocol
+
+    async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
+        await self._step("add")
+        key = (item.user_id, item.id)
+        if key in self._inbox:
+            return self._read(key), False
+        self._write(key, item)
+        return self._read(key), True
+
+    async def get(self, user_id: str, capture_id: str) -> InboxItem | None:
+        await self._step("get")
+        key = (user_id, capture_id)
+        return self._read(key) if key in self._inbox else None
+
+    async def save(self, item: InboxItem) -> InboxItem:
+        await self._step("save")
+        key = (item.user_id, item.id)
+        stored = self._inbox.get(key)
+        # As Cosmos's replace: gone is stale; with an ETag, only over that very version.
+        if stored is None or (item.etag is not None and json.loads(stored)["_etag"] != item.etag):
+            raise StaleItem(item.id)
+        self._write(key, item)
+        return self._read(key)
+
+    async def newest(
+        self, user_id: str, *, at_or_before: str | None, status: Status | None
+    ) -> AsyncIterator[InboxItem]:
+        await self._step("newest")
+        docs = [json.loads(text) for (user, _), text in self._inbox.items() if user == user_id]
+        if at_or_before is not None:
+            docs = [d for d in docs if d["createdAt"] <= at_or_before]  # strings, as stored
+        if status is not None:
+            docs = [d for d in docs if d["status"] == status.value]
+        # Newest first; items of the same instant in the order they were added, every time.
+        for doc in sorted(docs, key=lambda d: d["createdAt"], reverse=True):
+            yield InboxItem.model_validate(doc)
+
+    async def remove(self, user_id: str, capture_id: str) -> None:
+        await self._step("remove")
+        self._inbox.pop((user_id, capture_id), None)
+
+    async def put_filed(self, item: FiledItem) -> None:
+        await self._step("put_filed")
+        self._filed[(item.bucket, item.user_id, item.id)] = json.dumps(item.to_json())
+
+    async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
+        await self._step("delete_filed")
+        self._filed.pop((bucket, user_id, capture_id), None)
+
+    # For tests: the state to start from, and what is stored, without counting as a call or
+    # meeting a fault
+
+    def seed(self, item: InboxItem) -> InboxItem:
+        """Store `item` as it is (over whatever has its id); the stored item, with its ETag."""
+        key = (item.user_id, item.id)
+        self._write(key, item)
+        return self._read(key)
+
+    def stored(self, user_id: str, capture_id: str) -> InboxItem | None:
+        key = (user_id, capture_id)
+        return self._read(key) if key in self._inbox else None
+
+    def inbox(self, user_id: str | None = None) -> list[InboxItem]:
+        return [self._read(key) for key in self._inbox if user_id in (None, key[0])]
+
+    def filed(self, user_id: str, capture_id: str) -> dict[Bucket, FiledItem]:
+        """The capture's filed items, by bucket (in the buckets' order)."""
+        found: dict[Bucket, FiledItem] = {}
+        for bucket in Bucket:
+            text = self._filed.get((bucket, user_id, capture_id))
+            if text is not None:
+                found[bucket] = FILED_MODELS[bucket].model_validate(json.loads(text))
+        return found
+
+    def filed_buckets(self, user_id: str, capture_id: str) -> list[Bucket]:
+        return list(self.filed(user_id, capture_id))
+
+    def filed_count(self) -> int:
+        return len(self._filed)
+
+    def _write(self, key: tuple[str, str], item: InboxItem) -> None:
+        # What Cosmos keeps: the JSON form (no etag of the caller's), with its own new ETag.
+        etag = f'"{next(self._etags):08x}-0000-0000-0000-fake00000000"'
+        self._inbox[key] = json.dumps({**item.to_json(), "_etag": etag})
+
+    def _read(self, key: tuple[str, str]) -> InboxItem:
+        return InboxItem.model_validate(json.loads(self._inbox[key]))
+
+
+# -- the queues --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SentJob:
+    job: ClassifyJob
+    delay_s: float
+
+
+class FakeQueues(Faults):
+    """`CaptureQueues` as lists. Messages go through their JSON form as on the real queues, so
+    whoever takes one gets its own copy."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[SentJob] = []  # every classify job sent, in order
+        self.pending: deque[SentJob] = deque()  # sent and not yet delivered
+        self.delivered: list[ClassifyJob] = []
+        self.outcomes: list[OutcomeMessage] = []
+
+    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
+        await self._step("enqueue_classify")
+        copy = ClassifyJob.model_validate_json(job.model_dump_json(by_alias=True))
+        sent = SentJob(copy, delay_s)
+        self.sent.append(sent)
+        self.pending.append(sent)
+
+    async def publish_outcome(self, message: OutcomeMessage) -> None:
+        await self._step("publish_outcome")
+        self.outcomes.append(
+            OutcomeMessage.model_validate_json(message.model_dump_json(by_alias=True))
+        )
+
+    def jobs_for(self, capture_id: str) -> list[SentJob]:
+        return [s for s in self.sent if s.job.capture_id == capture_id]
+
+    async def deliver(
+        self,
+        handler: Callable[[ClassifyJob], Awaitable[Any]],
+        *,
+        twice: bool = False,
+        concurrently: bool = False,
+        max_delay_s: float | None = None,
+    ) -> list[Any]:
+        """Hand the jobs pending now to `handler` (the worker), oldest first, as the queue
+        would: at least once. `twice` delivers each job a second time (one after the other, or
+        both at once with `concurrently`); `max_delay_s` leaves jobs sent with a longer delay
+        pending (not due yet). Jobs the handler sends stay pending for the next call. A job
+        whose handler raises goes back to the front, as an unacknowledged message becomes
+        visible again, and the error propagates. The handler's results, in order."""
+        due = [s for s in self.pending if max_delay_s is None or s.delay_s <= max_delay_s]
+        results: list[Any] = []
+        for sent in due:
+            self.pending.remove(sent)
+            copies = [
+                ClassifyJob.model_validate_json(sent.job.model_dump_json(by_alias=True))
+                for _ in range(2 if twice else 1)
+            ]
+            try:
+                if concurrently:
+                    self.delivered.extend(copies)
+                    results.extend(await asyncio.gather(*(handler(c) for c in copies)))
+                else:
+                    for copy in copies:
+                        self.delivered.append(copy)
+                        results.append(await handler(copy))
+            except BaseException:
+                self.pending.appendleft(sent)
+                raise
+        return results
+
+
+# -- the voice notes ---------------------------------------------------------------------------
+
+
+class FakeVoiceNotes(Faults):
+    """`VoiceNoteStore` as a dict of blob name to bytes."""
+
+    BASE_URL = "http://127.0.0.1:10000/devstoreaccount1/voice-notes"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blobs: dict[str, bytes] = {}
+        self.content_types: dict[str, str] = {}
+        self.upload_urls: dict[str, datetime] = {}  # name: when its URL expires
+
+    async def upload_url(self, name: str, expires_at: datetime) -> str:
+        await self._step("upload_url")
+        self.upload_urls[name] = expires_at
+        expiry = quote(utc_text(expires_at))
+        return f"{self.BASE_URL}/{quote(name)}?se={expiry}&sp=c&sig=fake"
+
+    async def upload(
+        self, name: str, chunks: AsyncIterator[bytes], content_type: str, limit: int
+    ) -> int:
+        await self._step("upload")
+        data = bytearray()
+        async for chunk in chunks:
+            data += chunk
+            if len(data) > limit:
+                raise VoiceNoteTooLarge(f"more than {limit} bytes")  # nothing committed
+        if name not in self.blobs:  # create only: a retried upload finds the first one there
+            self.blobs[name] = bytes(data)
+            self.content_types[name] = content_type
+        return len(data)
+
+    async def delete(self, name: str) -> None:
+        await self._step("delete")
+        self.blobs.pop(name, None)
+        self.content_types.pop(name, None)
+
+    async def exists(self, name: str) -> bool:
+        await self._step("exists")
+        return name in self.blobs
+
+    def put(self, name: str, data: bytes, content_type: str = "audio/mp4") -> None:
+        """A blob as the phone's PUT to its upload URL leaves it (not a call of the app's)."""
+        self.blobs[name] = data
+        self.content_types[name] = content_type
+
+
+# -- the models --------------------------------------------------------------------------------
+
+Answer = Any  # a reply, an exception to raise, or a callable (sync or async) making the reply
+
+
+class _Scripted:
+    def __init__(self, answers: tuple[Answer, ...], default: Answer | None) -> None:
+        self.script: deque[Answer] = deque(answers)
+        self.default = default
+
+    def then(self, *answers: Answer) -> None:
+        """More answers, after those still in the script."""
+        self.script.extend(answers)
+
+    async def _answer(self, *args: Any) -> Any:
+        await asyncio.sleep(0)  # as a model call would, let other tasks run meanwhile
+        answer = self.script.popleft() if self.script else self.default
+        if answer is None:
+            raise AssertionError(f"{type(self).__name__}: no answer scripted for this call")
+        if isinstance(answer, BaseException) or (
+            isinstance(answer, type) and issubclass(answer, BaseException)
+        ):
+            raise answer
+        if callable(answer):
+            answer = answer(*args)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        return answer
+
+
+class ScriptedClassifier(_Scripted):
+    """A `Classifier` answering from a script, in order, then with `default` (if any).
+    `texts` records every text it was asked about."""
+
+    def __init__(self, *answers: Answer, default: Classification | None = None) -> None:
+        super().__init__(answers, default)
+        self.texts: list[str] = []
+
+    async def classify(self, text: str) -> Classification:
+        self.texts.append(text)
+        return await self._answer(text)
+
+
+class ScriptedTranscriber(_Scripted):
+    """A `Transcriber` answering from a script (`Transcript`s or exceptions such as
+    AudioUndecodable). `heard` records (filename, audio) of every call."""
+
+    def __init__(self, *answers: Answer, default: Transcript | None = None) -> None:
+        super().__init__(answers, default)
+        self.heard: list[tuple[str, bytes]] = []
+
+    async def transcribe(self, audio: bytes, filename: str) -> Transcript:
+        self.heard.append((filename, audio))
+        return await self._answer(audio, filename)
+
+
+# -- the bundle --------------------------------------------------------------------------------
+
+
+@dataclass
+class Fakes:
+    """One fake of each port; `adapters` is the bundle the services take."""
+
+    repo: FakeCaptureRepository = field(default_factory=FakeCaptureRepository)
+    classifier: ScriptedClassifier = field(default_factory=ScriptedClassifier)
+    queues: FakeQueues = field(default_factory=FakeQueues)
+    voice: FakeVoiceNotes = field(default_factory=FakeVoiceNotes)
+    transcriber: ScriptedTranscriber = field(default_factory=ScriptedTranscriber)
+
+    @property
+    def adapters(self) -> Adapters:
+        return Adapters(
+            repo=self.repo,
+            classifier=self.classifier,
+            queues=self.queues,
+            voice=self.voice,
+            transcriber=self.transcriber,
+        )
+
+
+# -- builders ----------------------------------------------------------------------------------
+
+USER = "dev"
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def text_item(text: str = "Call Sarah about the budget", **fields: Any) -> InboxItem:
+    """A text capture as a run stores it (status received unless `fields` say otherwise)."""
+    capture_id = fields.pop("id", None) or new_id()
+    values: dict[str, Any] = {
+        "user_id": USER,
+        "source": "text",
+        "thread_id": "t",
+        "run_id": "r",
+        "text": text,
+        **fields,
+    }
+    return InboxItem(id=capture_id, **values)
+
+
+def voice_item(extension: str = "m4a", **fields: Any) -> InboxItem:
+    """A voice capture waiting for its audio, as POST /api/voice-notes stores it."""
+    capture_id = fields.pop("id", None) or new_id()
+    user_id = fields.pop("user_id", USER)
+    values: dict[str, Any] = {
+        "source": "voice",
+        "thread_id": capture_id,
+        "run_id": capture_id,
+        "status": Status.AWAITING_UPLOAD,
+        "audio_blob": f"{user_id}/{capture_id}.{extension}",
+        "audio_content_type": "audio/mp4",
+        **fields,
+    }
+    return InboxItem(id=capture_id, user_id=user_id, **values)
+
+
+def guess(
+    bucket: Bucket | None, confidence: float, title: str = "A title", question: str | None = None
+) -> Classification:
+    return Classification(bucket=bucket, confidence=confidence, title=title, question=question)
+
+
+def job_for(item: InboxItem) -> ClassifyJob:
+    return ClassifyJob(capture_id=item.id, user_id=item.user_id)
