@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import socket
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -104,6 +107,35 @@ def client(host: str, fake: FakeOpenAI) -> Iterator[httpx.Client]:
     fake.reset()
     with httpx.Client(base_url=host, timeout=30) as c:
         yield c
+
+
+@pytest.fixture
+def offline() -> Iterator[list[str]]:
+    """No connection and no child process from this test: an attempt fails it (there, and at
+    teardown too, in case the code under test swallowed the error). Other threads (a server
+    another module left running, an exporter) are not this test's and go on as they were.
+    The value lists the attempts."""
+    attempts: list[str] = []
+    test_thread = threading.get_ident()
+
+    def refuse(what: str, original: Callable[..., object]) -> Callable[..., object]:
+        def guarded(*args: object, **kwargs: object) -> object:
+            if threading.get_ident() != test_thread:
+                return original(*args, **kwargs)
+            attempts.append(what)
+            raise AssertionError(f"a unit test tried to {what}")
+
+        return guarded
+
+    with pytest.MonkeyPatch.context() as patch:
+        for owner, name, what in [
+            (socket.socket, "connect", "connect"),
+            (socket.socket, "connect_ex", "connect"),
+            (subprocess.Popen, "__init__", "start a process"),
+        ]:
+            patch.setattr(owner, name, refuse(what, getattr(owner, name)))
+        yield attempts
+    assert not attempts, f"a unit test tried to {', '.join(attempts)}"
 
 
 # The kind of a test is its folder: tests/unit, tests/integration, tests/e2e (`-m unit` etc.).

@@ -139,6 +139,11 @@ class FakeCaptureRepository(Faults):
         for doc in sorted(docs, key=lambda d: d["createdAt"], reverse=True):
             yield InboxItem.model_validate(doc)
 
+    async def on_thread(self, user_id: str, thread_id: str) -> list[InboxItem]:
+        await self._step("on_thread")
+        docs = [json.loads(text) for (user, _), text in self._inbox.items() if user == user_id]
+        return [InboxItem.model_validate(d) for d in docs if d["threadId"] == thread_id]
+
     async def remove(self, user_id: str, capture_id: str) -> None:
         await self._step("remove")
         self._inbox.pop((user_id, capture_id), None)

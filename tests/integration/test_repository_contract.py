@@ -20,7 +20,6 @@ from shared.domain.ports import CaptureRepository
 from tests.fakes import FakeCaptureRepository, new_id, text_item
 
 # The unit tests' guard against the network and child processes, for the fake's run.
-from tests.unit.conftest import offline  # noqa: F401
 
 
 class Subject(Protocol):
@@ -243,3 +242,15 @@ async def test_filed_items_are_upserted_and_deleted_idempotently(subject, user) 
     await subject.repo.delete_filed(f"{user}-other", Bucket.IDEAS, capture_id)  # not theirs
     assert subject.filed(user, Bucket.PEOPLE, capture_id) is None
     assert subject.filed(user, Bucket.IDEAS, capture_id) is not None
+
+
+async def test_on_thread_finds_the_users_captures_of_that_thread_only(
+    subject: Subject, user: str
+) -> None:
+    mine = [text_item(user_id=user, thread_id="t-shared") for _ in range(2)]
+    for item in [*mine, text_item(user_id=user, thread_id="t-other")]:
+        await subject.repo.add(item)
+    await subject.repo.add(text_item(user_id=f"{user}-else", thread_id="t-shared"))
+    found = await subject.repo.on_thread(user, "t-shared")
+    assert sorted(i.id for i in found) == sorted(i.id for i in mine)
+    assert await subject.repo.on_thread(user, "t-none") == []

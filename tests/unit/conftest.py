@@ -3,9 +3,6 @@ defaults, and the network and child processes shut off."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -14,35 +11,6 @@ import pytest
 if TYPE_CHECKING:
     from shared.settings import Settings
     from tests.fakes import Fakes
-
-
-@pytest.fixture
-def offline() -> Iterator[list[str]]:
-    """No connection and no child process from this test: an attempt fails it (there, and at
-    teardown too, in case the code under test swallowed the error). Other threads (a server
-    another module left running, an exporter) are not this test's and go on as they were.
-    The value lists the attempts."""
-    attempts: list[str] = []
-    test_thread = threading.get_ident()
-
-    def refuse(what: str, original: Callable[..., object]) -> Callable[..., object]:
-        def guarded(*args: object, **kwargs: object) -> object:
-            if threading.get_ident() != test_thread:
-                return original(*args, **kwargs)
-            attempts.append(what)
-            raise AssertionError(f"a unit test tried to {what}")
-
-        return guarded
-
-    with pytest.MonkeyPatch.context() as patch:
-        for owner, name, what in [
-            (socket.socket, "connect", "connect"),
-            (socket.socket, "connect_ex", "connect"),
-            (subprocess.Popen, "__init__", "start a process"),
-        ]:
-            patch.setattr(owner, name, refuse(what, getattr(owner, name)))
-        yield attempts
-    assert not attempts, f"a unit test tried to {', '.join(attempts)}"
 
 
 @pytest.fixture
