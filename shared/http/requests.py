@@ -36,7 +36,7 @@ def parse_capture_input(
     """POST /api/capture: a RunAgentInput that either resumes its thread (AG-UI 1.0 `resume`)
     or carries a new capture as its last user message."""
     run_input = _run_input(body, content_type)
-    if run_input.resume:
+    if run_input.resume is not None:
         return ResumeRequest(
             user_id=user_id,
             thread_id=run_input.thread_id,

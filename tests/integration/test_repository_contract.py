@@ -19,8 +19,6 @@ from shared.domain.filed import IdeaItem, PersonItem
 from shared.domain.ports import CaptureRepository
 from tests.fakes import FakeCaptureRepository, new_id, text_item
 
-# The unit tests' guard against the network and child processes, for the fake's run.
-
 
 class Subject(Protocol):
     repo: CaptureRepository
