@@ -1,0 +1,83 @@
+// The app's shell: screens by URL fragment, the network badge, the wrong-key banner, the
+// outbox sent on start and whenever the network comes back, the service worker.
+import { onKeyRefused } from "./api";
+import { byId, h } from "./dom";
+import { flushOutbox } from "./flows";
+import { captureScreen } from "./screens/capture";
+import { inboxScreen, itemScreen } from "./screens/inbox";
+import { settingsScreen } from "./screens/settings";
+import { loadSettings } from "./settings";
+import * as store from "./store";
+
+function route(): void {
+  const [screen, id] = location.hash.replace(/^#\/?/, "").split("/");
+  const main = byId("main");
+  const firstRun = !loadSettings();
+  const name = firstRun ? "settings" : screen || "capture";
+  const view =
+    name === "settings"
+      ? settingsScreen(() => {
+          byId("banner").hidden = true;
+          flushOutbox();
+          // Set up for the first time: straight on to capturing.
+          if (firstRun) {
+            history.replaceState(null, "", "#/capture");
+            route();
+          }
+        })
+      : name === "inbox" && id
+        ? itemScreen(decodeURIComponent(id))
+        : name === "inbox"
+          ? inboxScreen()
+          : captureScreen();
+  main.replaceChildren(view);
+  document.querySelectorAll<HTMLAnchorElement>(".tabs a").forEach((tab) => {
+    if (tab.dataset.screen === (name === "inbox" || name === "settings" ? name : "capture")) {
+      tab.setAttribute("aria-current", "page");
+    } else tab.removeAttribute("aria-current");
+  });
+  // A screen reader starts reading the new screen, not the old position on the page.
+  if (navigated) view.querySelector<HTMLElement>("h2[tabindex]")?.focus();
+  navigated = true;
+}
+let navigated = false;
+
+function showNetwork(): void {
+  const waiting = store.all().filter((c) => c.phase === "waiting").length;
+  const outbox = waiting ? `${waiting} waiting` : "";
+  byId("network").textContent = navigator.onLine ? outbox : ["Offline", outbox].filter(Boolean).join(" · ");
+  document.body.classList.toggle("offline", !navigator.onLine);
+}
+
+onKeyRefused(() => {
+  const banner = byId("banner");
+  banner.replaceChildren(
+    "The API refused your key. ",
+    h("a", { href: "#/settings" }, "Check it in Settings"),
+    ".",
+  );
+  banner.hidden = false;
+});
+
+window.addEventListener("hashchange", route);
+window.addEventListener("online", () => {
+  showNetwork();
+  flushOutbox();
+});
+window.addEventListener("offline", showNetwork);
+// Another tab of the app wrote the list: show its captures too.
+window.addEventListener("storage", (event) => event.key === "capture.captures" && store.reload());
+store.subscribe(showNetwork);
+
+route();
+showNetwork();
+if (loadSettings()) flushOutbox();
+performance.mark("app-ready");
+
+if ("serviceWorker" in navigator) {
+  window.addEventListener("load", () => {
+    navigator.serviceWorker.register("sw.js").catch(() => {
+      // Without a service worker the app still works; it just does not open offline.
+    });
+  });
+}

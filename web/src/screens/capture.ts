@@ -1,0 +1,275 @@
+// The capture screen: type or record, then watch each capture go from the outbox to its
+// outcome, answering the questions some of them ask.
+import type { Interrupt } from "@ag-ui/client";
+import { h, when } from "../dom";
+import { answer, captureText, captureVoice, send } from "../flows";
+import { canRecord, clock, Recording, VOICE_LIMIT_S } from "../recorder";
+import * as store from "../store";
+import type { LocalCapture, Phase } from "../store";
+
+const PHASES: Record<Phase, string> = {
+  waiting: "Waiting to send",
+  sending: "Sending",
+  filed: "Filed",
+  asking: "Needs an answer",
+  kept: "In your inbox",
+  failed: "Failed",
+};
+
+const STEPS: Record<string, [string, string]> = {
+  Upload: ["Uploading", "Uploaded"],
+  Transcription: ["Transcribing", "Transcribed"],
+  Classifier: ["Classifying", "Classified"],
+};
+
+let list: HTMLOListElement | null = null;
+
+store.subscribe((id) => {
+  if (!list?.isConnected) return;
+  if (id === null) return renderList();
+  const capture = store.get(id);
+  if (capture) renderCard(capture);
+});
+
+export function captureScreen(): HTMLElement {
+  list = h("ol", { class: "cards", "aria-live": "polite", "aria-label": "Captures on this device" });
+  renderList();
+  return h(
+    "section",
+    { class: "screen", "aria-labelledby": "capture-title" },
+    h("h2", { id: "capture-title", class: "visually-hidden", tabindex: "-1" }, "New capture"),
+    composer(),
+    h("h2", { class: "section-title" }, "On this device"),
+    list,
+  );
+}
+
+function composer(): HTMLElement {
+  const text = h("textarea", {
+    id: "capture-text",
+    name: "text",
+    rows: 3,
+    maxlength: 10000,
+    required: true,
+    placeholder: "Call Sarah about the budget review",
+  });
+  const recorderPanel = h("div", { class: "recording", hidden: true });
+  const recordButton = h("button", { type: "button", class: "secondary", id: "record" }, "Record voice");
+  const form = h(
+    "form",
+    { class: "composer", "aria-label": "New capture" },
+    h("label", { for: "capture-text" }, "What's on your mind?"),
+    text,
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "submit", class: "primary" }, "Send"),
+      canRecord() ? recordButton : null,
+    ),
+    recorderPanel,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = text.value.trim();
+    if (!value) return text.focus();
+    captureText(value);
+    text.value = "";
+  });
+  recordButton.addEventListener("click", () => startRecording(recordButton, recorderPanel));
+  return form;
+}
+
+async function startRecording(button: HTMLButtonElement, panel: HTMLElement): Promise<void> {
+  const elapsed = h("span", { role: "timer", class: "elapsed" }, "0:00");
+  const meter = h("progress", { max: VOICE_LIMIT_S, value: 0, "aria-label": "Recording length" });
+  const stop = h("button", { type: "button", class: "primary" }, "Stop and send");
+  const cancel = h("button", { type: "button", class: "link" }, "Cancel");
+  let recording: Recording;
+  const finish = async (keep: boolean) => {
+    panel.hidden = true;
+    button.hidden = false;
+    if (!keep) return recording.cancel();
+    const recorded = await recording.stop();
+    await captureVoice(recorded.audio, recorded.contentType, recorded.seconds);
+    button.focus();
+  };
+  try {
+    recording = await Recording.start(
+      (seconds) => {
+        elapsed.textContent = clock(seconds);
+        meter.value = seconds;
+      },
+      () => void finish(true),
+    );
+  } catch {
+    panel.replaceChildren(h("p", { class: "note" }, "The microphone is not available: allow it for this site, then try again."));
+    panel.hidden = false;
+    return;
+  }
+  stop.addEventListener("click", () => void finish(true), { once: true });
+  cancel.addEventListener("click", () => void finish(false), { once: true });
+  panel.replaceChildren(
+    h(
+      "p",
+      { class: "live" },
+      h("span", { class: "dot", "aria-hidden": "true" }),
+      "Recording ",
+      elapsed,
+      h("span", { class: "limit" }, ` of ${clock(VOICE_LIMIT_S)} max`),
+    ),
+    meter,
+    h("div", { class: "row" }, stop, cancel),
+  );
+  panel.hidden = false;
+  button.hidden = true;
+  stop.focus();
+}
+
+function renderList(): void {
+  if (!list) return;
+  const captures = store.all();
+  list.replaceChildren(...captures.map(card));
+  if (captures.length === 0) {
+    list.replaceChildren(h("li", { class: "empty" }, "Nothing captured on this device yet."));
+  }
+}
+
+function renderCard(capture: LocalCapture): void {
+  const old = list?.querySelector<HTMLElement>(`[data-id="${capture.id}"]`);
+  if (!old) return renderList();
+  // Keep the keyboard where it was: a re-rendered card gets its focused control back.
+  const focused = old.contains(document.activeElement) ? document.activeElement?.getAttribute("data-focus") : null;
+  const fresh = card(capture);
+  old.replaceWith(fresh);
+  if (focused) fresh.querySelector<HTMLElement>(`[data-focus="${focused}"]`)?.focus();
+  if (capture.phase === "filed" || capture.phase === "asking" || capture.phase === "kept") {
+    // For the benchmark (and any real-user timing): when the first outcome reached the screen.
+    if (performance.getEntriesByName("outcome-shown").length === 0) performance.mark("outcome-shown");
+  }
+}
+
+function card(c: LocalCapture): HTMLLIElement {
+  const said = c.kind === "voice" ? voiceLine(c) : c.text;
+  const offline = c.phase === "waiting" && !navigator.onLine;
+  const note = c.note ?? (offline ? "Sends by itself when the network is back." : null);
+  return h(
+    "li",
+    { class: `card ${c.phase}`, "data-id": c.id },
+    h(
+      "p",
+      { class: "state" },
+      h("span", { class: `badge ${c.phase}` }, PHASES[c.phase]),
+      h("time", { datetime: new Date(c.createdAt).toISOString() }, when(c.createdAt)),
+    ),
+    h("p", { class: "what" }, said),
+    outcome(c),
+    c.phase === "sending" && c.steps.length > 0 ? steps(c) : null,
+    c.phase === "asking" && c.interrupt ? question(c, c.interrupt) : null,
+    note ? h("p", { class: "note" }, note) : null,
+    c.phase === "failed" || (c.phase === "waiting" && navigator.onLine)
+      ? h(
+          "div",
+          { class: "row" },
+          h(
+            "button",
+            { type: "button", class: "secondary", "data-focus": "retry", onclick: () => void send(c.id) },
+            c.phase === "failed" ? "Retry" : "Send now",
+          ),
+        )
+      : null,
+  );
+}
+
+function voiceLine(c: LocalCapture): string {
+  const length = c.seconds ? ` · ${clock(c.seconds)}` : "";
+  return c.text ? `“${c.text}” (voice${length})` : `Voice note${length}`;
+}
+
+function outcome(c: LocalCapture): HTMLElement | null {
+  // While asking, the question itself says where the capture is for now.
+  if (!c.bucket || !(c.phase === "filed" || c.phase === "kept")) return null;
+  const forNow = c.provisional ? " for now" : "";
+  return h("p", { class: "outcome" }, `Filed → ${c.bucket}${forNow}${c.title ? ` · ${c.title}` : ""}`);
+}
+
+function steps(c: LocalCapture): HTMLElement {
+  return h(
+    "ol",
+    { class: "steps", "aria-label": "Progress" },
+    ...c.steps.map((s) => {
+      const [doing, done] = STEPS[s.name] ?? [s.name, s.name];
+      return h("li", { class: s.done ? "done" : "doing" }, s.done ? `✓ ${done}` : `${doing}…`);
+    }),
+  );
+}
+
+interface Field {
+  name: string;
+  choices?: string[];
+  maxLength?: number;
+}
+
+/** The answer's fields, read from the interrupt's responseSchema (a JSON schema). */
+function fields(schema: unknown): Field[] {
+  const root = (schema ?? {}) as { properties?: Record<string, unknown>; $defs?: Record<string, unknown> };
+  return Object.entries(root.properties ?? {}).map(([name, property]) => {
+    let resolved = property as { $ref?: string; enum?: string[]; maxLength?: number };
+    const ref = resolved.$ref?.match(/^#\/\$defs\/(.+)$/);
+    if (ref) resolved = (root.$defs?.[ref[1]] ?? {}) as typeof resolved;
+    return { name, choices: resolved.enum, maxLength: resolved.maxLength };
+  });
+}
+
+function question(c: LocalCapture, interrupt: Interrupt): HTMLElement {
+  const [field] = fields(interrupt.responseSchema);
+  const metadata = (interrupt.metadata ?? {}) as { bucket?: string };
+  const prompt = interrupt.message ?? "The capture needs your answer.";
+  const dismiss = h(
+    "button",
+    { type: "button", class: "link", "data-focus": "dismiss", onclick: () => void answer(c.id, { status: "cancelled" }) },
+    "Dismiss",
+  );
+  if (field?.choices) {
+    const choice = (value: string) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: value === metadata.bucket ? "choice current" : "choice",
+          "data-focus": `choice-${value}`,
+          onclick: () => void answer(c.id, { status: "resolved", payload: { [field.name]: value } }),
+        },
+        value === metadata.bucket ? `${value} ✓` : value,
+      );
+    return h(
+      "fieldset",
+      { class: "ask" },
+      h("legend", {}, prompt),
+      h("div", { class: "choices" }, ...field.choices.map(choice)),
+      dismiss,
+    );
+  }
+  const name = field?.name ?? "answer";
+  const input = h("input", {
+    id: `answer-${c.id}`,
+    name,
+    type: "text",
+    required: true,
+    maxlength: field?.maxLength ?? 4000,
+    autocomplete: "off",
+    "data-focus": "answer",
+  });
+  const form = h(
+    "form",
+    { class: "ask" },
+    h("label", { for: input.id }, prompt),
+    input,
+    h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Answer"), dismiss),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = input.value.trim();
+    if (value) void answer(c.id, { status: "resolved", payload: { [name]: value } });
+  });
+  return form;
+}
