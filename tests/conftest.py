@@ -138,8 +138,9 @@ def offline() -> Iterator[list[str]]:
     assert not attempts, f"a unit test tried to {', '.join(attempts)}"
 
 
-# The kind of a test is its folder: tests/unit, tests/integration, tests/e2e (`-m unit` etc.).
-KINDS = ("unit", "integration", "e2e")
+# The kind of a test is its folder: tests/unit, tests/integration, tests/e2e, tests/browser
+# (`-m unit` etc.).
+KINDS = ("unit", "integration", "e2e", "browser")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

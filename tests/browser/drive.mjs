@@ -1,0 +1,264 @@
+// The capture app in headless Chromium at phone size, as a person would use it: one scenario
+// per run (tests/browser/test_app.py says which and checks the API's side), driven by
+// Playwright (playwright-core: no browser download, the system's Chromium).
+//
+// Usage: node drive.mjs <scenario>, with APP_URL, API_URL, API_KEY, CHROMIUM and AUDIO in the
+// environment (SCREENSHOTS: a folder for the screens' pictures). Prints one JSON object: what
+// the person saw, plus `violations` (axe-core, serious or critical, per screen), `pageErrors`
+// and `csp` (Content-Security-Policy refusals), which must all stay empty.
+import { readFileSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const env = process.env;
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+// No internet here, and nothing of Chromium's own should run beside the app.
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  // A microphone that plays a speech file, allowed without a prompt.
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream",
+  `--use-file-for-fake-audio-capture=${env.AUDIO}`,
+];
+
+async function launch() {
+  const profile = mkdtempSync(join(tmpdir(), "capture-chromium-")); // a fresh --user-data-dir
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: env.CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    locale: "en-GB",
+    timezoneId: "UTC",
+    colorScheme: "light",
+    reducedMotion: "reduce",
+  });
+  context.setDefaultTimeout(Number(env.STEP_TIMEOUT_MS ?? 20000));
+  const page = context.pages()[0] ?? (await context.newPage());
+  const seen = { violations: {}, pageErrors: [], csp: [] };
+  page.on("pageerror", (error) => seen.pageErrors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error" && message.text().includes("Content Security Policy")) {
+      seen.csp.push(message.text());
+    }
+  });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, page, seen, close };
+}
+
+/** axe-core on the screen as it is (serious and critical violations kept), and its picture.
+ * axe is evaluated through the DevTools protocol, which the page's CSP does not govern, so the
+ * app is tested under its real policy. */
+async function snap(page, seen, name) {
+  await page.evaluate(AXE);
+  const { violations } = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  seen.violations[name] = violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) }));
+  if (env.SCREENSHOTS) {
+    await page.screenshot({ path: join(env.SCREENSHOTS, `${name}.png`), animations: "disabled" });
+  }
+}
+
+async function settings(page, key = env.API_KEY) {
+  await page.getByLabel("API address").fill(env.API_URL);
+  await page.getByLabel("API key").fill(key);
+  await page.getByRole("button", { name: "Save and check" }).click();
+}
+
+/** Opens the app for the first time and sets it up; it goes on to the capture screen. */
+async function setUp(page) {
+  await page.goto(env.APP_URL);
+  await settings(page);
+  await page.getByLabel("What's on your mind?").waitFor();
+}
+
+/** Captures `text`; the card it gets (the newest, first in the list). */
+async function capture(page, text) {
+  await page.getByLabel("What's on your mind?").fill(text);
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  const card = page.locator(".card").filter({ hasText: text }).first();
+  await card.waitFor();
+  return card;
+}
+
+async function phase(card, name) {
+  await card.locator(`.badge.${name}`).waitFor();
+}
+
+const scenarios = {
+  // Text → filed, with the progress shown while the model thinks.
+  async text({ page, seen }) {
+    await page.goto(env.APP_URL);
+    await page.getByLabel("API address").fill(env.API_URL);
+    await page.getByLabel("API key").fill(env.API_KEY);
+    await snap(page, seen, "settings");
+    await settings(page);
+    await page.getByLabel("What's on your mind?").waitFor();
+    const card = await capture(page, "Call Sarah about the budget review");
+    await card.locator(".steps .doing", { hasText: "Classifying" }).waitFor();
+    seen.progress = await card.locator(".steps").innerText();
+    await phase(card, "filed");
+    seen.outcome = await card.locator(".outcome").innerText();
+    seen.badge = await card.locator(".badge").innerText();
+    await snap(page, seen, "capture-filed");
+  },
+
+  // Unclear → the run asks → answered in the card → filed.
+  async answer({ page, seen }) {
+    await setUp(page);
+    const card = await capture(page, "zq tiles");
+    await phase(card, "asking");
+    seen.question = await card.locator("form.ask label").innerText();
+    await snap(page, seen, "capture-question");
+    await card.getByLabel(seen.question).fill("order the kitchen tiles");
+    await card.getByRole("button", { name: "Answer" }).click();
+    await phase(card, "filed");
+    seen.outcome = await card.locator(".outcome").innerText();
+  },
+
+  // Low confidence → the bucket buttons → one picked; then one dismissed.
+  async pick({ page, seen }) {
+    await setUp(page);
+    const card = await capture(page, "tiles for the kitchen");
+    await phase(card, "asking");
+    seen.prompt = await card.locator("fieldset.ask legend").innerText();
+    seen.choices = await card.locator("fieldset.ask .choice").allInnerTexts();
+    await snap(page, seen, "capture-pick");
+    await card.getByRole("button", { name: "Admin", exact: true }).click();
+    await phase(card, "filed");
+    seen.outcome = await card.locator(".outcome").innerText();
+
+    const other = await capture(page, "tiles for the bathroom");
+    await phase(other, "asking");
+    await other.getByRole("button", { name: "Dismiss" }).click();
+    await phase(other, "kept");
+    seen.dismissed = await other.locator(".outcome").innerText();
+  },
+
+  // A voice note from the fake microphone (a speech file) → uploaded → transcribed → filed.
+  async voice({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("button", { name: "Record voice" }).click();
+    await page.waitForFunction(() => document.querySelector("[role=timer]")?.textContent >= "0:03");
+    seen.limit = await page.locator(".recording .limit").innerText();
+    await snap(page, seen, "capture-recording");
+    await page.getByRole("button", { name: "Stop and send" }).click();
+    const card = page.locator(".card").first();
+    await phase(card, "filed");
+    await card.locator(".what", { hasText: "voice" }).waitFor(); // the transcript, once fetched
+    seen.said = await card.locator(".what").innerText();
+    seen.outcome = await card.locator(".outcome").innerText();
+    await snap(page, seen, "capture-voice");
+  },
+
+  // Offline: the capture waits in the outbox (also across a reload, the app opening from the
+  // service worker's cache), then files when the network is back.
+  async offline({ context, page, seen }) {
+    await setUp(page);
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await context.setOffline(true);
+    const text = "Book the dentist for Friday";
+    let card = await capture(page, text);
+    await phase(card, "waiting");
+    seen.network = await page.locator("#network").innerText();
+    await snap(page, seen, "capture-offline");
+    await page.reload();
+    card = page.locator(".card").filter({ hasText: text }).first();
+    await phase(card, "waiting");
+    seen.reopenedOffline = true;
+    await context.setOffline(false);
+    await phase(card, "filed");
+    seen.outcome = await card.locator(".outcome").innerText();
+    seen.captures = await page.evaluate(() =>
+      JSON.parse(localStorage.getItem("capture.captures")).map((c) => ({ text: c.text, captureId: c.captureId })),
+    );
+  },
+
+  // The inbox: pages, one capture opened, moved, then deleted.
+  async inbox({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("link", { name: "Inbox" }).click();
+    const rows = page.locator(".inbox li");
+    await rows.first().waitFor();
+    seen.firstPage = await rows.count();
+    await snap(page, seen, "inbox");
+    await page.getByRole("button", { name: "Load more" }).click();
+    await page.waitForFunction((n) => document.querySelectorAll(".inbox li").length > n, seen.firstPage);
+    seen.titles = await page.locator(".inbox .title").allInnerTexts();
+    seen.links = await page.locator(".inbox a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+
+    await page.getByRole("link", { name: env.OPEN_TITLE }).click();
+    await page.getByRole("heading", { name: env.OPEN_TITLE }).waitFor();
+    await snap(page, seen, "inbox-item");
+    await page.getByRole("button", { name: "Projects", exact: true }).click();
+    await page.getByText("Moved to Projects.").waitFor();
+    seen.bucketAfterMove = await page.locator(".facts dt:has-text('Bucket') + dd").innerText();
+
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByRole("button", { name: "Delete for good" }).click();
+    await page.getByRole("heading", { name: "Inbox" }).waitFor();
+    await rows.first().waitFor();
+    seen.titlesAfterDelete = await page.locator(".inbox .title").allInnerTexts();
+  },
+
+  // A wrong key: told so in Settings, on the capture it refused, and in the banner; fixing
+  // the key and retrying files it.
+  async wrongKey({ page, seen }) {
+    await page.goto(env.APP_URL);
+    await settings(page, "not-the-key");
+    const status = page.locator("#settings-status");
+    await status.filter({ hasText: "401" }).waitFor();
+    seen.settingsMessage = await status.innerText();
+    await snap(page, seen, "settings-wrong-key");
+
+    await page.getByRole("link", { name: "Capture" }).click();
+    const card = await capture(page, "Renew the passport");
+    await phase(card, "failed");
+    seen.cardNote = await card.locator(".note").innerText();
+    seen.banner = await page.locator("#banner").innerText();
+    await snap(page, seen, "capture-wrong-key");
+
+    await page.getByRole("link", { name: "Check it in Settings" }).click();
+    await settings(page);
+    await status.filter({ hasText: "Connected" }).waitFor();
+    seen.bannerHidden = await page.locator("#banner").isHidden();
+    await page.getByRole("link", { name: "Capture" }).click();
+    await card.getByRole("button", { name: "Retry" }).click();
+    await phase(card, "filed");
+    seen.outcome = await card.locator(".outcome").innerText();
+  },
+};
+
+const name = process.argv[2];
+if (!scenarios[name]) {
+  console.error(`unknown scenario ${name}; one of ${Object.keys(scenarios).join(", ")}`);
+  process.exit(2);
+}
+const browser = await launch();
+try {
+  await scenarios[name](browser);
+  process.stdout.write(JSON.stringify(browser.seen));
+} catch (error) {
+  // What the person would have seen when it went wrong, for the test's failure message.
+  const text = await browser.page.locator("body").innerText().catch(() => "");
+  console.error(`${error.stack}\n\n--- the screen ---\n${text}\n--- seen so far ---\n${JSON.stringify(browser.seen)}`);
+  process.exitCode = 1;
+} finally {
+  await browser.close();
+}
