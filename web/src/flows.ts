@@ -11,6 +11,7 @@ import type { LocalCapture } from "./store";
 export type ResumeResponse = { status: "resolved"; payload: unknown } | { status: "cancelled" };
 
 const inFlight = new Set<string>();
+const RETRY_MS = 15_000;
 
 export function captureText(text: string): void {
   const id = randomUUID();
@@ -224,13 +225,22 @@ function defined<T extends object>(fields: T): Partial<T> {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
 }
 
+let retryTimer = 0;
+
 function failed(id: string, error: unknown): void {
   if (error instanceof NetworkError) {
-    // Offline, or the API unreachable: back to the outbox, sent again when online.
+    // Offline, or the API unreachable: back to the outbox, sent again when online. When the
+    // phone says it is online, no `online` event will come: try again in a while instead.
     store.update(id, {
       phase: "waiting",
       note: navigator.onLine ? "The API could not be reached; it will be sent again." : undefined,
     });
+    if (navigator.onLine && !retryTimer) {
+      retryTimer = window.setTimeout(() => {
+        retryTimer = 0;
+        flushOutbox();
+      }, RETRY_MS);
+    }
     return;
   }
   store.update(id, { phase: "failed", note: describe(error) });
