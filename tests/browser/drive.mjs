@@ -1,6 +1,10 @@
 // The capture app in headless Chromium at phone size, as a person would use it: one scenario
 // per run (tests/browser/test_app.py says which and checks the API's side), driven by
-// Playwright (playwright-core: no browser download, the system's Chromium).
+// Playwright (playwright-core: no browser download, the system's Chromium). Playwright rather
+// than Selenium: it speaks the DevTools protocol to whatever Chromium is installed, with no
+// chromedriver to keep at the browser's exact version, and has what these scenarios need
+// built in (a context taken offline, touch and device scale, CPU slowdown for the bench), in
+// the language of the app and of the AG-UI client tests.
 //
 // Usage: node drive.mjs <scenario>, with APP_URL, API_URL, API_KEY, CHROMIUM and AUDIO in the
 // environment (SCREENSHOTS: a folder for the screens' pictures). Prints one JSON object: what
@@ -242,6 +246,35 @@ const scenarios = {
     await card.getByRole("button", { name: "Retry" }).click();
     await phase(card, "filed");
     seen.outcome = await card.locator(".outcome").innerText();
+  },
+
+  // For bench/app.py: from opening the app (already set up) to the first outcome on screen,
+  // first with nothing cached, then reopened with the shell in the service worker's cache.
+  // The times are the app's own performance marks, from the navigation's start. CPU_SLOWDOWN
+  // slows the CPU as DevTools does (4: a mid-range phone, as Lighthouse takes it).
+  async timing({ context, page, seen }) {
+    await context.addInitScript(
+      ([apiBase, apiKey]) => localStorage.setItem("capture.settings", JSON.stringify({ apiBase, apiKey })),
+      [env.API_URL, env.API_KEY],
+    );
+    if (env.CPU_SLOWDOWN) {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: Number(env.CPU_SLOWDOWN) });
+    }
+    const marks = () =>
+      page.evaluate(() => {
+        const at = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+        return { readyMs: at("app-ready"), outcomeMs: at("outcome-shown") };
+      });
+    // Any outcome counts (filed, or a question): the offline classifier decides which.
+    const outcome = (card) => card.locator(".badge.filed, .badge.asking, .badge.kept").waitFor();
+    await page.goto(`${env.APP_URL}#/capture`);
+    await outcome(await capture(page, "Call Sarah about the budget review"));
+    seen.cold = await marks();
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await page.reload();
+    await outcome(await capture(page, "Call Sarah about the budget review"));
+    seen.warm = await marks();
   },
 };
 
