@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import classify, coldstart, text, voice, worker
+from bench import app, classify, coldstart, text, voice, worker
 from bench.stack import Stack, stack
-from tests import fake_openai
+from tests import fake_openai, webapp
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MODEL_DELAY_S = 0.3
@@ -34,12 +34,14 @@ def main(argv: list[str] | None = None) -> int:
         print(table(json.loads(args.show.read_text())["summary"]))
         return 0
 
+    webapp.build()  # the app as the sources are now
     runs = []
     with stack() as s:
         for number in range(1, args.repeat + 1):
             print(f"run {number} of {args.repeat} ...", file=sys.stderr, flush=True)
             runs.append(one_run(s, args.captures, args.queued))
     summary = merge(runs)
+    summary["app_js"] = app.js_shipped()
     summary["classification"] = classify.offline_quality()
     summary["prompt_tokens"] = classify.prompt_tokens()
     report = {
@@ -61,9 +63,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def one_run(s: Stack, captures: int, queued: int) -> dict:
     result: dict = {"cold_start": coldstart.cold_start(runs=5)}
-    with s.devhost("offline", scripted=False) as host:
+    with webapp.serving() as origin, s.devhost("offline", scripted=False, cors=origin) as host:
         result["text_offline"] = text.sequential(host.base_url, captures)
         result["voice_5s"] = voice.upload_to_outcome(host.base_url, runs=5)
+        result["app"] = app.open_to_outcome(host.base_url, origin, runs=5)
     result["transcription_5s"] = voice.transcription_alone(runs=3)
 
     # The model every other measurement talks to: a scripted server answering in 300 ms.
@@ -135,6 +138,7 @@ def _cpu_model() -> str:
 def table(s: dict) -> str:
     t, m, c = s["text_offline"], s["text_model_300ms"], s["concurrent_50"]
     cs, v, w, q = s["cold_start"], s["voice_5s"], s["worker"], s["classification"]
+    a = s["app"]
     rows = [
         ("first SSE byte, offline model (p50/p95/p99 ms)", _p(t["first_byte_ms"]), "<= 20 ms"),
         ("first SSE byte, 300 ms model (p50/p95/p99 ms)", _p(m["first_byte_ms"]), "<= 20 ms"),
@@ -156,6 +160,19 @@ def table(s: dict) -> str:
         ),
         ("  Functions framework alone (ms)", cs["import_ms"]["framework"], ""),
         ("voice 5 s, upload to outcome (median s)", v["median_s"], "< 4 s"),
+        (
+            "app JavaScript shipped, gzipped (app.js + sw.js)",
+            f"{s['app_js']['gzip_bytes'] / 1024:.1f} KiB",
+            "< 100 KiB",
+        ),
+        (
+            "app opened -> ready / first outcome, cold (ms)",
+            f"{a['cold_ready_ms']} / {a['cold_outcome_ms']}",
+            "",
+        ),
+        ("  ... warm: shell from the service worker", _app(a, "warm_"), ""),
+        ("  ... cold, CPU 4x slower (mid-range phone)", _app(a, "cpu_4x_cold_"), ""),
+        ("  ... warm, CPU 4x slower", _app(a, "cpu_4x_warm_"), ""),
         ("transcription of 5 s alone (median s)", s["transcription_5s"]["median_s"], ""),
         ("worker, 300 ms model (captures/s steady)", w["per_s_steady"], ">= 40"),
         ("  from host start (captures/s)", w["per_s_from_ready"], ""),
@@ -185,6 +202,10 @@ def table(s: dict) -> str:
         f"  {label:14} {v['precision']} / {v['recall']}" for label, v in q["per_label"].items()
     ]
     return "\n".join(lines)
+
+
+def _app(a: dict, prefix: str) -> str:
+    return f"{a[prefix + 'ready_ms']} / {a[prefix + 'outcome_ms']}"
 
 
 def _p(d: dict) -> str:

@@ -23,12 +23,16 @@ class Stack:
     workdir: Path
 
     @contextmanager
-    def devhost(self, name: str, *, scripted: bool, **env: str) -> Iterator[DevhostProcess]:
-        """The app in a devhost child process: the offline models, or the scripted server."""
+    def devhost(
+        self, name: str, *, scripted: bool, cors: str | None = None, **env: str
+    ) -> Iterator[DevhostProcess]:
+        """The app in a devhost child process: the offline models, or the scripted server;
+        `cors`: the origins it allows (the web app's)."""
         settings = {**self.settings, **env}
         if scripted:
             settings |= {"OPENAI_BASE_URL": self.model.base_url, "MODEL_MAX_RETRIES": "0"}
-        host = DevhostProcess(REPO, settings, self.workdir / f"{name}.log").start(timeout=60)
+        log = self.workdir / f"{name}.log"
+        host = DevhostProcess(REPO, settings, log, cors=cors).start(timeout=60)
         try:
             yield host
         finally:
