@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from .cors import CorsConfigError, CorsPolicy, cors_policy
 from .emulators import REPO, Emulators, Ports
 from .host import DevHost, load
 from .loader import AppLoadError
@@ -36,6 +37,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--data-dir", type=Path, default=REPO / ".data", help="stack: where emulator data lives"
     )
+    # As `func start`: these override Host.CORS and Host.CORSCredentials of local.settings.json.
+    parser.add_argument(
+        "--cors",
+        metavar="ORIGINS",
+        help="comma-separated CORS origins ('*' for any); '' turns CORS off",
+    )
+    parser.add_argument(
+        "--cors-credentials",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="answer Access-Control-Allow-Credentials: true",
+    )
     args = parser.parse_args(argv)
     handler = logging.StreamHandler()
     handler.setFormatter(FieldsFormatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
@@ -43,9 +56,14 @@ def main(argv: list[str] | None = None) -> int:
     # The SDKs log every HTTP request at INFO; the host's own lines are what a developer reads.
     logging.getLogger("azure").setLevel(logging.WARNING)
     app_dir = args.app_dir.resolve()
+    try:
+        cors = cors_policy(app_dir, args.cors, args.cors_credentials)
+    except CorsConfigError as exc:
+        print(f"devhost: {exc}", file=sys.stderr)
+        return 1
 
     if args.command == "stack":
-        return _stack(app_dir, args.host, args.port, args.data_dir)
+        return _stack(app_dir, args.host, args.port, args.data_dir, cors)
     try:
         config, functions = load(app_dir)
     except AppLoadError as exc:
@@ -55,12 +73,23 @@ def main(argv: list[str] | None = None) -> int:
         for fn in functions:
             print(f"ok  {fn.name:<28} {fn.trigger.type}")
         return 0
+    _log_cors(cors)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(DevHost(app_dir, config, functions).serve(args.host, args.port))
+        asyncio.run(DevHost(app_dir, config, functions, cors).serve(args.host, args.port))
     return 0
 
 
-def _stack(app_dir: Path, host: str, port: int, data_dir: Path) -> int:
+def _log_cors(cors: CorsPolicy | None) -> None:
+    if cors is None:
+        logging.getLogger("devhost").info("CORS off (no Host.CORS, no --cors)")
+        return
+    credentials = "with" if cors.credentials else "without"
+    logging.getLogger("devhost").info(
+        "CORS allows %s, %s credentials", ", ".join(cors.origins), credentials
+    )
+
+
+def _stack(app_dir: Path, host: str, port: int, data_dir: Path, cors: CorsPolicy | None) -> int:
     emulators = Emulators(data_dir=data_dir, ports=Ports.from_env())
     try:
         emulators.start()
@@ -74,7 +103,8 @@ def _stack(app_dir: Path, host: str, port: int, data_dir: Path) -> int:
         except AppLoadError as exc:
             print(f"devhost: the app would not load: {exc}", file=sys.stderr)
             return 1
-        devhost = DevHost(app_dir, config, functions)
+        _log_cors(cors)
+        devhost = DevHost(app_dir, config, functions, cors)
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_provision_and_serve(devhost, host, port))
     finally:
