@@ -106,18 +106,20 @@ def _stack(app_dir: Path, host: str, port: int, data_dir: Path, cors: CorsPolicy
         _log_cors(cors)
         devhost = DevHost(app_dir, config, functions, cors)
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_provision_and_serve(devhost, host, port))
+            asyncio.run(_provision_and_serve(devhost, host, port, cors))
     finally:
         emulators.stop()
     return 0
 
 
-async def _provision_and_serve(devhost: DevHost, host: str, port: int) -> None:
+async def _provision_and_serve(
+    devhost: DevHost, host: str, port: int, cors: CorsPolicy | None
+) -> None:
     from shared.bootstrap import adapters, reset
 
     from .provision import provision
 
-    await provision()
+    await provision(cors.origins if cors else ())
     # Load the offline models while the server starts, not on the first capture.
     for model in (adapters().classifier, adapters().transcriber):
         warm_up = getattr(model, "warm_up", None)

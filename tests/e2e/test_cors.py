@@ -1,5 +1,6 @@
 """CORS the platform's way, as the phone web app meets it: a devhost given the app's origins
-(as `func start --cors` or Host.CORS), answering the browser's preflights and requests.
+(as `func start --cors` or Host.CORS), and Azurite's Blob service given the rules provisioning
+sets, answering the browser's preflights and requests.
 
 What the host does (devhost/cors.py, from Core Tools' and the Flex host's policy): preflights
 answered 204 before routing, any method and header echoed, no max-age, Vary: Origin only with
@@ -170,6 +171,86 @@ def test_another_origin_is_never_allowed_to_read_an_answer(client) -> None:
 def test_a_caller_without_origin_gets_no_allow_origin(client) -> None:
     response = client.get("/api/health")
     assert "access-control-allow-origin" not in response.headers
+
+
+# Azurite's Blob service: the browser PUTs a voice note straight to its upload URL
+
+
+@pytest.fixture(scope="module")
+async def blob_cors(provisioned: dict[str, str]) -> tuple[str, ...]:
+    """Blob CORS as `make dev` provisions it for the app's origins."""
+    from devhost.provision import provision
+    from shared.adapters.clients import close_clients
+
+    origins = (APP, APP_BY_NAME)
+    await provision(origins)
+    await close_clients()
+    return origins
+
+
+def start_voice_note(client: httpx.Client) -> dict:
+    response = client.post(
+        "/api/voice-notes", json={"contentType": "audio/webm"}, headers={**KEY, "Origin": APP}
+    )
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def upload_preflight(upload: dict, origin: str, method: str = "PUT") -> httpx.Response:
+    requested = ",".join(sorted(h.lower() for h in upload["uploadHeaders"]))
+    return httpx.options(
+        upload["uploadUrl"],
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": method,
+            "Access-Control-Request-Headers": requested,
+        },
+    )
+
+
+def test_the_blob_service_allows_the_apps_upload(client, blob_cors) -> None:
+    upload = start_voice_note(client)
+    # Traced requests add x-ms-meta-traceparent: the rule must take any x-ms-meta-* too.
+    upload["uploadHeaders"]["x-ms-meta-traceparent"] = (
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    )
+    response = upload_preflight(upload, APP)
+    assert response.status_code == 200, response.text
+    assert response.headers["access-control-allow-origin"] == APP
+    assert response.headers["access-control-allow-methods"] == "PUT"
+    allowed = set(response.headers["access-control-allow-headers"].split(","))
+    assert allowed == {"content-type", "x-ms-blob-type", "x-ms-meta-traceparent"}
+
+    put = httpx.put(
+        upload["uploadUrl"],
+        content=b"not really audio",
+        headers={**upload["uploadHeaders"], "Origin": APP},
+    )
+    assert put.status_code == 201, put.text
+    assert put.headers["access-control-allow-origin"] == APP
+    assert {"etag", "x-ms-request-id"} <= exposed(put.headers)
+
+
+@pytest.mark.parametrize(("origin", "method"), [(STRANGER, "PUT"), (APP, "GET"), (APP, "DELETE")])
+def test_the_blob_service_refuses_other_origins_and_methods(client, blob_cors, origin, method):
+    response = upload_preflight(start_voice_note(client), origin, method)
+    assert response.status_code == 403
+    assert "access-control-allow-origin" not in response.headers
+
+
+async def test_provisioning_without_origins_leaves_the_blob_service_no_rule(client, blob_cors):
+    from devhost.provision import provision
+    from shared.adapters.clients import close_clients
+
+    upload = start_voice_note(client)
+    try:
+        await provision(())  # as `make dev` with CORS off: stale rules go too
+        await close_clients()
+        assert upload_preflight(upload, APP).status_code == 403
+    finally:
+        await provision(blob_cors)
+        await close_clients()
+    assert upload_preflight(upload, APP).status_code == 200
 
 
 # The policy itself: from local.settings.json or the command line, as `func start` takes it
