@@ -10,6 +10,7 @@ import pytest
 from devhost.config import load_host_config, load_local_settings, parse_timespan
 from devhost.cors import CorsConfigError, CorsPolicy, cors_policy
 from devhost.routes import compile_route
+from devhost.webapp import WEB_PORT
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -105,3 +106,11 @@ def test_cors_policies_the_host_would_not_take_are_refused() -> None:
         CorsPolicy(("*", "http://a.example"))
     assert CorsPolicy(("*",)).allows("http://anyone.example")
     assert not CorsPolicy(("http://a.example",)).allows("")
+
+
+def test_the_sample_settings_let_the_served_web_app_call_the_api(tmp_path: Path) -> None:
+    (tmp_path / "local.settings.json").write_text((REPO / "local.settings.sample.json").read_text())
+    policy = cors_policy(tmp_path)
+    assert policy is not None and not policy.credentials and not policy.any_origin
+    assert policy.allows(f"http://127.0.0.1:{WEB_PORT}")
+    assert policy.allows(f"http://localhost:{WEB_PORT}")  # the same page, opened by name
