@@ -10,9 +10,11 @@ import os
 import sys
 from pathlib import Path
 
+from .cors import CorsConfigError, CorsPolicy, cors_policy
 from .emulators import REPO, Emulators, Ports
 from .host import DevHost, load
 from .loader import AppLoadError
+from .webapp import WEB_DIST, WEB_PORT, WebAppServer
 
 
 class FieldsFormatter(logging.Formatter):
@@ -36,6 +38,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--data-dir", type=Path, default=REPO / ".data", help="stack: where emulator data lives"
     )
+    parser.add_argument(
+        "--web-dir", type=Path, default=WEB_DIST, help="stack: the web app's build to serve"
+    )
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=int(os.environ.get("DEVHOST_WEB_PORT", WEB_PORT)),
+        help="stack: the web app's port (its origin must be among the CORS origins)",
+    )
+    # As `func start`: these override Host.CORS and Host.CORSCredentials of local.settings.json.
+    parser.add_argument(
+        "--cors",
+        metavar="ORIGINS",
+        help="comma-separated CORS origins ('*' for any); '' turns CORS off",
+    )
+    parser.add_argument(
+        "--cors-credentials",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="answer Access-Control-Allow-Credentials: true",
+    )
     args = parser.parse_args(argv)
     handler = logging.StreamHandler()
     handler.setFormatter(FieldsFormatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
@@ -43,9 +66,24 @@ def main(argv: list[str] | None = None) -> int:
     # The SDKs log every HTTP request at INFO; the host's own lines are what a developer reads.
     logging.getLogger("azure").setLevel(logging.WARNING)
     app_dir = args.app_dir.resolve()
+    try:
+        cors = cors_policy(app_dir, args.cors, args.cors_credentials)
+    except CorsConfigError as exc:
+        print(f"devhost: {exc}", file=sys.stderr)
+        return 1
 
     if args.command == "stack":
-        return _stack(app_dir, args.host, args.port, args.data_dir)
+        try:
+            web = _web_app(args.web_dir, args.host, args.web_port)
+        except OSError as exc:
+            print(f"devhost: the web app's port {args.web_port}: {exc}", file=sys.stderr)
+            return 1
+        try:
+            web_lines = _web_app_lines(web, args.web_dir, cors)
+            return _stack(app_dir, args.host, args.port, args.data_dir, cors, web_lines)
+        finally:
+            if web is not None:
+                web.stop()
     try:
         config, functions = load(app_dir)
     except AppLoadError as exc:
@@ -55,12 +93,46 @@ def main(argv: list[str] | None = None) -> int:
         for fn in functions:
             print(f"ok  {fn.name:<28} {fn.trigger.type}")
         return 0
+    _log_cors(cors)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(DevHost(app_dir, config, functions).serve(args.host, args.port))
+        asyncio.run(DevHost(app_dir, config, functions, cors).serve(args.host, args.port))
     return 0
 
 
-def _stack(app_dir: Path, host: str, port: int, data_dir: Path) -> int:
+def _log_cors(cors: CorsPolicy | None) -> None:
+    if cors is None:
+        logging.getLogger("devhost").info("CORS off (no Host.CORS, no --cors)")
+        return
+    credentials = "with" if cors.credentials else "without"
+    logging.getLogger("devhost").info(
+        "CORS allows %s, %s credentials", ", ".join(cors.origins), credentials
+    )
+
+
+def _web_app(web_dir: Path, host: str, port: int) -> WebAppServer | None:
+    """The web app's server, listening already (so a taken port fails before the emulators
+    start), or None when there is no build to serve."""
+    if not (web_dir / "index.html").is_file():
+        return None
+    return WebAppServer(web_dir, host, port).start()
+
+
+def _web_app_lines(web: WebAppServer | None, web_dir: Path, cors: CorsPolicy | None) -> str:
+    if web is None:
+        shown = web_dir.relative_to(REPO) if web_dir.is_relative_to(REPO) else web_dir
+        return f"  web app: not served, {shown} has no build (`npm run build:web` makes it)\n"
+    line = f"  web app: {web.url}\n"
+    if cors is None or not cors.allows(web.url):
+        line += (
+            f"    (its origin {web.url} is not among the CORS origins, so it cannot call the "
+            "API: add it to Host.CORS in local.settings.json, or pass --cors)\n"
+        )
+    return line
+
+
+def _stack(
+    app_dir: Path, host: str, port: int, data_dir: Path, cors: CorsPolicy | None, web_lines: str
+) -> int:
     emulators = Emulators(data_dir=data_dir, ports=Ports.from_env())
     try:
         emulators.start()
@@ -74,20 +146,23 @@ def _stack(app_dir: Path, host: str, port: int, data_dir: Path) -> int:
         except AppLoadError as exc:
             print(f"devhost: the app would not load: {exc}", file=sys.stderr)
             return 1
-        devhost = DevHost(app_dir, config, functions)
+        _log_cors(cors)
+        devhost = DevHost(app_dir, config, functions, cors)
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_provision_and_serve(devhost, host, port))
+            asyncio.run(_provision_and_serve(devhost, host, port, cors, web_lines))
     finally:
         emulators.stop()
     return 0
 
 
-async def _provision_and_serve(devhost: DevHost, host: str, port: int) -> None:
+async def _provision_and_serve(
+    devhost: DevHost, host: str, port: int, cors: CorsPolicy | None, web_lines: str
+) -> None:
     from shared.bootstrap import adapters, reset
 
     from .provision import provision
 
-    await provision()
+    await provision(cors.origins if cors else ())
     # Load the offline models while the server starts, not on the first capture.
     for model in (adapters().classifier, adapters().transcriber):
         warm_up = getattr(model, "warm_up", None)
@@ -96,6 +171,7 @@ async def _provision_and_serve(devhost: DevHost, host: str, port: int) -> None:
     base = f"http://{host}:{port}/api"
     print(
         f"\nCapture pipeline running at {base}  (Ctrl-C stops everything)\n"
+        f"{web_lines}"
         f"  dev user: dev   API key: local-dev-key\n"
         f"  curl {base}/health\n"
         f"  curl -N -H 'X-API-Key: local-dev-key' -H 'Content-Type: application/json' \\\n"

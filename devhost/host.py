@@ -14,6 +14,7 @@ import uvicorn
 
 from .blobs import BlobScanner
 from .config import HostConfig, load_host_config, load_local_settings
+from .cors import CorsMiddleware, CorsPolicy
 from .http import HttpGateway, build_routes
 from .invoke import Invoker
 from .loader import LoadedFunction, import_app
@@ -39,7 +40,13 @@ def host_id(app_dir: Path) -> str:
 
 
 class DevHost:
-    def __init__(self, app_dir: Path, config: HostConfig, functions: list[LoadedFunction]) -> None:
+    def __init__(
+        self,
+        app_dir: Path,
+        config: HostConfig,
+        functions: list[LoadedFunction],
+        cors: CorsPolicy | None = None,
+    ) -> None:
         self.storage = StorageClients()
         self.invoker = Invoker(self.storage, config.queues.message_encoding, self._woken)
         self.queue_listeners = [
@@ -55,6 +62,8 @@ class DevHost:
         ]
         watch_app_enqueues(self._woken)
         self.gateway = HttpGateway(build_routes(functions), config.route_prefix, self.invoker)
+        # Like the host's CORS middleware: in front of routing, only when origins are set.
+        self.http = CorsMiddleware(self.gateway, cors) if cors else self.gateway
 
     def _woken(self, queue_name: str) -> None:
         for listener in self.queue_listeners:
@@ -65,7 +74,7 @@ class DevHost:
         """Serve until SIGINT/SIGTERM, then stop triggers and close clients in order."""
         server = _Server(
             uvicorn.Config(
-                self.gateway,
+                self.http,
                 host=host,
                 port=port,
                 log_level="warning",

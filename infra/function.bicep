@@ -24,6 +24,9 @@ param appInsightsConnectionString string
 @description('API_KEYS: comma-separated "user:sha256(key)" entries (`python -m shared.api_keys mint`).')
 param apiKeys string
 
+@description('The web app\'s origin (https://host): the one origin browsers may call the API from.')
+param corsOrigin string
+
 param maximumInstanceCount int
 @allowed([
   512
@@ -69,6 +72,15 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
       minTlsVersion: '1.2'
       http20Enabled: true
       ftpsState: 'Disabled'
+      // The platform's CORS, which the host applies (any method and header, nothing exposed;
+      // the app exposes Location and Retry-After itself). Credentials off: callers send an
+      // API key header, never cookies.
+      cors: {
+        allowedOrigins: [
+          corsOrigin
+        ]
+        supportCredentials: false
+      }
     }
     functionAppConfig: {
       deployment: {

@@ -42,6 +42,16 @@ param maximumInstanceCount int = 40
 @description('Memory per instance; 2048 leaves room for 64 classifications in flight.')
 param instanceMemoryMB int = 2048
 
+@description('Region of the web app\'s Static Web App (one of the few it offers; pages are served globally).')
+@allowed([
+  'westeurope'
+  'eastus2'
+  'centralus'
+  'westus2'
+  'eastasia'
+])
+param webLocation string = 'westeurope'
+
 // What the app expects to exist (devhost/provision.py makes the same locally).
 var cosmosDatabase = 'secondbrain'
 var cosmosContainers = [
@@ -81,6 +91,17 @@ module identity 'identity.bicep' = {
   }
 }
 
+// The web app first: its origin is the only one the API and Blob storage let browsers in from.
+module web 'web.bicep' = {
+  name: 'web'
+  scope: group
+  params: {
+    name: 'swa-${token}'
+    location: webLocation
+    tags: tags
+  }
+}
+
 module storage 'storage.bicep' = {
   name: 'storage'
   scope: group
@@ -94,6 +115,7 @@ module storage 'storage.bicep' = {
       deploymentContainer
     ]
     queues: queues
+    corsOrigin: web.outputs.origin
   }
 }
 
@@ -156,6 +178,7 @@ module app 'function.bicep' = {
     apiKeys: apiKeys
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    corsOrigin: web.outputs.origin
   }
 }
 
@@ -164,6 +187,8 @@ output AZURE_LOCATION string = location
 output AZURE_RESOURCE_GROUP string = group.name
 output FUNCTION_APP_NAME string = app.outputs.name
 output API_BASE_URL string = 'https://${app.outputs.defaultHostName}/api'
+output WEB_APP_URL string = web.outputs.origin
+output WEB_APP_NAME string = web.outputs.name
 output STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output VOICE_NOTES_TOPIC_NAME string = storage.outputs.eventTopicName
 output VOICE_NOTES_CONTAINER string = voiceContainer

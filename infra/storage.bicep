@@ -11,6 +11,8 @@ param principalId string
 param containers array
 @description('Queues the app and the host use, poison queues included.')
 param queues array
+@description('The web app\'s origin (https://host): browsers PUT voice notes from it, and only it.')
+param corsOrigin string
 
 // Built-in roles (fixed ids). Blob Data Owner, not Contributor: the app signs upload URLs
 // with a user delegation key, and the host keeps its keys and leases in blobs.
@@ -41,6 +43,33 @@ resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
 resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
   parent: account
   name: 'default'
+  properties: {
+    // The phone PUTs a voice note to its upload URL with the upload headers; the SAS can only
+    // create, so PUT is the one method. The same rule as devhost/provision.py's locally.
+    cors: {
+      corsRules: [
+        {
+          allowedOrigins: [
+            corsOrigin
+          ]
+          allowedMethods: [
+            'PUT'
+          ]
+          allowedHeaders: [
+            'content-type'
+            'x-ms-blob-type'
+            'x-ms-meta-*'
+          ]
+          exposedHeaders: [
+            'etag'
+            'x-ms-request-id'
+            'x-ms-error-code'
+          ]
+          maxAgeInSeconds: 3600
+        }
+      ]
+    }
+  }
 }
 
 resource blobContainers 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = [

@@ -56,13 +56,26 @@ def eventually(probe: Callable[[], T], timeout: float = 15.0, interval: float = 
 
 
 class DevhostProcess:
-    """`python -m devhost serve` for one app folder, on a free port, as CI would run it."""
+    """`python -m devhost serve` for one app folder, on a free port, as CI would run it.
 
-    def __init__(self, app_dir: Path, env: dict[str, str], log_path: Path) -> None:
+    `cors` and `cors_credentials` are passed as `--cors` / `--cors-credentials`, so the host's
+    CORS is the test's whatever local.settings.json says; `cors=None` leaves that file's."""
+
+    def __init__(
+        self,
+        app_dir: Path,
+        env: dict[str, str],
+        log_path: Path,
+        *,
+        cors: str | None = None,
+        cors_credentials: bool = False,
+    ) -> None:
         self.app_dir = app_dir
         self.env = env
         self.port = free_port()
         self.log_path = log_path
+        self.cors = cors
+        self.cors_credentials = cors_credentials
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -72,6 +85,10 @@ class DevhostProcess:
     def start(self, timeout: float = 30.0) -> DevhostProcess:
         log = open(self.log_path, "ab")  # noqa: SIM115  (lives with the process)
         cmd = [sys.executable, "-m", "devhost", "serve", "--app-dir", str(self.app_dir)]
+        if self.cors is not None:
+            cmd += ["--cors", self.cors]
+        if self.cors_credentials:
+            cmd += ["--cors-credentials"]
         self.proc = subprocess.Popen(
             [*cmd, "--port", str(self.port)],
             cwd=REPO,
@@ -102,9 +119,14 @@ class DevhostProcess:
 
 
 @contextmanager
-def running_devhost(env: dict[str, str], log_dir: Path) -> Iterator[str]:
-    """The app served by a devhost child process with `env`; its base URL."""
-    devhost = DevhostProcess(REPO, env, log_dir / "devhost.log").start()
+def running_devhost(
+    env: dict[str, str], log_dir: Path, *, cors: str | None = None, cors_credentials: bool = False
+) -> Iterator[str]:
+    """The app served by a devhost child process with `env` (and CORS origins, if given);
+    its base URL."""
+    devhost = DevhostProcess(
+        REPO, env, log_dir / "devhost.log", cors=cors, cors_credentials=cors_credentials
+    ).start()
     try:
         yield devhost.base_url
     finally:

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
 
 from shared.adapters.storage_errors import bounded
 from shared.domain.capture import InboxItem, Status
@@ -18,6 +21,8 @@ from shared.domain.filed import FiledItem
 from shared.settings import INBOX
 
 # 449: Cosmos's "retry with" on conflicting writes. Every call is bounded in time.
+log = logging.getLogger(__name__)
+
 _translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
 
 if TYPE_CHECKING:
@@ -94,8 +99,8 @@ class CosmosCaptureRepository:
                 docs = [doc async for doc in page] if page is not None else None
             if docs is None:
                 return
-            for doc in docs:
-                yield InboxItem.model_validate(doc)
+            for item in _readable(docs):
+                yield item
 
     async def on_thread(self, user_id: str, thread_id: str) -> list[InboxItem]:
         # One partition; a thread holds a handful of captures, so one bounded read of them all.
@@ -109,7 +114,7 @@ class CosmosCaptureRepository:
                 query, parameters=parameters, partition_key=user_id
             )
             docs = [doc async for doc in found]
-        return [InboxItem.model_validate(doc) for doc in docs]
+        return list(_readable(docs))
 
     async def remove(self, user_id: str, capture_id: str) -> None:
         await self._delete(INBOX, user_id, capture_id)
@@ -136,3 +141,13 @@ class CosmosCaptureRepository:
                 return await self._container(container).read_item(item_id, partition_key=user_id)
             except CosmosResourceNotFoundError:
                 return None
+
+
+def _readable(docs: list[dict]) -> Iterator[InboxItem]:
+    """The documents as inbox items, leaving out (and logging) any that cannot be read: one
+    broken document must not take a whole inbox or thread down with it."""
+    for doc in docs:
+        try:
+            yield InboxItem.model_validate(doc)
+        except ValidationError:
+            log.warning("inbox item %r cannot be read; left out", doc.get("id"))

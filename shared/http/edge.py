@@ -1,6 +1,6 @@
 """The HTTP edge: what every HTTP function's answer gets, in one place. Errors raised by parsing
 or a service become problem+json here, anything unexpected a problem+json 500 that says nothing
-of internals, and every response carries the same safety headers."""
+of internals, and every response carries the same safety headers and exposed headers."""
 
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ from shared.http.problems import Problem
 log = logging.getLogger(__name__)
 
 SAFETY_HEADERS = {"X-Content-Type-Options": "nosniff"}
+# The headers a browser client reads from our answers, beyond the CORS-safelisted ones: the new
+# voice note's Location, and Retry-After on 429/503. The platform's CORS (Core Tools, and the
+# host in Azure) only allows origins and exposes nothing, so the app names them itself. Inert
+# without the platform's Access-Control-Allow-Origin, which only an allowed origin gets.
+EXPOSED_HEADERS = {"Access-Control-Expose-Headers": "Location, Retry-After"}
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -46,6 +51,7 @@ def http_function(handler: Handler) -> Handler:
                 500, "Something went wrong on our side. Please try again.", code="INTERNAL"
             ).response()
         response.headers.update(SAFETY_HEADERS)
+        response.headers.update(EXPOSED_HEADERS)
         return response
 
     return answer

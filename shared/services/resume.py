@@ -60,8 +60,8 @@ class ResumeRefused(Exception):
 
 @dataclass(frozen=True)
 class _Step:
-    """What to do for one answer: `action` on the capture's open question, or `replay` when
-    this very answer closed it already."""
+    """One answer, checked: carried out on the capture's open question, or told again
+    (`replay`) when this very answer closed it already."""
 
     item: InboxItem
     answer: ResumeAnswer
@@ -163,10 +163,13 @@ async def _carry_out(
             capture_key=run_id,
             conversation=request.conversation,
         )
-        job = ClassifyJob(capture_id=item.id, user_id=item.user_id)
-        store = _answering(item, answer, adapters.repo)
         async for event in filing_events(
-            item.thread_id, run_id, job, store, adapters, request.conversation
+            item.thread_id,
+            run_id,
+            ClassifyJob(capture_id=item.id, user_id=item.user_id),
+            lambda: store_clarification(item, answer, adapters.repo),
+            adapters,
+            request.conversation,
         ):
             yield event
 
@@ -182,13 +185,6 @@ def _told(item: InboxItem, request: ResumeRequest) -> list[BaseEvent]:
             )
         ]
     return agui.outcome_events(item, request.run_id, request.conversation)
-
-
-def _answering(item: InboxItem, answer: TextCapture, repo: CaptureRepository):
-    async def store() -> InboxItem:
-        return await store_clarification(item, answer, repo)
-
-    return store
 
 
 async def _cancel(item: InboxItem, repo: CaptureRepository) -> InboxItem:

@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 
 from devhost.config import load_host_config, load_local_settings, parse_timespan
+from devhost.cors import CorsConfigError, CorsPolicy, cors_policy
 from devhost.routes import compile_route
+from devhost.webapp import WEB_PORT
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_timespans() -> None:
@@ -64,7 +68,7 @@ def test_app_settings_override_host_json_and_the_lease_is_the_hosts(
 
 
 def test_the_repo_host_json_is_valid_for_the_host() -> None:
-    config = load_host_config(Path(__file__).resolve().parents[2])
+    config = load_host_config(REPO)
     assert config.route_prefix == "api"
     assert config.queues.message_encoding == "base64"
 
@@ -77,3 +81,36 @@ def test_route_templates() -> None:
     assert compile_route("n/{x:int}").match("n/ab") is None
     with pytest.raises(ValueError):
         compile_route("a/{opt?}/b")
+
+
+def test_cors_is_the_host_section_of_local_settings_unless_the_command_line_says(
+    tmp_path: Path,
+) -> None:
+    assert cors_policy(tmp_path) is None  # no file: no CORS, as `func start` without --cors
+    host = {"cors": " HTTP://App.Example:7072 ,http://b.example", "CorsCredentials": "true"}
+    (tmp_path / "local.settings.json").write_text(json.dumps({"Host": host}))
+    # Keys case-insensitive, as Core Tools reads them; origins lower-cased as ASP.NET Core.
+    policy = cors_policy(tmp_path)
+    assert policy == CorsPolicy(("http://app.example:7072", "http://b.example"), credentials=True)
+    assert cors_policy(tmp_path, origins="http://c.example") == CorsPolicy(
+        ("http://c.example",), credentials=True
+    )
+    assert cors_policy(tmp_path, credentials=False) == CorsPolicy(policy.origins, False)
+    assert cors_policy(tmp_path, origins="") is None
+
+
+def test_cors_policies_the_host_would_not_take_are_refused() -> None:
+    with pytest.raises(CorsConfigError, match="CORSCredentials"):
+        CorsPolicy(("*",), credentials=True)
+    with pytest.raises(CorsConfigError, match="stand alone"):
+        CorsPolicy(("*", "http://a.example"))
+    assert CorsPolicy(("*",)).allows("http://anyone.example")
+    assert not CorsPolicy(("http://a.example",)).allows("")
+
+
+def test_the_sample_settings_let_the_served_web_app_call_the_api(tmp_path: Path) -> None:
+    (tmp_path / "local.settings.json").write_text((REPO / "local.settings.sample.json").read_text())
+    policy = cors_policy(tmp_path)
+    assert policy is not None and not policy.credentials and not policy.any_origin
+    assert policy.allows(f"http://127.0.0.1:{WEB_PORT}")
+    assert policy.allows(f"http://localhost:{WEB_PORT}")  # the same page, opened by name

@@ -15,8 +15,8 @@ Azurite and the Cosmos server, the scripted model as the only double. It proves 
 - events feeds per user are bounded (429 TOO_MANY_FEEDS), per user, and a closed one frees its
   slot;
 - a reused runId / Idempotency-Key with a different request is refused and changes nothing;
-- every answer of every route carries `X-Content-Type-Options: nosniff`, and an unexpected
-  failure is a problem+json 500 (INTERNAL).
+- every answer of every route carries `X-Content-Type-Options: nosniff` and exposes Location
+  and Retry-After to browsers, and an unexpected failure is a problem+json 500 (INTERNAL).
 
 No test measures time: a call that the app failed to bound would hang past the HTTP client's
 timeout and fail the test that made it.
@@ -585,7 +585,7 @@ def test_a_reused_voice_note_key_with_another_type_is_a_409(main) -> None:
     assert main.delete(f"/api/captures/{capture_id}", headers=KEY).status_code == 204
 
 
-# -- h. nosniff on every answer ----------------------------------------------------------------
+# -- h. nosniff and exposed headers on every answer ---------------------------------------------
 
 
 def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
@@ -594,6 +594,9 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
     def seen(method: str, route: str, response: httpx.Response | SseRun) -> None:
         status = response.status if isinstance(response, SseRun) else response.status_code
         assert response.headers.get("x-content-type-options") == "nosniff", (method, route, status)
+        # The platform's CORS exposes nothing: a browser reads these only because we say so.
+        expose = response.headers.get("access-control-expose-headers")
+        assert expose == "Location, Retry-After", (method, route, status)
         answered[(method, route)].add(status)
 
     def sse(method: str, route: str, run: SseRun) -> SseRun:

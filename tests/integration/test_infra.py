@@ -24,7 +24,13 @@ import yaml
 from pycep import BicepParser
 
 from devhost.loader import import_app
-from devhost.provision import QUEUES
+from devhost.provision import (
+    BLOB_CORS_ALLOWED_HEADERS,
+    BLOB_CORS_EXPOSED_HEADERS,
+    BLOB_CORS_MAX_AGE_S,
+    BLOB_CORS_METHODS,
+    QUEUES,
+)
 from shared.settings import BUCKET_CONTAINERS, INBOX, VOICE_CONTAINER, Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -372,16 +378,22 @@ def test_azd_parameters_cover_the_required_main_parameters() -> None:
     assert required <= set(given) <= set(params)
 
 
-def test_azure_yaml_deploys_the_app_and_runs_the_hook() -> None:
+def test_azure_yaml_deploys_the_api_and_the_web_app_and_runs_the_hook() -> None:
     spec = yaml.safe_load((REPO / "azure.yaml").read_text())
-    [service] = spec["services"].values()
-    assert (service["project"], service["language"], service["host"]) == (".", "python", "function")
+    assert list(spec["services"]) == ["api", "web"]
+    api, web = spec["services"]["api"], spec["services"]["web"]
+    assert (api["project"], api["language"], api["host"]) == (".", "python", "function")
+    assert (web["project"], web["host"], web["dist"]) == ("web", "staticwebapp", "dist")
     assert spec["infra"] == {"provider": "bicep", "path": "infra", "module": "main"}
     hook = spec["hooks"]["postdeploy"]["posix"]
     assert REPO / hook["run"] == HOOK and os.access(HOOK, os.X_OK)
-    # azd finds the app to deploy to by its service tag.
-    tags = one("function.bicep", "Microsoft.Web/sites")["tags"]["function"]["parameters"]
-    assert tags["arg_2"] == {"'azd-service-name'": "api"} and list(spec["services"]) == ["api"]
+    # azd finds the resource each service deploys to by its service tag.
+    for name, type_, service in [
+        ("function.bicep", "Microsoft.Web/sites", "api"),
+        ("web.bicep", "Microsoft.Web/staticSites", "web"),
+    ]:
+        tags = one(name, type_)["tags"]["function"]["parameters"]
+        assert tags["arg_2"] == {"'azd-service-name'": service}
 
 
 def test_the_hook_is_valid_sh_and_gets_what_it_needs_from_main_outputs() -> None:
@@ -393,6 +405,80 @@ def test_the_hook_is_valid_sh_and_gets_what_it_needs_from_main_outputs() -> None
     events = bicep("events.bicep")["parameters"]
     required = {p for p, spec in events.items() if spec.get("default") is None}
     assert required <= params <= set(events)
+
+
+# CORS: browsers reach the API and Blob storage from the web app's origin, and from no other.
+
+# `web.outputs.origin` in main.bicep, as pycep reads it.
+WEB_ORIGIN = {
+    "operator": {
+        "type": "property_accessor",
+        "operands": {
+            "operand_1": "web",
+            "operand_2": {
+                "operator": {
+                    "type": "property_accessor",
+                    "operands": {"operand_1": "outputs", "operand_2": "origin"},
+                }
+            },
+        },
+    }
+}
+
+
+def values_of(tree: Any, key: str) -> list[Any]:
+    """Every value under `key`, anywhere in a parsed template."""
+    if isinstance(tree, dict):
+        found = [v for k, v in tree.items() if k == key]
+        return found + [x for v in tree.values() for x in values_of(v, key)]
+    if isinstance(tree, list):
+        return [x for v in tree for x in values_of(v, key)]
+    return []
+
+
+def test_the_web_app_is_a_free_static_web_app_and_its_origin_is_its_https_host() -> None:
+    [(name, site)] = bicep("web.bicep")["resources"].items()
+    assert site["type"] == "Microsoft.Web/staticSites"
+    assert site["config"]["sku"] == {"name": "Free", "tier": "Free"}
+    # Scheme and host only, as a browser sends Origin: a path or trailing slash never matches.
+    origin = bicep("web.bicep")["outputs"]["origin"]["value"]
+    assert origin == f"https://${{{name}.properties.defaultHostname}}"
+    main = bicep("main.bicep")
+    assert main["modules"]["web"]["detail"]["path"] == "web.bicep"
+    assert main["outputs"]["WEB_APP_URL"]["value"] == WEB_ORIGIN
+
+
+def test_the_api_and_blob_storage_allow_exactly_the_web_apps_origin() -> None:
+    modules = bicep("main.bicep")["modules"]
+    for module, template in [("app", "function.bicep"), ("storage", "storage.bicep")]:
+        assert modules[module]["config"]["params"]["corsOrigin"] == WEB_ORIGIN, module
+        # Required, so nothing else (no default, no '*') can stand in for it.
+        assert bicep(template)["parameters"]["corsOrigin"].get("default") is None
+    site = one("function.bicep", "Microsoft.Web/sites")["properties"]["siteConfig"]
+    assert site["cors"] == {"allowedOrigins": ["corsOrigin"], "supportCredentials": False}
+    blobs = one("storage.bicep", "Microsoft.Storage/storageAccounts/blobServices")
+    [rule] = blobs["properties"]["cors"]["corsRules"]
+    assert rule["allowedOrigins"] == ["corsOrigin"]
+
+
+def test_no_template_lets_any_other_origin_in() -> None:
+    """Every CORS list in infra/ (a later one too) names the web app's origin alone."""
+    found = {}
+    for path in sorted(INFRA.glob("*.bicep")):
+        for origins in values_of(bicep(path.name), "allowedOrigins"):
+            assert "*" not in origins, path.name
+            assert origins == ["corsOrigin"], path.name
+            found[path.name] = origins
+    assert set(found) == {"function.bicep", "storage.bicep"}
+
+
+def test_blob_cors_in_azure_is_the_rule_provisioned_locally() -> None:
+    blobs = one("storage.bicep", "Microsoft.Storage/storageAccounts/blobServices")
+    [rule] = blobs["properties"]["cors"]["corsRules"]
+    assert rule["allowedMethods"] == list(BLOB_CORS_METHODS) == ["PUT"]
+    assert rule["allowedHeaders"] == list(BLOB_CORS_ALLOWED_HEADERS)
+    assert rule["exposedHeaders"] == list(BLOB_CORS_EXPOSED_HEADERS)
+    assert rule["maxAgeInSeconds"] == BLOB_CORS_MAX_AGE_S
 
 
 # The package: .funcignore keeps it to what runs in Azure.

@@ -252,3 +252,22 @@ async def test_on_thread_finds_the_users_captures_of_that_thread_only(
     found = await subject.repo.on_thread(user, "t-shared")
     assert sorted(i.id for i in found) == sorted(i.id for i in mine)
     assert await subject.repo.on_thread(user, "t-none") == []
+
+
+async def test_a_document_cosmos_cannot_read_is_left_out_of_lists(cosmos, user: str) -> None:
+    """Cosmos only: a stored document the app cannot read (an old or hand-made one) leaves the
+    user's inbox list and thread readable rather than failing them."""
+    from shared.adapters import clients
+    from shared.adapters.repository import CosmosCaptureRepository
+    from shared.bootstrap import reset
+
+    repo = CosmosCaptureRepository(clients.cosmos_database())
+    good = text_item(user_id=user, thread_id="t-broken")
+    await repo.add(good)
+    broken = {"id": new_id(), "userId": user, "threadId": "t-broken", "status": "no-such-status"}
+    cosmos.get_container_client("Inbox").create_item(broken)
+    try:
+        assert await listed(repo, user) == [good.id]
+        assert [i.id for i in await repo.on_thread(user, "t-broken")] == [good.id]
+    finally:
+        await reset()
