@@ -5,18 +5,17 @@ browser tests and the benchmark."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from devhost.emulators import REPO, free_port
+from devhost.provision import blob_cors_rules
+from devhost.webapp import WebAppServer
 
 DIST = REPO / "web" / "dist"
 DRIVER = REPO / "tests" / "browser" / "drive.mjs"
@@ -49,50 +48,26 @@ def build() -> None:
         raise RuntimeError(f"npm run build:web failed:\n{done.stdout}\n{done.stderr}")
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    # The service worker and the manifest need their real types; Python's table lacks them.
-    extensions_map = {
-        **SimpleHTTPRequestHandler.extensions_map,
-        ".js": "text/javascript",
-        ".webmanifest": "application/manifest+json",
-    }
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @contextmanager
 def serving(directory: Path = DIST) -> Iterator[str]:
-    """A static server for `directory` on 127.0.0.1 (a secure context, as the service worker
-    and the microphone need); its origin."""
-    handler = functools.partial(_Quiet, directory=str(directory))
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    """`directory` served on a free loopback port by the stack's own web server (127.0.0.1 is
+    a secure context, as the service worker and the microphone need); its origin."""
+    server = WebAppServer(directory, "127.0.0.1", free_port()).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield server.url
     finally:
-        server.shutdown()
-        server.server_close()
+        server.stop()
 
 
 def allow_uploads_from(storage_conn: str, origin: str) -> None:
-    """Adds a Blob CORS rule for `origin` (a browser PUTs a voice note to its upload URL),
-    keeping the rules already there."""
-    from azure.storage.blob import BlobServiceClient, CorsRule
+    """Adds provisioning's Blob CORS rule for `origin` (a browser PUTs a voice note to its
+    upload URL), keeping the rules already there (those of local.settings.json's origins)."""
+    from azure.storage.blob import BlobServiceClient
 
     service = BlobServiceClient.from_connection_string(storage_conn)
     rules = service.get_service_properties()["cors"] or []
-    if any(origin in rule.allowed_origins.split(",") for rule in rules):
-        return
-    rule = CorsRule(
-        [origin],
-        ["PUT"],
-        allowed_headers=["content-type", "x-ms-blob-type", "x-ms-meta-*"],
-        exposed_headers=["x-ms-error-code"],
-        max_age_in_seconds=60,
-    )
-    service.set_service_properties(cors=[*rules, rule])
+    if not any(origin in rule.allowed_origins.split(",") for rule in rules):
+        service.set_service_properties(cors=[*rules, *blob_cors_rules([origin])])
 
 
 def drive(scenario: str, env: dict[str, str], timeout: float = 240) -> dict:
