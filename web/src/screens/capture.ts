@@ -85,14 +85,20 @@ async function startRecording(button: HTMLButtonElement, panel: HTMLElement): Pr
   const stop = h("button", { type: "button", class: "primary" }, "Stop and send");
   const cancel = h("button", { type: "button", class: "link" }, "Cancel");
   let recording: Recording;
+  let finished = false;
   const finish = async (keep: boolean) => {
+    if (finished) return; // Stop, the limit and leaving the screen may all come at once
+    finished = true;
+    window.removeEventListener("hashchange", leave);
     panel.hidden = true;
     button.hidden = false;
     if (!keep) return recording.cancel();
     const recorded = await recording.stop();
     await captureVoice(recorded.audio, recorded.contentType, recorded.seconds);
-    button.focus();
+    if (button.isConnected) button.focus();
   };
+  // Leaving the screen mid-recording keeps what was said: it is sent like a Stop.
+  const leave = () => void finish(true);
   try {
     recording = await Recording.start(
       (seconds) => {
@@ -106,6 +112,7 @@ async function startRecording(button: HTMLButtonElement, panel: HTMLElement): Pr
     panel.hidden = false;
     return;
   }
+  window.addEventListener("hashchange", leave);
   stop.addEventListener("click", () => void finish(true), { once: true });
   cancel.addEventListener("click", () => void finish(false), { once: true });
   panel.replaceChildren(
