@@ -31,6 +31,8 @@ function route(): void {
           ? inboxScreen()
           : captureScreen();
   main.replaceChildren(view);
+  // Settings says it itself, next to the key: no banner pointing at the screen it is on.
+  if (name === "settings") byId("banner").hidden = true;
   document.querySelectorAll<HTMLAnchorElement>(".tabs a").forEach((tab) => {
     if (tab.dataset.screen === (name === "inbox" || name === "settings" ? name : "capture")) {
       tab.setAttribute("aria-current", "page");
@@ -50,6 +52,7 @@ function showNetwork(): void {
 }
 
 onKeyRefused(() => {
+  if (byId("settings-title")) return;
   const banner = byId("banner");
   banner.replaceChildren(
     "The API refused your key. ",
