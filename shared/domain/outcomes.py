@@ -43,8 +43,13 @@ def question_for(outcome: Outcome, c: Classification) -> str | None:
     if outcome is Outcome.MISUNDERSTOOD:
         return _shown(c.question) or DEFAULT_QUESTION
     if outcome is Outcome.LOW_CONFIDENCE:
-        return _shown(c.question) or f"I filed this under {c.bucket} — is that right?"
+        return _shown(c.question) or review_question(c.bucket)
     return None
+
+
+def review_question(bucket: object) -> str:
+    """What LOW_CONFIDENCE asks when the model asked nothing itself."""
+    return f"I filed this under {bucket} — is that right?"
 
 
 def _shown(question: str | None) -> str | None:

@@ -23,7 +23,7 @@ from shared.domain.interrupts import (
     InterruptRecord,
     response_schema,
 )
-from shared.domain.outcomes import Outcome
+from shared.domain.outcomes import Outcome, review_question
 
 if TYPE_CHECKING:
     from ag_ui.core import (
@@ -190,10 +190,11 @@ def interrupt_for(item: InboxItem, asking: InterruptRecord) -> Any:
             "confidence": item.confidence,
             "buckets": [b.value for b in Bucket],
         }
-        message = (
-            f"Filed under {item.filed_bucket} for now ({item.confidence:.2f}). "
-            f"{item.question_text or 'Is that right?'}"
-        )
+        # The default question restates the bucket; then the message says it once.
+        asked = item.question_text
+        if not asked or asked == review_question(item.filed_bucket):
+            asked = "Is that right?"
+        message = f"Filed under {item.filed_bucket} for now ({item.confidence:.2f}). {asked}"
     else:
         message = item.question_text or "What did you want to capture?"
     return ag().Interrupt(

@@ -94,7 +94,8 @@ def test_low_confidence_ends_in_an_interrupt_asking_for_a_bucket(client, fake, c
         "confidence": 0.45,
         "buckets": ["People", "Projects", "Ideas", "Admin"],
     }
-    assert "Projects" in interrupt["message"] and "0.45" in interrupt["message"]
+    # The provisional bucket and confidence, said once (the default question restates them).
+    assert interrupt["message"] == "Filed under Projects for now (0.45). Is that right?"
     schema = interrupt["responseSchema"]
     assert schema["required"] == ["bucket"]
     state = next(e for e in run.events if e["type"] == "STATE_SNAPSHOT")["snapshot"]
