@@ -63,7 +63,9 @@ def is_p256_point(raw: bytes) -> bool:
 class SubscriptionKeys(RequestBody):
     """The subscription's keys, base64url: the browser's ECDH public key and auth secret."""
 
+    # As the Push API names it (the camelCase generator would make it p256Dh).
     p256dh: str = Field(
+        alias="p256dh",
         pattern=r"^[A-Za-z0-9_-]{87}=?$",
         description="The browser's P-256 ECDH public key (uncompressed point), base64url.",
     )
@@ -94,7 +96,7 @@ class SubscriptionRequest(RequestBody):
 
 
 class PushKeys(Document):
-    p256dh: str
+    p256dh: str = Field(alias="p256dh")
     auth: str
 
 

@@ -105,6 +105,8 @@ SEMANTIC_CODES = {
     "CAPTURE_TOO_LONG",
     "EMPTY_AUDIO",
     "BAD_TOKEN",  # a continuation token we did not make
+    "UNSUPPORTED_PUSH_SERVICE",  # a push endpoint that is not a real push service's
+    "INVALID_PUSH_KEYS",  # a p256dh of the right shape that is not a point on P-256
 }
 
 

@@ -309,3 +309,22 @@ def test_the_notification_key_names_the_capture_and_its_settled_version() -> Non
     assert key.startswith(f"{item.id}@") and key == notification_key(message_for(item))
     later = item.picked(Bucket.ADMIN, "Budget")
     assert notification_key(message_for(later)) != key
+
+
+def test_the_stored_document_names_its_fields_as_the_push_api_does() -> None:
+    keys = browser_keys()
+    request = SubscriptionRequest.model_validate(
+        {"endpoint": "https://fcm.googleapis.com/x", "expirationTime": 1.5e12, "keys": keys}
+    )
+    stored = PushSubscription.for_request("dev", request).with_sent("c@t").to_json()
+    assert set(stored) == {
+        "id",
+        "userId",
+        "endpoint",
+        "keys",
+        "expirationTime",
+        "createdAt",
+        "sent",
+    }
+    assert stored["keys"] == keys  # p256dh, not p256Dh
+    assert PushSubscription.model_validate(stored).keys.p256dh == keys["p256dh"]
