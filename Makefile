@@ -33,6 +33,7 @@ bench: install
 	$(PY) -m bench
 
 install: $(PY_STAMP) $(NODE_STAMP) local.settings.json
+	@$(PY) -m devhost vapid
 
 $(PY_STAMP): requirements.txt requirements-dev.txt requirements-local.txt requirements-models.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
