@@ -24,6 +24,11 @@ param appInsightsConnectionString string
 @description('API_KEYS: comma-separated "user:sha256(key)" entries (`python -m shared.api_keys mint`).')
 param apiKeys string
 
+@description('Key Vault secret URIs (no version: the latest) of the VAPID key pair.')
+param vapidPrivateKeyUri string
+param vapidPublicKeyUri string
+param vapidSubject string
+
 param maximumInstanceCount int
 @allowed([
   512
@@ -65,6 +70,8 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    // Key Vault references in the app settings resolve with this identity (it has no other).
+    keyVaultReferenceIdentity: identityId
     siteConfig: {
       minTlsVersion: '1.2'
       http20Enabled: true
@@ -124,6 +131,11 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
     APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
     APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
     API_KEYS: apiKeys
+    // Web Push: the private key is a secret, read from Key Vault by the platform with the
+    // app's identity; the public key lives beside it, so the pair is set in one place.
+    VAPID_PRIVATE_KEY: '@Microsoft.KeyVault(SecretUri=${vapidPrivateKeyUri})'
+    VAPID_PUBLIC_KEY: '@Microsoft.KeyVault(SecretUri=${vapidPublicKeyUri})'
+    VAPID_SUBJECT: vapidSubject
     // HTTP streams (the FastAPI extension) need the worker to index at init.
     PYTHON_ENABLE_INIT_INDEXING: '1'
   }

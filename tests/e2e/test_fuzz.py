@@ -66,10 +66,20 @@ CONFIG = {
 }
 
 
+# The only push service subscriptions may name here: a loopback port nothing listens on, so no
+# push the fuzzing might set up ever leaves the machine.
+NO_PUSH_SERVICE = "http://127.0.0.1:9"
+
+
 @pytest.fixture(scope="module")
 def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
     # Short feeds: an events stream of a capture that never settles ends within the run.
-    env = {**scripted_env, "EVENTS_TIMEOUT_S": "2", "SSE_KEEPALIVE_S": "1"}
+    env = {
+        **scripted_env,
+        "EVENTS_TIMEOUT_S": "2",
+        "SSE_KEEPALIVE_S": "1",
+        "PUSH_SERVICE_ORIGINS": NO_PUSH_SERVICE,
+    }
     with running_devhost(env, tmp_path_factory.mktemp("fuzz")) as url:
         yield url
 
@@ -418,6 +428,15 @@ VALID_BODIES = {
     "startVoiceNote": {"contentType": "audio/mp4", "threadId": "surrogates"},
     "pickBucket": {"bucket": "People"},
     "followUp": run_input("It was about the budget", thread_id="surrogates"),
+    "subscribePush": {
+        "endpoint": f"{NO_PUSH_SERVICE}/push/surrogates",
+        "expirationTime": None,
+        "keys": {
+            "p256dh": "BA9Y6ijR_hdIfZDVsxEr-oQAgL02NwGGRH6GhYdzh1_h8IT0Z4l2PTRqxfqH"
+            "vEX9IU3phdELjSHNuNcBrRvbBt8",
+            "auth": "c2l4dGVlbiBieXRlIGtleQ",
+        },
+    },
 }
 
 
