@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from shared import tracing
 from shared.domain.errors import NotConfigured, StaleItem, StorageUnavailable
 from shared.domain.messages import OutcomeMessage
 from shared.domain.ports import CaptureRepository, PushAdapters, PushSubscriptions
@@ -39,6 +40,7 @@ async def push_outcome(
     """Push `message`'s outcome to each of the user's devices; what became of each (by
     subscription id; None: sent before). PushUnavailable (and StorageUnavailable) propagate, so
     the queue retries the message; the devices that got it are not sent it again."""
+    tracing.annotate(capture_id=message.capture_id, user_id=message.user_id)
     subscriptions = await push.subscriptions.for_user(message.user_id)
     if not subscriptions:
         return {}  # most users, and no need to read the capture
