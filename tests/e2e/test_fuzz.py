@@ -359,7 +359,8 @@ ID_ROUTES = [route for route in ROUTES if "{id}" in route.route]
 
 
 # Ids that no longer match `captures/{id}` once the path is decoded or normalised: no function
-# sees them, and the host answers its own bare 404, as the real Functions host does.
+# sees them, and the host answers its own bare 404, as the real Functions host does (or 405,
+# when what is left is another route: `push/subscriptions/` is POST's).
 LEAVE_THE_ROUTE = {"..", "..%2F..%2Fhealth", "a%2Fb", "%2F"}
 
 
@@ -371,7 +372,7 @@ def test_odd_capture_ids_are_not_found(raw, route: Route, capture_id: str) -> No
     json_body = body if route.body is not None else None
     response = raw.request(route.method, url, json=json_body, headers=KEY)
     if capture_id in LEAVE_THE_ROUTE:
-        assert response.status_code == 404 and not response.content
+        assert response.status_code in (404, 405) and not response.content
     elif route.method == "DELETE":
         assert response.status_code == 204  # deleting what isn't there is done already
     else:
