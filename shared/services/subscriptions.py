@@ -10,7 +10,6 @@ from shared.domain.ports import PushAdapters, PushSubscriptions
 from shared.domain.push import (
     MAX_SUBSCRIPTIONS,
     PushKey,
-    PushKeys,
     PushSubscription,
     SubscriptionRequest,
     is_subscription_id,
@@ -62,9 +61,8 @@ async def _renewed(
     for _ in range(_ATTEMPTS):
         if (existing.keys, existing.expiration_time) == (wanted.keys, wanted.expiration_time):
             return existing
-        keys = PushKeys.model_validate(wanted.keys.model_dump())
         renewed = existing.model_copy(
-            update={"keys": keys, "expiration_time": wanted.expiration_time}
+            update={"keys": wanted.keys, "expiration_time": wanted.expiration_time}
         )
         try:
             return await store.save(renewed)
