@@ -34,6 +34,7 @@ bench: install web chromium
 	$(PY) -m bench
 
 install: $(PY_STAMP) $(NODE_STAMP) local.settings.json
+	@$(PY) -m devhost vapid
 
 # The web app (web/) as a static site in web/dist: esbuild takes about a second, so always.
 web: $(NODE_STAMP)

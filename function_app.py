@@ -9,6 +9,8 @@ from shared.entrypoints import (
     health,
     openapi,
     poison,
+    push,
+    push_worker,
     voice,
     voice_trigger,
 )
@@ -22,3 +24,5 @@ app.register_functions(captures.bp)
 app.register_functions(voice_trigger.bp)
 app.register_functions(classify_worker.bp)
 app.register_functions(poison.bp)
+app.register_functions(push.bp)
+app.register_functions(push_worker.bp)

@@ -84,8 +84,12 @@ def one_run(s: Stack, captures: int, queued: int) -> dict:
             result["concurrent_50"] = text.concurrent(host.base_url, cosmos, 50)
 
     s.model.reset()
+    # The outcomes are counted on captures-outcomes: the push worker, which reads it, is off.
+    no_push = {"AzureWebJobs.push_worker.Disabled": "true"}
     result["worker"] = worker.drain(
-        lambda: s.devhost("worker", scripted=True), s.settings["AzureWebJobsStorage"], queued
+        lambda: s.devhost("worker", scripted=True, **no_push),
+        s.settings["AzureWebJobsStorage"],
+        queued,
     )
     result["worker"]["model_calls_per_capture"] = round(len(s.model.requests) / queued, 3)
     return result

@@ -1,4 +1,5 @@
-"""`python -m devhost check|serve|stack`: validate, serve, or run the whole local stack."""
+"""`python -m devhost check|serve|stack|vapid`: validate, serve, or run the whole local stack;
+or give local.settings.json a VAPID key pair for Web Push."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ class FieldsFormatter(logging.Formatter):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="devhost", description=__doc__)
-    parser.add_argument("command", choices=["check", "serve", "stack"])
+    parser.add_argument("command", choices=["check", "serve", "stack", "vapid"])
     parser.add_argument("--app-dir", type=Path, default=REPO, help="folder with function_app.py")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=int(os.environ.get("DEVHOST_PORT", 7071)))
@@ -59,7 +60,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="answer Access-Control-Allow-Credentials: true",
     )
+    parser.add_argument(
+        "--print", action="store_true", help="vapid: print a new pair, write nothing"
+    )
     args = parser.parse_args(argv)
+    if args.command == "vapid":
+        from .vapid import main as vapid
+
+        return vapid(args.app_dir.resolve() / "local.settings.json", args.print)
     handler = logging.StreamHandler()
     handler.setFormatter(FieldsFormatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])

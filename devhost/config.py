@@ -134,3 +134,10 @@ def apply_overrides(raw: dict, settings: Mapping[str, str]) -> None:
 
 def _existing_key(node: dict, key: str) -> str:
     return next((k for k in node if k.lower() == key.lower()), key)
+
+
+def is_disabled(function_name: str, settings: Mapping[str, str]) -> bool:
+    """As the host reads `AzureWebJobs.<FUNCTION_NAME>.Disabled`: such a function is not
+    started (no listener, no route)."""
+    value = settings.get(f"AzureWebJobs.{function_name}.Disabled", "")
+    return value.strip().lower() in ("true", "1")

@@ -13,7 +13,7 @@ from pathlib import Path
 import uvicorn
 
 from .blobs import BlobScanner
-from .config import HostConfig, load_host_config, load_local_settings
+from .config import HostConfig, is_disabled, load_host_config, load_local_settings
 from .cors import CorsMiddleware, CorsPolicy
 from .http import HttpGateway, build_routes
 from .invoke import Invoker
@@ -39,6 +39,13 @@ def host_id(app_dir: Path) -> str:
     return "devhost-" + hashlib.sha256(str(app_dir.resolve()).encode()).hexdigest()[:16]
 
 
+def enabled(functions: list[LoadedFunction]) -> list[LoadedFunction]:
+    for f in functions:
+        if is_disabled(f.name, os.environ):
+            log.info("%s is disabled (AzureWebJobs.%s.Disabled)", f.name, f.name)
+    return [f for f in functions if not is_disabled(f.name, os.environ)]
+
+
 class DevHost:
     def __init__(
         self,
@@ -47,6 +54,7 @@ class DevHost:
         functions: list[LoadedFunction],
         cors: CorsPolicy | None = None,
     ) -> None:
+        functions = enabled(functions)
         self.storage = StorageClients()
         self.invoker = Invoker(self.storage, config.queues.message_encoding, self._woken)
         self.queue_listeners = [

@@ -15,6 +15,7 @@ from shared.settings import (
     CLASSIFY_QUEUE,
     INBOX,
     OUTCOMES_QUEUE,
+    PUSH_SUBSCRIPTIONS,
     VOICE_CONTAINER,
     get_settings,
 )
@@ -22,7 +23,13 @@ from shared.settings import (
 from .cors import cors_policy
 from .emulators import REPO
 
-QUEUES = (CLASSIFY_QUEUE, f"{CLASSIFY_QUEUE}-poison", "webjobs-blobtrigger-poison", OUTCOMES_QUEUE)
+QUEUES = (
+    CLASSIFY_QUEUE,
+    f"{CLASSIFY_QUEUE}-poison",
+    "webjobs-blobtrigger-poison",
+    OUTCOMES_QUEUE,
+    f"{OUTCOMES_QUEUE}-poison",
+)
 
 # What the web app needs from Blob storage across origins: PUT a voice note to its upload URL
 # with the upload headers (shared/services/voice.py), and read why an upload failed. The same
@@ -58,7 +65,7 @@ async def provision(cors_origins: Sequence[str] | None = None) -> None:
     database = await clients.cosmos_client().create_database_if_not_exists(
         get_settings().cosmos_database
     )
-    for name in (INBOX, *BUCKET_CONTAINERS):
+    for name in (INBOX, *BUCKET_CONTAINERS, PUSH_SUBSCRIPTIONS):
         await database.create_container_if_not_exists(name, PartitionKey(path="/userId"))
     with contextlib.suppress(ResourceExistsError):
         await clients.blob_service().create_container(VOICE_CONTAINER)

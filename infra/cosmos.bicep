@@ -1,5 +1,6 @@
-// Cosmos DB for NoSQL, serverless: the Inbox and the four bucket containers, all partitioned
-// by user. Keys are off; the app's identity gets the built-in data-plane role, nothing more.
+// Cosmos DB for NoSQL, serverless: the Inbox, the four bucket containers and PushSubscriptions,
+// all partitioned by user. Keys are off; the app's identity gets the built-in data-plane role,
+// nothing more.
 
 param name string
 param location string

@@ -26,6 +26,10 @@ param apiKeys string
 
 @description('The web app\'s origin (https://host): the one origin browsers may call the API from.')
 param corsOrigin string
+@description('Key Vault secret URIs (no version: the latest) of the VAPID key pair.')
+param vapidPrivateKeyUri string
+param vapidPublicKeyUri string
+param vapidSubject string
 
 param maximumInstanceCount int
 @allowed([
@@ -68,6 +72,8 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    // Key Vault references in the app settings resolve with this identity (it has no other).
+    keyVaultReferenceIdentity: identityId
     siteConfig: {
       minTlsVersion: '1.2'
       http20Enabled: true
@@ -136,6 +142,11 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
     APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
     APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
     API_KEYS: apiKeys
+    // Web Push: the private key is a secret, read from Key Vault by the platform with the
+    // app's identity; the public key lives beside it, so the pair is set in one place.
+    VAPID_PRIVATE_KEY: '@Microsoft.KeyVault(SecretUri=${vapidPrivateKeyUri})'
+    VAPID_PUBLIC_KEY: '@Microsoft.KeyVault(SecretUri=${vapidPublicKeyUri})'
+    VAPID_SUBJECT: vapidSubject
     // HTTP streams (the FastAPI extension) need the worker to index at init.
     PYTHON_ENABLE_INIT_INDEXING: '1'
   }

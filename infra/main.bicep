@@ -17,6 +17,9 @@ param openAiLocation string = ''
 @description('API_KEYS: comma-separated "user:sha256(key)" entries (`python -m shared.api_keys mint`).')
 param apiKeys string = ''
 
+@description('VAPID_SUBJECT: whom push services contact about our pushes (mailto:you@example.com).')
+param vapidSubject string = ''
+
 param chatModel object = {
   name: 'gpt-4o-mini'
   model: 'gpt-4o-mini'
@@ -60,6 +63,7 @@ var cosmosContainers = [
   'Projects'
   'Ideas'
   'Admin'
+  'PushSubscriptions'
 ]
 var voiceContainer = 'voice-notes'
 var deploymentContainer = 'app-package'
@@ -67,6 +71,7 @@ var queues = [
   'captures-classify'
   'captures-classify-poison'
   'captures-outcomes'
+  'captures-outcomes-poison'
   'webjobs-blobtrigger-poison'
 ]
 
@@ -156,6 +161,17 @@ module monitoring 'monitoring.bicep' = {
   }
 }
 
+module keyVault 'keyvault.bicep' = {
+  name: 'keyvault'
+  scope: group
+  params: {
+    name: 'kv-${token}'
+    location: location
+    tags: tags
+    principalId: identity.outputs.principalId
+  }
+}
+
 module app 'function.bicep' = {
   name: 'function'
   scope: group
@@ -176,6 +192,9 @@ module app 'function.bicep' = {
     transcribeDeployment: openAi.outputs.transcribeDeployment
     appInsightsConnectionString: monitoring.outputs.connectionString
     apiKeys: apiKeys
+    vapidPrivateKeyUri: keyVault.outputs.vapidPrivateKeyUri
+    vapidPublicKeyUri: keyVault.outputs.vapidPublicKeyUri
+    vapidSubject: vapidSubject
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
     corsOrigin: web.outputs.origin
@@ -192,3 +211,4 @@ output WEB_APP_NAME string = web.outputs.name
 output STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output VOICE_NOTES_TOPIC_NAME string = storage.outputs.eventTopicName
 output VOICE_NOTES_CONTAINER string = voiceContainer
+output KEY_VAULT_NAME string = keyVault.outputs.name

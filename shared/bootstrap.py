@@ -9,10 +9,12 @@ from functools import cache
 
 from shared.adapters import clients
 from shared.adapters.openai_client import model_configured, openai_client
+from shared.adapters.push_subscriptions import CosmosPushSubscriptions
 from shared.adapters.queues import StorageQueues
 from shared.adapters.repository import CosmosCaptureRepository
 from shared.adapters.voice_blobs import BlobVoiceNotes
-from shared.domain.ports import Adapters, Classifier, Transcriber
+from shared.adapters.web_push import WebPushSender
+from shared.domain.ports import Adapters, Classifier, PushAdapters, Transcriber
 from shared.settings import get_settings
 
 
@@ -25,6 +27,21 @@ def adapters() -> Adapters:
         voice=BlobVoiceNotes(clients.blob_service),
         transcriber=build_transcriber(),
     )
+
+
+@cache
+def push_adapters() -> PushAdapters:
+    """Web Push, for the push routes and the push worker only (Adapters stays as it is)."""
+    return PushAdapters(
+        subscriptions=CosmosPushSubscriptions(clients.cosmos_database()), sender=web_push_sender()
+    )
+
+
+@cache
+def web_push_sender() -> WebPushSender:
+    s = get_settings()
+    private = s.vapid_private_key.get_secret_value() if s.vapid_private_key else None
+    return WebPushSender(s.vapid_public_key, private, s.vapid_subject, s.push_services)
 
 
 def build_classifier() -> Classifier:
@@ -66,4 +83,8 @@ async def reset() -> None:
     """Close the SDK clients and forget the adapters (shutdown, and between test setups)."""
     adapters.cache_clear()
     openai_client.cache_clear()
+    push_adapters.cache_clear()
+    if web_push_sender.cache_info().currsize:
+        await web_push_sender().close()
+    web_push_sender.cache_clear()
     await clients.close_clients()

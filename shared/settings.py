@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from shared.domain.push_services import DEFAULT_PUSH_SERVICE_ORIGINS, PushServices
 
 INBOX = "Inbox"
 BUCKET_CONTAINERS = ("People", "Projects", "Ideas", "Admin")
 CLASSIFY_QUEUE = "captures-classify"
 OUTCOMES_QUEUE = "captures-outcomes"
 VOICE_CONTAINER = "voice-notes"
+PUSH_SUBSCRIPTIONS = "PushSubscriptions"
 
 
 class Settings(BaseSettings):
@@ -147,6 +150,30 @@ class Settings(BaseSettings):
 
     health_timeout_s: float = Field(default=3.0, validation_alias=AliasChoices("HEALTH_TIMEOUT_S"))
 
+    # Web Push. The VAPID key pair signs every push (RFC 8292): the public key is what browsers
+    # subscribe with, the private key a secret (a Key Vault reference in Azure, generated into
+    # local.settings.json locally). Without a usable pair, push is off (the key route answers
+    # 503, outcome messages are dropped).
+    vapid_public_key: str | None = Field(
+        default=None, validation_alias=AliasChoices("VAPID_PUBLIC_KEY")
+    )
+    vapid_private_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("VAPID_PRIVATE_KEY")
+    )
+    # Whom a push service contacts about our pushes: a mailto: (or https:) URL.
+    vapid_subject: str | None = Field(default=None, validation_alias=AliasChoices("VAPID_SUBJECT"))
+    # The push services subscriptions may name (shared/domain/push_services.py): the real
+    # ones; tests and local stand-ins list their loopback origin instead.
+    push_service_origins: str = Field(
+        default=",".join(DEFAULT_PUSH_SERVICE_ORIGINS),
+        validation_alias=AliasChoices("PUSH_SERVICE_ORIGINS"),
+    )
+    # How long an outcome message stays invisible on captures-outcomes: a client following the
+    # capture is sent the outcome first, and its mark (outcome_shown_at) lands meanwhile.
+    push_delay_s: float = Field(
+        default=5, ge=0, le=3600, validation_alias=AliasChoices("PUSH_DELAY_S")
+    )
+
     # Tracing (shared/telemetry.py), the first that is set wins: Application Insights through
     # azure-monitor-opentelemetry; an OTLP/HTTP collector (the exporter reads the standard
     # OTEL_EXPORTER_OTLP_* variables itself); OTEL_TRACES_EXPORTER=console; else off.
@@ -164,6 +191,16 @@ class Settings(BaseSettings):
     )
     # Capture text and transcripts are personal data: logged only when debugging asks for it.
     log_capture_text: bool = Field(default=False, validation_alias=AliasChoices("LOG_CAPTURE_TEXT"))
+
+    @field_validator("push_service_origins")
+    @classmethod
+    def _origins(cls, value: str) -> str:
+        PushServices.parse(value)  # a list that is not one fails the app at start, clearly
+        return value
+
+    @property
+    def push_services(self) -> PushServices:
+        return PushServices.parse(self.push_service_origins)
 
     @property
     def blob_service_uri(self) -> str | None:

@@ -150,8 +150,8 @@ async def _http(function: Callable, request: Request, args: tuple, kwargs: dict)
         {"faas.trigger": "http", "http.request.method": request.method},
     )
     with _within(current) as invocation:
-        if "id" in request.path_params:  # the captures/{id} routes
-            annotate(capture_id=request.path_params["id"])
+        if "id" in request.path_params and "/captures/" in request.url.path:
+            annotate(capture_id=request.path_params["id"])  # not a push subscription's id
         try:
             response = await function(*args, **kwargs)
         except BaseException as exc:

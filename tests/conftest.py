@@ -25,7 +25,15 @@ def emulators(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulators]:
 
 
 @pytest.fixture(scope="session")
-def app_env(emulators: Emulators) -> Iterator[dict[str, str]]:
+def vapid_keys() -> tuple[str, str]:
+    """The tests' own VAPID key pair (public, private), whatever local.settings.json holds."""
+    from shared.adapters.vapid import generate_keys
+
+    return generate_keys()
+
+
+@pytest.fixture(scope="session")
+def app_env(emulators: Emulators, vapid_keys: tuple[str, str]) -> Iterator[dict[str, str]]:
     """App settings pointing at the test emulators, also exported to this process."""
     env = {
         **emulators.app_settings,
@@ -35,6 +43,9 @@ def app_env(emulators: Emulators) -> Iterator[dict[str, str]]:
         # Every capture sends the worker a delayed check; the tests about it set their own
         # delay, the others keep theirs from firing into later modules.
         "RECOVERY_DELAY_S": "3600",
+        "VAPID_PUBLIC_KEY": vapid_keys[0],
+        "VAPID_PRIVATE_KEY": vapid_keys[1],
+        "VAPID_SUBJECT": "mailto:tests@example.com",
     }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

@@ -1,6 +1,7 @@
 """In-memory fakes of the ports of shared/domain/ports.py, for testing the services without
 emulators, processes or a network: the capture repository, the queues, the voice-notes store,
-and scripted models; `Fakes.adapters` is the `Adapters` bundle the services take.
+scripted models, the push subscriptions and a push sender; `Fakes.adapters` is the `Adapters`
+bundle the services take, `Fakes.push` the `PushAdapters`.
 
 They keep the semantics the services rely on, as the real adapters have them:
 `FakeCaptureRepository` stores JSON documents as Cosmos does (every read is a fresh copy, every
@@ -32,10 +33,11 @@ from urllib.parse import quote
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.documents import utc_text
-from shared.domain.errors import StaleItem, VoiceNoteTooLarge
+from shared.domain.errors import NotConfigured, StaleItem, VoiceNoteTooLarge
 from shared.domain.filed import FILED_MODELS, FiledItem
 from shared.domain.messages import ClassifyJob, OutcomeMessage
-from shared.domain.ports import Adapters
+from shared.domain.ports import Adapters, PushAdapters
+from shared.domain.push import Delivery, PushSubscription
 from shared.domain.transcript import Transcript
 
 Hook = Callable[[], Awaitable[Any] | Any]
@@ -215,6 +217,7 @@ class FakeQueues(Faults):
         self.pending: deque[SentJob] = deque()  # sent and not yet delivered
         self.delivered: list[ClassifyJob] = []
         self.outcomes: list[OutcomeMessage] = []
+        self.outcome_delays: list[float] = []  # each outcome's delay_s, in the same order
 
     async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
         await self._step("enqueue_classify")
@@ -223,11 +226,12 @@ class FakeQueues(Faults):
         self.sent.append(sent)
         self.pending.append(sent)
 
-    async def publish_outcome(self, message: OutcomeMessage) -> None:
+    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> None:
         await self._step("publish_outcome")
         self.outcomes.append(
             OutcomeMessage.model_validate_json(message.model_dump_json(by_alias=True))
         )
+        self.outcome_delays.append(delay_s)
 
     def jobs_for(self, capture_id: str) -> list[SentJob]:
         return [s for s in self.sent if s.job.capture_id == capture_id]
@@ -373,6 +377,122 @@ class ScriptedTranscriber(_Scripted):
         return await self._answer(audio, filename)
 
 
+# -- Web Push ----------------------------------------------------------------------------------
+
+
+class FakePushSubscriptions(Faults):
+    """`PushSubscriptions` on a dict of JSON text keyed as Cosmos keys it (userId, then id), with
+    the repository's semantics: fresh copies, a new ETag per write, ETag-guarded saves."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._docs: dict[tuple[str, str], str] = {}
+        self._etags = itertools.count(1)
+
+    async def add(self, subscription: PushSubscription) -> tuple[PushSubscription, bool]:
+        await self._step("add")
+        key = (subscription.user_id, subscription.id)
+        if key in self._docs:
+            return self._read(key), False
+        self._write(key, subscription)
+        return self._read(key), True
+
+    async def get(self, user_id: str, subscription_id: str) -> PushSubscription | None:
+        await self._step("get")
+        key = (user_id, subscription_id)
+        return self._read(key) if key in self._docs else None
+
+    async def for_user(self, user_id: str) -> list[PushSubscription]:
+        await self._step("for_user")
+        return [self._read(key) for key in self._docs if key[0] == user_id]
+
+    async def save(self, subscription: PushSubscription) -> PushSubscription:
+        await self._step("save")
+        key = (subscription.user_id, subscription.id)
+        stored = self._docs.get(key)
+        if stored is None or (
+            subscription.etag is not None and json.loads(stored)["_etag"] != subscription.etag
+        ):
+            raise StaleItem(subscription.id)
+        self._write(key, subscription)
+        return self._read(key)
+
+    async def remove(self, user_id: str, subscription_id: str) -> None:
+        await self._step("remove")
+        self._docs.pop((user_id, subscription_id), None)
+
+    # For tests, without counting as a call
+
+    def seed(self, subscription: PushSubscription) -> PushSubscription:
+        key = (subscription.user_id, subscription.id)
+        self._write(key, subscription)
+        return self._read(key)
+
+    def stored(self, user_id: str, subscription_id: str) -> PushSubscription | None:
+        key = (user_id, subscription_id)
+        return self._read(key) if key in self._docs else None
+
+    def all(self) -> list[PushSubscription]:
+        return [self._read(key) for key in self._docs]
+
+    def _write(self, key: tuple[str, str], subscription: PushSubscription) -> None:
+        etag = f'"{next(self._etags):08x}-push"'
+        self._docs[key] = json.dumps({**subscription.to_json(), "_etag": etag})
+
+    def _read(self, key: tuple[str, str]) -> PushSubscription:
+        return PushSubscription.model_validate(json.loads(self._docs[key]))
+
+
+@dataclass(frozen=True)
+class Push:
+    """One notification as the fake push service took it."""
+
+    subscription_id: str
+    endpoint: str
+    payload: dict[str, Any]
+    topic: str
+
+
+class FakePushSender(Faults):
+    """`PushSender` that delivers to a list. `answer(endpoint, delivery_or_error)` decides what
+    the push service says to an endpoint from then on (DELIVERED unless told); a `Delivery` is
+    returned, an exception raised. `configured=False` is a deployment without VAPID keys."""
+
+    PUBLIC_KEY = "BFakeVapidPublicKey"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pushes: list[Push] = []  # every notification delivered, in order
+        self.attempts: list[str] = []  # the endpoint of every send, whatever came of it
+        self.configured = True
+        self._answers: dict[str, Delivery | BaseException] = {}
+
+    def answer(self, endpoint: str, outcome: Delivery | BaseException) -> None:
+        self._answers[endpoint] = outcome
+
+    async def application_server_key(self) -> str:
+        await self._step("application_server_key")
+        if not self.configured:
+            raise NotConfigured("Push notifications are not set up.", "PUSH_NOT_CONFIGURED")
+        return self.PUBLIC_KEY
+
+    async def send(self, subscription: PushSubscription, payload: bytes, topic: str) -> Delivery:
+        await self._step("send")
+        if not self.configured:
+            raise NotConfigured("Push notifications are not set up.", "PUSH_NOT_CONFIGURED")
+        self.attempts.append(subscription.endpoint)
+        outcome = self._answers.get(subscription.endpoint, Delivery.DELIVERED)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        if outcome is Delivery.DELIVERED:
+            push = Push(subscription.id, subscription.endpoint, json.loads(payload), topic)
+            self.pushes.append(push)
+        return outcome
+
+    def pushes_to(self, endpoint: str) -> list[Push]:
+        return [p for p in self.pushes if p.endpoint == endpoint]
+
+
 # -- the bundle --------------------------------------------------------------------------------
 
 
@@ -385,6 +505,12 @@ class Fakes:
     queues: FakeQueues = field(default_factory=FakeQueues)
     voice: FakeVoiceNotes = field(default_factory=FakeVoiceNotes)
     transcriber: ScriptedTranscriber = field(default_factory=ScriptedTranscriber)
+    subscriptions: FakePushSubscriptions = field(default_factory=FakePushSubscriptions)
+    sender: FakePushSender = field(default_factory=FakePushSender)
+
+    @property
+    def push(self) -> PushAdapters:
+        return PushAdapters(subscriptions=self.subscriptions, sender=self.sender)
 
     @property
     def adapters(self) -> Adapters:

@@ -34,6 +34,11 @@ DEV_KEYS = (
 )
 
 
+# For a devhost whose tests peek at captures-outcomes themselves: the push worker, which reads
+# the queue, is off, and the messages are visible at once.
+LOOKING_AT_OUTCOMES = {"AzureWebJobs.push_worker.Disabled": "true", "PUSH_DELAY_S": "0"}
+
+
 def run_input(text: object, *, run_id: str | None = None, thread_id: str = "t1") -> dict:
     """An AG-UI RunAgentInput whose last user message is `text` (a string or content parts)."""
     return {
@@ -173,6 +178,7 @@ __all__ = [
     "BUCKETS",
     "DEV_KEYS",
     "KEY",
+    "LOOKING_AT_OUTCOMES",
     "OTHER_KEY",
     "REPO",
     "SARAH",

@@ -22,8 +22,12 @@ class StorageQueues:
                 job = job.model_copy(update={"traceparent": tracing.traceparent()})
             await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True), delay_s)
 
-    async def publish_outcome(self, message: OutcomeMessage) -> None:
-        await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True))
+    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> None:
+        with tracing.span(f"send {OUTCOMES_QUEUE}", tracing.SpanKind.PRODUCER):
+            # The push worker's span continues the capture's trace, as the classify worker's.
+            if message.traceparent is None:
+                message = message.model_copy(update={"traceparent": tracing.traceparent()})
+            await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True), delay_s)
 
     async def _send(self, queue: str, body: str, delay_s: float = 0) -> None:
         async with bounded("Queue storage"):

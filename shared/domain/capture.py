@@ -48,6 +48,8 @@ AWAITING_CLASSIFIER = frozenset({Status.RECEIVED, Status.QUEUED})
 SETTLED = frozenset(
     {Status.FILED, Status.NEEDS_REVIEW, Status.NEEDS_CLARIFICATION, Status.UNRESOLVED}
 )
+# A run of the capture has an end to tell: an outcome, or a failure.
+ENDED = SETTLED | {Status.FAILED}
 # What the inbox lists and a client may filter by: all but the tombstone.
 LISTED = tuple(s for s in Status if s is not Status.DELETING)
 
@@ -111,6 +113,9 @@ class InboxItem(Document):
     clarifications: list[Clarification] = Field(default_factory=list)
     # The questions put to the user, oldest first; at most the last one is open.
     interrupts: list[InterruptRecord] = Field(default_factory=list)
+    # The `updated_at` of the version whose outcome (or failure) a client was sent live, at the
+    # end of a stream: the push worker does not notify what the user already saw.
+    outcome_shown_at: Timestamp | None = None
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")
@@ -124,6 +129,10 @@ class InboxItem(Document):
     @property
     def is_settled(self) -> bool:
         return self.status in SETTLED
+
+    @property
+    def has_ended(self) -> bool:
+        return self.status in ENDED
 
     @property
     def awaits_audio(self) -> bool:
@@ -217,6 +226,17 @@ class InboxItem(Document):
             clarifications=[],
             interrupts=[],
         )
+
+    def shown_live(self) -> InboxItem:
+        """This version's outcome was sent to a client live. Not a change of the capture:
+        `updated_at` stays, so it still names the version that was shown."""
+        if not self.has_ended:
+            raise IllegalTransition(f"capture {self.id} ({self.status}) has no outcome to show")
+        return self.model_copy(update={"outcome_shown_at": self.updated_at})
+
+    @property
+    def was_shown_live(self) -> bool:
+        return self.outcome_shown_at is not None and self.outcome_shown_at == self.updated_at
 
     def _settled(
         self,

@@ -52,6 +52,10 @@ class LimitReached(Refused):
         self.retry_after_s = retry_after_s
 
 
+class NotConfigured(Refused):
+    """This deployment has not set up what the request needs (e.g. Web Push's VAPID keys)."""
+
+
 class NotStored(Exception):
     """Nothing was stored; `message` is safe to show. Raised by a run's `store` when it refuses
     (a reused idempotency key, a follow-up to a capture that changed meanwhile), and reported
@@ -98,3 +102,8 @@ class TranscriberUnavailable(Exception):
 
 class AudioUndecodable(Exception):
     """The audio cannot be decoded: a final, failed outcome for this capture, not a retry."""
+
+
+class PushUnavailable(Exception):
+    """A push service could not take a notification now (429, 5xx, unreachable): the queue
+    retries the outcome message."""

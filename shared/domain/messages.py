@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, Timestamp, utcnow
-from shared.domain.outcomes import Outcome
+from shared.domain.outcomes import FailureCode, Outcome
 
 
 class ClassifyJob(Document):
@@ -18,13 +20,21 @@ class ClassifyJob(Document):
 
 
 class OutcomeMessage(Document):
-    """A message on `captures-outcomes`, for push integrations."""
+    """A message on `captures-outcomes`: a capture settled (or failed), read by the push worker
+    and open to other integrations."""
 
     capture_id: str
     user_id: str
-    outcome: Outcome
+    # None for a failure, whose code is `error`.
+    outcome: Outcome | None = None
+    error: FailureCode | None = None
     bucket: Bucket | None = None
     confidence: float | None = None
     title: str | None = None
     question_text: str | None = None
+    # The settled version's `updatedAt`: which version of the capture this message is about
+    # (the push worker stays silent once the capture moved on). None in messages from before.
+    settled_at: Timestamp | None = None
+    chosen_by: Literal["classifier", "user"] | None = None
+    traceparent: str | None = None
     at: Timestamp = Field(default_factory=utcnow)

@@ -16,6 +16,7 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.filed import FiledItem
 from shared.domain.messages import ClassifyJob, OutcomeMessage
+from shared.domain.push import Delivery, PushSubscription
 from shared.domain.transcript import Transcript
 
 
@@ -60,7 +61,9 @@ class CaptureQueues(Protocol):
         """Send a job, visible to the worker after `delay_s`."""
         ...
 
-    async def publish_outcome(self, message: OutcomeMessage) -> None: ...
+    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> None:
+        """Publish an outcome, visible to its readers (the push worker) after `delay_s`."""
+        ...
 
 
 class VoiceNoteStore(Protocol):
@@ -106,3 +109,52 @@ class Adapters:
     queues: CaptureQueues
     voice: VoiceNoteStore
     transcriber: Transcriber
+
+
+# Web Push: a bundle of its own, used by the push routes and the push worker only.
+
+
+class PushSubscriptions(Protocol):
+    """The users' push subscriptions, partitioned by user. Every method may raise
+    StorageUnavailable."""
+
+    async def add(self, subscription: PushSubscription) -> tuple[PushSubscription, bool]:
+        """Store a new subscription; when the user has its id already, return that one.
+        (subscription, created)"""
+        ...
+
+    async def get(self, user_id: str, subscription_id: str) -> PushSubscription | None: ...
+
+    async def for_user(self, user_id: str) -> list[PushSubscription]:
+        """The user's subscriptions, in no particular order."""
+        ...
+
+    async def save(self, subscription: PushSubscription) -> PushSubscription:
+        """Replace the subscription if unchanged since read; StaleItem if changed or removed."""
+        ...
+
+    async def remove(self, user_id: str, subscription_id: str) -> None:
+        """Idempotent: removing what is not there is fine."""
+        ...
+
+
+class PushSender(Protocol):
+    """Web Push (RFC 8030) with an encrypted payload (RFC 8291) and VAPID (RFC 8292). Both
+    methods raise NotConfigured when the deployment has no usable VAPID key pair."""
+
+    async def application_server_key(self) -> str:
+        """The VAPID public key, as browsers take it (base64url uncompressed point)."""
+        ...
+
+    async def send(self, subscription: PushSubscription, payload: bytes, topic: str) -> Delivery:
+        """Push `payload` to the device. PushUnavailable when the push service cannot take it
+        now (429, 5xx, no answer): retry later."""
+        ...
+
+
+@dataclass(frozen=True)
+class PushAdapters:
+    """What the push routes and the push worker use besides `Adapters` (shared/bootstrap.py)."""
+
+    subscriptions: PushSubscriptions
+    sender: PushSender

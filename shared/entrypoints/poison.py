@@ -19,7 +19,7 @@ bp = func.Blueprint()
 )
 @traced
 async def classify_poisoned(msg: func.QueueMessage) -> None:
-    await fail_poisoned_classify_job(msg.get_body(), adapters().repo)
+    await fail_poisoned_classify_job(msg.get_body(), adapters())
 
 
 @bp.queue_trigger(arg_name="msg", queue_name=BLOB_POISON_QUEUE, connection="AzureWebJobsStorage")

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from shared.adapters.health import HealthReport
 from shared.domain.audio import ACCEPTED_TYPES
 from shared.domain.capture import InboxItem
+from shared.domain.push import PushKey, SubscriptionRequest, SubscriptionView
 from shared.http.idempotency import MAX_KEY_CHARS
 from shared.http.requests import BucketChoice, FeedQuery, VoiceNoteRequest
 from shared.services.inbox import InboxPage, InboxQuery
@@ -139,6 +140,14 @@ class IdempotencyHeaders(BaseModel):
     )
 
 
+class SubscriptionPath(BaseModel):
+    """Removing is idempotent: an id that names none of the caller's subscriptions is gone."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    id: str = Field(description="The subscription id, as POST /api/push/subscriptions gave it.")
+
+
 VOICE_FILE = Multipart(
     field="file",
     description="The audio, with a file name.",
@@ -251,6 +260,40 @@ LIST_INBOX = Route(
     problems=(400, 401, 422, 429, 503),
     query=InboxQuery,
 )
+PUSH_KEY = Route(
+    method="GET",
+    route="push/key",
+    operation_id="pushKey",
+    summary="The server's VAPID public key: the `applicationServerKey` to subscribe with.",
+    answers={200: Json("The key.", PushKey)},
+    problems=(503,),
+    public=True,
+)
+SUBSCRIBE_PUSH = Route(
+    method="POST",
+    route="push/subscriptions",
+    operation_id="subscribePush",
+    summary="Store a browser's push subscription (`PushSubscription.toJSON()`) for the caller.",
+    description=(
+        "One per device; the same endpoint again is the same subscription (201 again, with the "
+        "keys just sent). Only the endpoints of real push services are accepted (422 "
+        "UNSUPPORTED_PUSH_SERVICE); `keys.p256dh` must be a P-256 point (422 INVALID_PUSH_KEYS); "
+        "at most 20 devices a user (409 TOO_MANY_SUBSCRIPTIONS). The caller's devices are then "
+        "notified of outcomes they did not see live."
+    ),
+    answers={201: Json("The stored subscription.", SubscriptionView)},
+    problems=(*_BODY_ERRORS, 409, 503),
+    body=SubscriptionRequest,
+)
+UNSUBSCRIBE_PUSH = Route(
+    method="DELETE",
+    route="push/subscriptions/{id}",
+    operation_id="unsubscribePush",
+    summary="Remove one of the caller's push subscriptions (also when it is already gone).",
+    answers={204: NoContent("Removed, or already gone.")},
+    problems=(401, 429, 503),
+    path_params=SubscriptionPath,
+)
 HEALTH = Route(
     method="GET",
     route="health",
@@ -282,6 +325,9 @@ ROUTES = (
     PICK_BUCKET,
     FOLLOW_UP,
     LIST_INBOX,
+    PUSH_KEY,
+    SUBSCRIBE_PUSH,
+    UNSUBSCRIBE_PUSH,
     HEALTH,
     OPENAPI,
 )

@@ -16,6 +16,7 @@ from shared.domain.errors import (
     Invalid,
     LimitReached,
     Malformed,
+    NotConfigured,
     NotFound,
     Refused,
     StorageUnavailable,
@@ -66,6 +67,8 @@ STATUS_OF_REFUSAL: dict[type[Refused], int] = {
     UnsupportedType: 415,
     Invalid: 422,
     LimitReached: 429,
+    # Not the client's fault, and not for ever: the deployment is missing a setting.
+    NotConfigured: 503,
 }
 
 

@@ -13,6 +13,7 @@ from shared.domain.audio import ACCEPTED_TYPES, audio_type
 from shared.domain.capture import LISTED
 from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
+from shared.domain.push import SubscriptionRequest
 from shared.http.input import parse_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
@@ -205,3 +206,10 @@ def parse_feed_query(params: Mapping[str, str]) -> FeedQuery:
         return FeedQuery.model_validate(params)
     except ValidationError as exc:
         raise Problem(422, "protocolVersion must be a version such as 1.0.") from exc
+
+
+def parse_subscription_request(body: bytes, content_type: str | None) -> SubscriptionRequest:
+    """POST /api/push/subscriptions: the browser's `PushSubscription.toJSON()`."""
+    return parse_json(
+        body, content_type, SubscriptionRequest, "{endpoint, expirationTime, keys: {p256dh, auth}}"
+    )

@@ -20,6 +20,7 @@ from shared.domain.errors import LimitReached, StorageUnavailable
 from shared.domain.outcomes import failure_message
 from shared.domain.ports import CaptureRepository
 from shared.services import agui
+from shared.services.shown import shown
 from shared.settings import get_settings
 
 if TYPE_CHECKING:
@@ -141,6 +142,9 @@ async def follow_capture(
         for event in events_between(item, stage, reached, interrupts):
             yield event
         if reached in (Stage.SETTLED, Stage.FAILED):
+            # Past the last yield: the outcome's (or failure's) frames were sent.
+            if item.has_ended:
+                shown(item, repo)
             return
         stage = reached
         if loop.time() >= deadline:

@@ -17,8 +17,10 @@ from shared.domain.documents import utcnow
 from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.filed import FILED_MODELS, FiledItem
 from shared.domain.messages import OutcomeMessage
+from shared.domain.outcomes import FailureCode
 from shared.domain.ports import CaptureQueues, CaptureRepository, Classifier
 from shared.services.background import spawn
+from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +93,20 @@ async def _file(
     return saved
 
 
+async def fail(
+    item: InboxItem, code: FailureCode, repo: CaptureRepository, queues: CaptureQueues
+) -> InboxItem:
+    """Save `item` failed with `code` and publish the failure, as an outcome is published, so
+    that a user who left is told. If the item changed since it was read, the stored one stands
+    (and nothing is published: whoever changed it tells its own story)."""
+    try:
+        saved = await repo.save(item.failed(code))
+    except StaleItem:
+        return await repo.get(item.user_id, item.id) or item
+    spawn(_publish(saved, queues))
+    return saved
+
+
 async def record(
     item: InboxItem, change: Callable[[InboxItem], InboxItem], repo: CaptureRepository
 ) -> InboxItem:
@@ -119,18 +135,24 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
 
 
 async def _publish(item: InboxItem, queues: CaptureQueues) -> None:
-    assert item.outcome is not None
+    """Tell `captures-outcomes` about the settled (or failed) version `item`. Its readers see it
+    after PUSH_DELAY_S: a client following the capture is sent the outcome meanwhile, and the
+    mark of that (outcome_shown_at) lands before the push worker looks."""
+    assert item.has_ended
     message = OutcomeMessage(
         capture_id=item.id,
         user_id=item.user_id,
         outcome=item.outcome,
+        error=item.error,
         bucket=item.filed_bucket,
         confidence=item.confidence,
         title=item.title,
         question_text=item.question_text,
+        settled_at=item.updated_at,
+        chosen_by=item.chosen_by,
     )
     try:
-        await queues.publish_outcome(message)
+        await queues.publish_outcome(message, delay_s=get_settings().push_delay_s)
     except Exception:
         # The capture is filed and the client has its answer; push is best effort.
         log.exception("could not publish the outcome of capture %s", item.id)

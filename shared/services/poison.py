@@ -11,8 +11,8 @@ from shared.domain.audio import parse_blob_name
 from shared.domain.capture import InboxItem, Status
 from shared.domain.messages import ClassifyJob
 from shared.domain.outcomes import FailureCode
-from shared.domain.ports import Adapters, CaptureRepository
-from shared.services.filing import record
+from shared.domain.ports import Adapters
+from shared.services.filing import fail
 from shared.services.worker import queue_for_worker
 from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER
 
@@ -37,7 +37,7 @@ class BlobPoisonMessage(BaseModel):
     etag: str | None = Field(default=None, alias="ETag")
 
 
-async def fail_poisoned_classify_job(body: bytes, repo: CaptureRepository) -> InboxItem | None:
+async def fail_poisoned_classify_job(body: bytes, adapters: Adapters) -> InboxItem | None:
     """A `captures-classify` job that failed maxDequeueCount times (the poison message is the
     job as it was sent): its capture fails with CLASSIFY_FAILED. None when it names none."""
     try:
@@ -45,8 +45,8 @@ async def fail_poisoned_classify_job(body: bytes, repo: CaptureRepository) -> In
     except ValidationError:
         log.warning("a poisoned classify message is not a job; ignored")
         return None
-    item = await repo.get(job.user_id, job.capture_id)
-    return await _fail(item, FailureCode.CLASSIFY_FAILED, repo)
+    item = await adapters.repo.get(job.user_id, job.capture_id)
+    return await _fail(item, FailureCode.CLASSIFY_FAILED, adapters)
 
 
 async def settle_poisoned_voice_note(body: bytes, adapters: Adapters) -> InboxItem | None:
@@ -69,12 +69,10 @@ async def settle_poisoned_voice_note(body: bytes, adapters: Adapters) -> InboxIt
     if item is not None and item.status is Status.RECEIVED:
         # The transcript is stored: the words are there, so file them rather than fail.
         return await queue_for_worker(item, adapters)
-    return await _fail(item, FailureCode.TRANSCRIPTION_FAILED, repo)
+    return await _fail(item, FailureCode.TRANSCRIPTION_FAILED, adapters)
 
 
-async def _fail(
-    item: InboxItem | None, code: FailureCode, repo: CaptureRepository
-) -> InboxItem | None:
+async def _fail(item: InboxItem | None, code: FailureCode, adapters: Adapters) -> InboxItem | None:
     if item is None:
         log.warning("poisoned work (%s) matches no capture; ignored", code)
         return None
@@ -84,4 +82,4 @@ async def _fail(
         return item
     log.warning("capture %s failed: %s", item.id, code)
     # ETag-guarded: if the capture moved on since it was read, the stored one stands.
-    return await record(item, lambda i: i.failed(code), repo)
+    return await fail(item, code, adapters.repo, adapters.queues)

@@ -28,6 +28,7 @@ from shared.services.bucket_pick import pick_bucket
 from shared.services.capture import TextCapture
 from shared.services.follow_up import store_clarification
 from shared.services.runs import filing_events
+from shared.services.shown import shown
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
@@ -75,9 +76,9 @@ async def resume_run(request: ResumeRequest, adapters: Adapters) -> AsyncIterato
         steps = await _plan(request, adapters.repo)
         # Every answer but the last is carried out quietly; the run tells the last one's story.
         for step in steps[:-1]:
-            async for _ in _carry_out(step, request, adapters):
+            async for _ in _carry_out(step, request, adapters, to_client=False):
                 pass
-        async for event in _carry_out(steps[-1], request, adapters):
+        async for event in _carry_out(steps[-1], request, adapters, to_client=True):
             yield event
     except ResumeRefused as refused:
         yield agui.run_error(refused.message, refused.code)
@@ -132,8 +133,10 @@ def _same_answer(
 
 
 async def _carry_out(
-    step: _Step, request: ResumeRequest, adapters: Adapters
+    step: _Step, request: ResumeRequest, adapters: Adapters, *, to_client: bool
 ) -> AsyncIterator[BaseEvent]:
+    """One answer carried out, as events. `to_client`: whether they reach the client; if so,
+    an outcome they tell counts as shown live once the response asks past the last one."""
     item, run_id = step.item, request.run_id
     if step.replay:
         current = await adapters.repo.get(item.user_id, item.id)
@@ -141,6 +144,8 @@ async def _carry_out(
             raise ResumeRefused("CAPTURE_DELETED", "This capture was deleted.")
         for event in _told(current, request):
             yield event
+        if to_client and current.outcome is not None:
+            shown(current, adapters.repo)
     elif step.answer.status == "cancelled":
         kept = await _cancel(item, adapters.repo)
         yield agui.run_finished(
@@ -153,6 +158,8 @@ async def _carry_out(
             raise ResumeRefused(refused.code or "CONFLICT", refused.message) from None
         for event in agui.outcome_events(picked, run_id, request.conversation):
             yield event
+        if to_client:
+            shown(picked, adapters.repo)
     else:
         assert isinstance(step.payload, AnswerPayload)
         answer = TextCapture(
@@ -170,6 +177,7 @@ async def _carry_out(
             lambda: store_clarification(item, answer, adapters.repo),
             adapters,
             request.conversation,
+            to_client=to_client,
         ):
             yield event
 

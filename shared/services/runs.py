@@ -22,6 +22,7 @@ from shared.services.agui import Conversation
 from shared.services.background import spawn
 from shared.services.capture import TextCapture, store_text_capture
 from shared.services.filing import classify_and_file
+from shared.services.shown import shown
 from shared.services.worker import queue_for_worker, schedule_check
 from shared.settings import get_settings
 
@@ -86,8 +87,12 @@ async def filing_events(
     store: Callable[[], Awaitable[InboxItem]],
     adapters: Adapters,
     conversation: Conversation,
+    *,
+    to_client: bool = True,
 ) -> AsyncIterator[BaseEvent]:
-    """The events of `capture_run` after RUN_STARTED (a resumed run starts its own)."""
+    """The events of `capture_run` after RUN_STARTED (a resumed run starts its own).
+    `to_client`: whether the events reach a client (a resume's quiet steps drop them), so that
+    the outcome counts as shown live."""
     progress: asyncio.Queue[Progress] = asyncio.Queue()
     spawn(_store_and_file(capture, store, adapters, progress.put_nowait))
 
@@ -103,6 +108,9 @@ async def filing_events(
     elif isinstance(final, Settled):
         for event in agui.outcome_events(final.item, run_id, conversation):
             yield event
+        # Past the last yield: the response asked for more, so the outcome's frames were sent.
+        if to_client:
+            shown(final.item, adapters.repo)
     else:
         yield agui.run_finished(
             thread_id, run_id, {"status": final.item.status.value, "inboxItemId": final.item.id}

@@ -18,7 +18,7 @@ from shared.domain.classification import Classification
 from shared.domain.errors import AudioUndecodable, CaptureDeleted
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode
 from shared.domain.ports import Adapters
-from shared.services.filing import file_capture, record
+from shared.services.filing import fail, file_capture, record
 from shared.services.worker import queue_for_worker
 
 log = logging.getLogger(__name__)
@@ -93,4 +93,4 @@ async def _transcribe(item: InboxItem, audio: bytes, adapters: Adapters) -> Inbo
 
 
 async def _fail(item: InboxItem, code: FailureCode, adapters: Adapters) -> InboxItem:
-    return await record(item, lambda i: i.failed(code), adapters.repo)
+    return await fail(item, code, adapters.repo, adapters.queues)

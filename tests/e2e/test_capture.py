@@ -14,13 +14,22 @@ from azure.storage.queue import QueueClient
 
 from tests import fake_openai
 from tests.sse import assert_valid_run, post_run
-from tests.support import DEV_KEYS, KEY, clear_queue, docs, eventually, run_input, running_devhost
+from tests.support import (
+    DEV_KEYS,
+    KEY,
+    LOOKING_AT_OUTCOMES,
+    clear_queue,
+    docs,
+    eventually,
+    run_input,
+    running_devhost,
+)
 
 
 @pytest.fixture(scope="module")
 def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
     clear_queue(scripted_env["AzureWebJobsStorage"], "captures-outcomes")
-    env = {**scripted_env, "SSE_KEEPALIVE_S": "0.25"}
+    env = {**scripted_env, "SSE_KEEPALIVE_S": "0.25", **LOOKING_AT_OUTCOMES}
     with running_devhost(env, tmp_path_factory.mktemp("capture")) as url:
         yield url
 

@@ -206,6 +206,42 @@ def test_an_app_enqueue_wakes_the_listener_at_once(
     )
 
 
+def test_a_function_disabled_by_its_app_setting_is_not_started(
+    app_env: dict[str, str],
+    emulators: Emulators,
+    queue_tap: StorageTap,
+    queues: QueueServiceClient,
+    record_file: Path,
+    tmp_path: Path,
+) -> None:
+    ports = Ports(
+        blob=emulators.ports.blob,
+        queue=queue_tap.port,
+        table=emulators.ports.table,
+        cosmos=emulators.ports.cosmos,
+    )
+    env = {
+        **app_env,
+        "AzureWebJobsStorage": storage_connection_string(ports),
+        "RECORD_FILE": str(record_file),
+        # As the host reads it (AzureWebJobs.<FUNCTION_NAME>.Disabled): no listener, no route.
+        "AzureWebJobs.work.Disabled": "true",
+        "AzureWebJobs.get_item.Disabled": "1",
+        "AzureWebJobs.echoed.Disabled": "false",
+    }
+    host = DevhostProcess(APPS / "semantics", env, tmp_path / "devhost.log").start()
+    try:
+        with httpx.Client(base_url=host.base_url) as client:
+            assert client.get("/api/items/42").status_code == 404
+            assert client.get("/api/things/9").status_code == 200
+        # The listeners start together: once `echoed` was polled twice, `work` would have been.
+        eventually(lambda: len(polls(queue_tap, "echoed")) >= 2)
+        assert polls(queue_tap, "work") == []
+    finally:
+        host.stop()
+    assert "work is disabled" in (tmp_path / "devhost.log").read_text()
+
+
 # Blobs
 
 

@@ -413,13 +413,13 @@ def blob_poison(name: str, container: str = "voice-notes") -> bytes:
 
 async def test_poison_handlers_fail_once_and_never_downgrade(app, repo) -> None:
     queued = await a_capture(repo, Status.QUEUED, text="pay the rent")
-    failed = await fail_poisoned_classify_job(job(queued), repo)
+    failed = await fail_poisoned_classify_job(job(queued), app)
     assert failed.status is Status.FAILED and failed.error == CLASSIFY_FAILED
-    again = await fail_poisoned_classify_job(job(queued), repo)  # a redelivered poison message
+    again = await fail_poisoned_classify_job(job(queued), app)  # a redelivered poison message
     assert again.etag == failed.etag  # nothing written the second time
 
     filed = await a_capture(repo, Status.FILED, text="call mum", filed_bucket="People")
-    assert (await fail_poisoned_classify_job(job(filed), repo)).status is Status.FILED
+    assert (await fail_poisoned_classify_job(job(filed), app)).status is Status.FILED
     assert (await repo.get("dev", filed.id)).status is Status.FILED
 
     blob = f"dev/{uuid.uuid4()}.m4a"
@@ -458,9 +458,9 @@ async def test_poison_handlers_ignore_what_is_not_about_a_capture(app, repo) -> 
         repo, Status.AWAITING_UPLOAD, source="voice", id=blob[4:-4], audio_blob=blob
     )
     for body in (b"not json", b'{"captureId": ""}', b"{}", b'"a string"'):
-        assert await fail_poisoned_classify_job(body, repo) is None
+        assert await fail_poisoned_classify_job(body, app) is None
     unknown = f'{{"captureId": "{uuid.uuid4()}", "userId": "dev"}}'.encode()
-    assert await fail_poisoned_classify_job(unknown, repo) is None
+    assert await fail_poisoned_classify_job(unknown, app) is None
     for body in (
         b"not json",
         b'{"Type": "BlobTrigger"}',

@@ -66,10 +66,20 @@ CONFIG = {
 }
 
 
+# The only push service subscriptions may name here: a loopback port nothing listens on, so no
+# push the fuzzing might set up ever leaves the machine.
+NO_PUSH_SERVICE = "http://127.0.0.1:9"
+
+
 @pytest.fixture(scope="module")
 def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
     # Short feeds: an events stream of a capture that never settles ends within the run.
-    env = {**scripted_env, "EVENTS_TIMEOUT_S": "2", "SSE_KEEPALIVE_S": "1"}
+    env = {
+        **scripted_env,
+        "EVENTS_TIMEOUT_S": "2",
+        "SSE_KEEPALIVE_S": "1",
+        "PUSH_SERVICE_ORIGINS": NO_PUSH_SERVICE,
+    }
     with running_devhost(env, tmp_path_factory.mktemp("fuzz")) as url:
         yield url
 
@@ -105,6 +115,8 @@ SEMANTIC_CODES = {
     "CAPTURE_TOO_LONG",
     "EMPTY_AUDIO",
     "BAD_TOKEN",  # a continuation token we did not make
+    "UNSUPPORTED_PUSH_SERVICE",  # a push endpoint that is not a real push service's
+    "INVALID_PUSH_KEYS",  # a p256dh of the right shape that is not a point on P-256
 }
 
 
@@ -347,7 +359,8 @@ ID_ROUTES = [route for route in ROUTES if "{id}" in route.route]
 
 
 # Ids that no longer match `captures/{id}` once the path is decoded or normalised: no function
-# sees them, and the host answers its own bare 404, as the real Functions host does.
+# sees them, and the host answers its own bare 404, as the real Functions host does (or 405,
+# when what is left is another route: `push/subscriptions/` is POST's).
 LEAVE_THE_ROUTE = {"..", "..%2F..%2Fhealth", "a%2Fb", "%2F"}
 
 
@@ -359,7 +372,7 @@ def test_odd_capture_ids_are_not_found(raw, route: Route, capture_id: str) -> No
     json_body = body if route.body is not None else None
     response = raw.request(route.method, url, json=json_body, headers=KEY)
     if capture_id in LEAVE_THE_ROUTE:
-        assert response.status_code == 404 and not response.content
+        assert response.status_code in (404, 405) and not response.content
     elif route.method == "DELETE":
         assert response.status_code == 204  # deleting what isn't there is done already
     else:
@@ -416,6 +429,15 @@ VALID_BODIES = {
     "startVoiceNote": {"contentType": "audio/mp4", "threadId": "surrogates"},
     "pickBucket": {"bucket": "People"},
     "followUp": run_input("It was about the budget", thread_id="surrogates"),
+    "subscribePush": {
+        "endpoint": f"{NO_PUSH_SERVICE}/push/surrogates",
+        "expirationTime": None,
+        "keys": {
+            "p256dh": "BA9Y6ijR_hdIfZDVsxEr-oQAgL02NwGGRH6GhYdzh1_h8IT0Z4l2PTRqxfqH"
+            "vEX9IU3phdELjSHNuNcBrRvbBt8",
+            "auth": "c2l4dGVlbiBieXRlIGtleQ",
+        },
+    },
 }
 
 

@@ -39,6 +39,7 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
 from devhost.emulators import Emulators, Ports, storage_connection_string
+from shared.adapters.vapid import generate_keys
 from shared.domain.documents import utc_text, utcnow
 from shared.domain.ids import capture_id_for
 from tests import fake_openai
@@ -654,6 +655,18 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
     route = "/api/captures/{id}"
     for captured in (capture_id, unclear, upload.json()["captureId"]):
         seen("DELETE", route, main.delete(f"/api/captures/{captured}", headers=KEY))  # 204
+
+    seen("GET", "/api/push/key", main.get("/api/push/key"))
+    route = "/api/push/subscriptions"
+    device = {
+        # Not a push service's endpoint: refused, so nothing here ever pushes anywhere.
+        "endpoint": "https://push.example.com/x",
+        "keys": {"p256dh": generate_keys()[0], "auth": "c2l4dGVlbiBieXRlIGtleQ"},
+    }
+    seen("POST", route, main.post(route, json=device, headers=KEY))  # 422
+    seen("POST", route, main.post(route, json=device))  # 401
+    route = "/api/push/subscriptions/{id}"
+    seen("DELETE", route, main.delete(f"/api/push/subscriptions/{'0' * 32}", headers=KEY))  # 204
 
     # Something unexpected (a stored document the app cannot read, here another user's, so
     # that no one else's inbox meets it): a problem+json 500, never an empty body.

@@ -23,6 +23,7 @@ from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, post_voice_c
 from tests.support import (
     DEV_KEYS,
     KEY,
+    LOOKING_AT_OUTCOMES,
     OTHER_KEY,
     clear_queue,
     docs,
@@ -42,6 +43,7 @@ def host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
         "MAX_VOICE_BYTES": str(MAX_VOICE_BYTES),
         "SSE_KEEPALIVE_S": "0.5",
         "EVENTS_TIMEOUT_S": "60",
+        **LOOKING_AT_OUTCOMES,
     }
     clear_queue(provisioned["AzureWebJobsStorage"], "captures-outcomes")
     with running_devhost(env, tmp_path_factory.mktemp("voice")) as url:

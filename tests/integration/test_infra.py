@@ -31,7 +31,13 @@ from devhost.provision import (
     BLOB_CORS_METHODS,
     QUEUES,
 )
-from shared.settings import BUCKET_CONTAINERS, INBOX, VOICE_CONTAINER, Settings
+from shared.settings import (
+    BUCKET_CONTAINERS,
+    INBOX,
+    PUSH_SUBSCRIPTIONS,
+    VOICE_CONTAINER,
+    Settings,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 INFRA = REPO / "infra"
@@ -76,6 +82,8 @@ NOT_SET_IN_AZURE = {
     "MAX_FEEDS_PER_USER": "default",
     "OTEL_SERVICE_NAME": "default",
     "LOG_CAPTURE_TEXT": "off: capture text is personal data",
+    "PUSH_SERVICE_ORIGINS": "default: the real push services",
+    "PUSH_DELAY_S": "default",
 }
 
 # Built-in role definition ids (the same in every tenant).
@@ -84,6 +92,7 @@ ROLES = {
     "Storage Queue Data Contributor": "974c5e8b-45b9-4653-ba55-5f855dd0fb88",
     "Cognitive Services OpenAI User": "5e0bd9bd-7b93-4f28-af87-19fc36ad61bd",
     "Monitoring Metrics Publisher": "3913510d-42f4-4e42-8a64-420c390055eb",
+    "Key Vault Secrets User": "4633458b-17de-408a-b874-0445c86b69e6",
 }
 COSMOS_DATA_CONTRIBUTOR = "00000000-0000-0000-0000-000000000002"
 
@@ -269,8 +278,12 @@ def test_the_readme_says_where_every_setting_comes_from_in_azure() -> None:
 # Resources: what the app expects to exist, made by the templates (the devhost makes it locally).
 
 
-def test_cosmos_is_serverless_with_the_five_containers_partitioned_by_user() -> None:
-    assert variable("main.bicep", "cosmosContainers") == [INBOX, *BUCKET_CONTAINERS]
+def test_cosmos_is_serverless_with_the_six_containers_partitioned_by_user() -> None:
+    assert variable("main.bicep", "cosmosContainers") == [
+        INBOX,
+        *BUCKET_CONTAINERS,
+        PUSH_SUBSCRIPTIONS,
+    ]
     account = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts")["properties"]
     assert {"name": "EnableServerless"} in account["capabilities"]
     container = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers")
@@ -312,7 +325,13 @@ def test_openai_deploys_the_chat_and_transcription_models_the_app_calls() -> Non
 
 def test_the_identity_has_exactly_the_least_privilege_roles() -> None:
     assigned = {}
-    for name in ("storage.bicep", "openai.bicep", "monitoring.bicep", "cosmos.bicep"):
+    for name in (
+        "storage.bicep",
+        "openai.bicep",
+        "monitoring.bicep",
+        "cosmos.bicep",
+        "keyvault.bicep",
+    ):
         variables = bicep(name).get("variables", {})
         for ra in resources(name, "Microsoft.Authorization/roleAssignments"):
             props = ra["properties"]
@@ -321,7 +340,7 @@ def test_the_identity_has_exactly_the_least_privilege_roles() -> None:
             assert props["principalId"] == "principalId"
             assert props["principalType"] == "ServicePrincipal"
             # Scoped to the one resource, never the group or subscription.
-            assert ra["scope"] == "account" or ra["scope"] == "insights"
+            assert ra["scope"] in ("account", "insights", "vault")
     assert set(assigned) == set(ROLES.values())
     [sql] = resources("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments")
     assert variable("cosmos.bicep", "dataContributor") == COSMOS_DATA_CONTRIBUTOR
@@ -333,6 +352,36 @@ def test_the_identity_has_exactly_the_least_privilege_roles() -> None:
             accessor = principal["operator"]["operands"]
             assert accessor["operand_1"] == "identity"
             assert accessor["operand_2"]["operator"]["operands"]["operand_2"] == "principalId"
+
+
+def test_the_vapid_keys_are_key_vault_references_the_app_identity_may_read() -> None:
+    """The private key is a secret: no value in the templates, a Key Vault reference that the
+    platform resolves with the app's one identity, which holds Key Vault Secrets User on that
+    vault (and nothing else there)."""
+    settings = app_settings()
+    main_params = bicep("main.bicep")["modules"]["app"]["config"]["params"]
+    outputs = bicep("keyvault.bicep")["outputs"]
+    for setting, param in (
+        ("VAPID_PRIVATE_KEY", "vapidPrivateKeyUri"),
+        ("VAPID_PUBLIC_KEY", "vapidPublicKeyUri"),
+    ):
+        assert settings[setting] == f"@Microsoft.KeyVault(SecretUri=${{{param}}})"
+        accessor = main_params[param]["operator"]["operands"]
+        assert accessor["operand_1"] == "keyVault"
+        output = accessor["operand_2"]["operator"]["operands"]["operand_2"]
+        assert output == param
+        # The secret's URI without a version: a new version set in the vault rotates the key.
+        assert outputs[output]["value"].startswith("${vault.properties.vaultUri}secrets/")
+        assert outputs[output]["value"].count("/") == 1
+    site = one("function.bicep", "Microsoft.Web/sites")
+    assert site["properties"]["keyVaultReferenceIdentity"] == "identityId"
+    vault = one("keyvault.bicep", "Microsoft.KeyVault/vaults")["properties"]
+    assert vault["enableRbacAuthorization"] is True and vault["enableSoftDelete"] is True
+    [reader] = resources("keyvault.bicep", "Microsoft.Authorization/roleAssignments")
+    role = reader["properties"]["roleDefinitionId"]["function"]["parameters"]["resource_name_1"]
+    assert variable("keyvault.bicep", role) == ROLES["Key Vault Secrets User"]
+    assert reader["scope"] == "vault" and reader["properties"]["principalId"] == "principalId"
+    assert settings["VAPID_SUBJECT"] == "vapidSubject"  # azd env VAPID_SUBJECT, not a secret
 
 
 def test_the_event_subscription_feeds_the_voice_note_blob_trigger() -> None:

@@ -21,6 +21,8 @@ from shared.domain.messages import ClassifyJob
 from tests.fakes import (
     USER,
     FakeCaptureRepository,
+    FakePushSender,
+    FakePushSubscriptions,
     FakeQueues,
     Fakes,
     FakeVoiceNotes,
@@ -40,6 +42,8 @@ from tests.fakes import (
         (ports.VoiceNoteStore, FakeVoiceNotes),
         (ports.Classifier, ScriptedClassifier),
         (ports.Transcriber, ScriptedTranscriber),
+        (ports.PushSubscriptions, FakePushSubscriptions),
+        (ports.PushSender, FakePushSender),
     ],
 )
 def test_each_fake_has_its_ports_methods_as_declared(port: type, fake: type) -> None:
@@ -73,6 +77,9 @@ def test_the_bundle_is_the_services_adapters(offline: list[str]) -> None:
         fakes.voice,
         fakes.transcriber,
     )
+    push = fakes.push
+    assert isinstance(push, ports.PushAdapters)
+    assert (push.subscriptions, push.sender) == (fakes.subscriptions, fakes.sender)
 
 
 def job(n: int = 0) -> ClassifyJob:

@@ -11,6 +11,7 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.messages import ClassifyJob
 from shared.domain.outcomes import FailureCode
+from shared.services import background
 from shared.services.poison import fail_poisoned_classify_job, settle_poisoned_voice_note
 from shared.settings import VOICE_CONTAINER
 from tests.fakes import USER, Fakes, guess, job_for, new_id, text_item, voice_item
@@ -41,10 +42,24 @@ def poisoned_blob(name: str, container: str = VOICE_CONTAINER, kind: str = "Blob
 @pytest.mark.parametrize("status", [Status.RECEIVED, Status.QUEUED])
 async def test_a_poisoned_job_fails_its_waiting_capture(fakes: Fakes, status: Status) -> None:
     item = fakes.repo.seed(text_item(status=status))
-    failed = await fail_poisoned_classify_job(poisoned_job(item), fakes.repo)
+    failed = await fail_poisoned_classify_job(poisoned_job(item), fakes.adapters)
     assert (failed.status, failed.error) == (Status.FAILED, FailureCode.CLASSIFY_FAILED)
     assert failed.text == item.text  # the words are kept: the user can still pick a bucket
     assert fakes.repo.stored(USER, item.id) == failed
+
+
+async def test_a_failure_is_published_as_an_outcome_is(fakes: Fakes) -> None:
+    item = fakes.repo.seed(text_item(status=Status.QUEUED))
+    failed = await fail_poisoned_classify_job(poisoned_job(item), fakes.adapters)
+    await background.drain()
+    (published,) = fakes.queues.outcomes
+    assert (published.capture_id, published.outcome) == (item.id, None)
+    assert published.error is FailureCode.CLASSIFY_FAILED
+    assert published.settled_at == failed.updated_at
+    # Nothing is published again for a redelivered poison message: nothing was written.
+    await fail_poisoned_classify_job(poisoned_job(item), fakes.adapters)
+    await background.drain()
+    assert len(fakes.queues.outcomes) == 1
 
 
 @pytest.mark.parametrize(
@@ -52,7 +67,7 @@ async def test_a_poisoned_job_fails_its_waiting_capture(fakes: Fakes, status: St
 )
 async def test_a_poisoned_job_leaves_a_capture_that_moved_on(fakes: Fakes, status: Status) -> None:
     item = fakes.repo.seed(text_item(status=status, filed_bucket=Bucket.IDEAS))
-    assert await fail_poisoned_classify_job(poisoned_job(item), fakes.repo) == item
+    assert await fail_poisoned_classify_job(poisoned_job(item), fakes.adapters) == item
     assert "save" not in fakes.repo.calls
 
 
@@ -63,9 +78,11 @@ async def test_a_capture_settled_just_before_the_failure_is_kept(fakes: Fakes) -
         fakes.repo.seed(item.classified(guess(Bucket.IDEAS, 0.9)))
 
     fakes.repo.before_next("save", filed_meanwhile)
-    result = await fail_poisoned_classify_job(poisoned_job(item), fakes.repo)
+    result = await fail_poisoned_classify_job(poisoned_job(item), fakes.adapters)
     assert result.status is Status.FILED and result.error is None
     assert fakes.repo.stored(USER, item.id).status is Status.FILED
+    await background.drain()
+    assert fakes.queues.outcomes == []  # the filing tells its own story, not this failure
 
 
 @pytest.mark.parametrize(
@@ -77,7 +94,7 @@ async def test_a_capture_settled_just_before_the_failure_is_kept(fakes: Fakes) -
     ],
 )
 async def test_a_poisoned_message_naming_no_capture_is_ignored(fakes: Fakes, body: bytes) -> None:
-    assert await fail_poisoned_classify_job(body, fakes.repo) is None
+    assert await fail_poisoned_classify_job(body, fakes.adapters) is None
     assert "save" not in fakes.repo.calls
 
 

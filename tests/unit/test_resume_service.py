@@ -9,6 +9,7 @@ import pytest
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
+from shared.services import background
 from shared.services.agui import Conversation
 from shared.services.filing import file_capture
 from shared.services.resume import ResumeAnswer, ResumeRequest, resume_run
@@ -34,10 +35,14 @@ def resolved(interrupt_id: str, payload: Any) -> ResumeAnswer:
 
 
 async def events(fakes: Fakes, req: ResumeRequest) -> list[dict]:
-    return [
+    """The run as a client reads it to its end, with what it left to the background (marking
+    the outcome shown, publishing) done."""
+    run = [
         e.model_dump(mode="json", by_alias=True, exclude_none=True)
         async for e in resume_run(req, fakes.adapters)
     ]
+    await background.drain()
+    return run
 
 
 def error_code(run: list[dict]) -> str | None:

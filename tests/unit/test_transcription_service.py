@@ -170,6 +170,12 @@ async def test_undecodable_audio_fails_once_with_its_code(fakes: Fakes) -> None:
     assert fakes.queues.sent == [] and fakes.voice.blobs == {}
     assert await trigger(fakes, item.audio_blob) == result  # a repeated event
     assert len(fakes.transcriber.heard) == 1
+    await background.drain()
+    (published,) = fakes.queues.outcomes  # the user is told, once
+    assert (published.error, published.settled_at) == (
+        FailureCode.AUDIO_UNDECODABLE,
+        result.updated_at,
+    )
 
 
 @pytest.mark.parametrize("silence", ["", "   \n"])

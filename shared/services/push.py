@@ -1,0 +1,117 @@
+"""The push worker's use case: tell the user's devices about an outcome they did not see.
+
+One outcome message (captures-outcomes) is one notification. The worker stays silent when the
+capture is gone, moved on, was shown live or was the user's own pick (push.silence_for). Each
+device is sent the notification at most once: a duplicated message finds it in the
+subscription's `sent`. Sending comes before recording, so a crash in between repeats a
+notification rather than losing it (the Topic makes the push service replace one it has not
+delivered yet).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from shared import tracing
+from shared.domain.errors import NotConfigured, StaleItem, StorageUnavailable
+from shared.domain.messages import OutcomeMessage
+from shared.domain.ports import CaptureRepository, PushAdapters, PushSubscriptions
+from shared.domain.push import (
+    Delivery,
+    NotificationPayload,
+    PushSubscription,
+    notification_for,
+    notification_key,
+    silence_for,
+    topic_for,
+)
+from shared.domain.push_services import PushServices
+from shared.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+_ATTEMPTS = 5
+
+
+async def push_outcome(
+    message: OutcomeMessage, repo: CaptureRepository, push: PushAdapters
+) -> dict[str, Delivery | None]:
+    """Push `message`'s outcome to each of the user's devices; what became of each (by
+    subscription id; None: sent before). PushUnavailable (and StorageUnavailable) propagate, so
+    the queue retries the message; the devices that got it are not sent it again."""
+    tracing.annotate(capture_id=message.capture_id, user_id=message.user_id)
+    subscriptions = await push.subscriptions.for_user(message.user_id)
+    if not subscriptions:
+        return {}  # most users, and no need to read the capture
+    item = await repo.get(message.user_id, message.capture_id)
+    silence = silence_for(message, item)
+    note = notification_for(item) if item is not None and silence is None else None
+    if note is None:
+        log.info("capture %s: no push (%s)", message.capture_id, silence)
+        return {}
+    key = notification_key(message)
+    services = get_settings().push_services
+    results = await asyncio.gather(
+        *(_push_to(s, key, note, services, push) for s in subscriptions), return_exceptions=True
+    )
+    failures = [r for r in results if isinstance(r, BaseException)]
+    if any(isinstance(f, NotConfigured) for f in failures):
+        # No key to sign with: retrying cannot help, and the outcome stays in the inbox.
+        log.warning("capture %s: push is not configured (VAPID keys); dropped", item.id)
+        return {}
+    if failures:
+        raise failures[0]
+    deliveries = dict(zip((s.id for s in subscriptions), results, strict=True))
+    sent = sum(d is Delivery.DELIVERED for d in deliveries.values())
+    log.info("capture %s: pushed to %d of %d devices", item.id, sent, len(subscriptions))
+    return deliveries  # type: ignore[return-value]  # the failures were raised above
+
+
+async def _push_to(
+    subscription: PushSubscription,
+    key: str,
+    note: NotificationPayload,
+    services: PushServices,
+    push: PushAdapters,
+) -> Delivery | None:
+    if subscription.has_sent(key):
+        return None  # a duplicated message: this device has it
+    # Checked again at each send: the allow-list may have been narrowed since it was stored.
+    if not services.allows(subscription.endpoint):
+        log.warning(
+            "push subscription %s: its push service is not allowed; skipped", subscription.id
+        )
+        return Delivery.REFUSED
+    delivery = await push.sender.send(subscription, note.encoded(), topic_for(note.capture_id))
+    if delivery is Delivery.GONE:
+        await push.subscriptions.remove(subscription.user_id, subscription.id)
+        log.info("push subscription %s: gone at its push service; removed", subscription.id)
+    elif delivery is Delivery.DELIVERED:
+        await _remember(subscription, key, push.subscriptions)
+    else:
+        log.warning(
+            "push subscription %s: capture %s's notification refused",
+            subscription.id,
+            note.capture_id,
+        )
+    return delivery
+
+
+async def _remember(subscription: PushSubscription, key: str, store: PushSubscriptions) -> None:
+    """Record `key` as sent to the device, ETag-guarded (two outcomes for one user may finish
+    at once). Failing that, the notification is out anyway: at worst a redelivered message
+    repeats it."""
+    try:
+        for _ in range(_ATTEMPTS):
+            try:
+                await store.save(subscription.with_sent(key))
+                return
+            except StaleItem:
+                current = await store.get(subscription.user_id, subscription.id)
+                if current is None or current.has_sent(key):
+                    return
+                subscription = current
+    except StorageUnavailable:
+        pass
+    log.warning("push subscription %s: could not record a notification as sent", subscription.id)

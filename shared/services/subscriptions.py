@@ -1,0 +1,81 @@
+"""A user's push subscriptions over HTTP: the server's key to subscribe with, storing a browser's
+subscription (one per device, idempotent by endpoint), removing one."""
+
+from __future__ import annotations
+
+import logging
+
+from shared.domain.errors import Conflict, Invalid, StaleItem
+from shared.domain.ports import PushAdapters, PushSubscriptions
+from shared.domain.push import (
+    MAX_SUBSCRIPTIONS,
+    PushKey,
+    PushSubscription,
+    SubscriptionRequest,
+    is_subscription_id,
+)
+from shared.settings import get_settings
+
+log = logging.getLogger(__name__)
+
+_ATTEMPTS = 3
+
+
+async def push_key(push: PushAdapters) -> PushKey:
+    """NotConfigured when the deployment has no usable VAPID key pair."""
+    return PushKey(public_key=await push.sender.application_server_key())
+
+
+async def subscribe(
+    user_id: str, request: SubscriptionRequest, push: PushAdapters
+) -> PushSubscription:
+    """Store the browser's subscription for `user_id`. The same endpoint again is the same
+    subscription (with the browser's newest keys). Refused: a push service not on the
+    allow-list, keys that are not keys, a user with MAX_SUBSCRIPTIONS devices already."""
+    if not get_settings().push_services.allows(request.endpoint):
+        raise Invalid(
+            "This is not the endpoint of a push service we send to.", "UNSUPPORTED_PUSH_SERVICE"
+        )
+    if not request.keys.usable():
+        raise Invalid("keys.p256dh is not a P-256 public key.", "INVALID_PUSH_KEYS")
+    await push.sender.application_server_key()  # push is set up, or 503 before storing
+    wanted = PushSubscription.for_request(user_id, request)
+    store = push.subscriptions
+    existing = await store.get(user_id, wanted.id)
+    if existing is None:
+        if len(await store.for_user(user_id)) >= MAX_SUBSCRIPTIONS:
+            raise Conflict(
+                f"At most {MAX_SUBSCRIPTIONS} devices take notifications. Remove one first.",
+                "TOO_MANY_SUBSCRIPTIONS",
+            )
+        existing, created = await store.add(wanted)
+        if created:
+            log.info("push subscription %s stored", existing.id)
+    return await _renewed(existing, wanted, store)
+
+
+async def _renewed(
+    existing: PushSubscription, wanted: PushSubscription, store: PushSubscriptions
+) -> PushSubscription:
+    """`existing` with the keys the browser sent now (it may renew them for an endpoint)."""
+    for _ in range(_ATTEMPTS):
+        if (existing.keys, existing.expiration_time) == (wanted.keys, wanted.expiration_time):
+            return existing
+        renewed = existing.model_copy(
+            update={"keys": wanted.keys, "expiration_time": wanted.expiration_time}
+        )
+        try:
+            return await store.save(renewed)
+        except StaleItem:
+            current = await store.get(existing.user_id, existing.id)
+            if current is None:  # removed meanwhile: subscribing brings it back
+                current, _ = await store.add(wanted)
+            existing = current
+    raise Conflict("This subscription keeps changing. Please try again.", "CONFLICT")
+
+
+async def unsubscribe(user_id: str, subscription_id: str, store: PushSubscriptions) -> None:
+    """Idempotent; only the caller's own subscriptions can be named (they are in its
+    partition), and an id that is not one of ours names nothing."""
+    if is_subscription_id(subscription_id):
+        await store.remove(user_id, subscription_id)

@@ -1,0 +1,158 @@
+"""A capture's outcome counts as shown live once a stream handed its last frame to the client
+(shared/services/shown.py): the run of a text capture, a capture's events feed and a resume mark
+the version they told (outcome_shown_at = its updatedAt); a client that left before the end, a
+run that ended queued, and a resume's quiet steps do not."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+from shared.domain.capture import InboxItem, Status
+from shared.domain.classification import Bucket
+from shared.domain.errors import ClassifierUnavailable, StorageUnavailable
+from shared.domain.outcomes import FailureCode
+from shared.services import background
+from shared.services.agui import Conversation
+from shared.services.capture import TextCapture
+from shared.services.feed import follow_capture
+from shared.services.filing import file_capture
+from shared.services.resume import ResumeAnswer, ResumeRequest, resume_run
+from shared.services.runs import text_capture_run
+from shared.services.shown import mark_shown
+from tests.fakes import USER, Fakes, guess, new_id, text_item
+
+
+def a_capture(text: str = "Call Sarah about the budget") -> TextCapture:
+    run_id = f"r-{new_id()}"
+    return TextCapture(user_id=USER, thread_id="t", run_id=run_id, text=text, capture_key=run_id)
+
+
+async def read_to_the_end(events: AsyncIterator) -> list[str]:
+    types = [event.type.value async for event in events]
+    await background.drain()
+    return types
+
+
+async def read_until(events: AsyncIterator, last: str) -> None:
+    """A client that leaves once it has read the event `last`."""
+    async for event in events:
+        if event.type.value == last:
+            break
+    await events.aclose()  # the response is gone: nothing asks for more
+    await background.drain()
+
+
+def stored(fakes: Fakes, capture: TextCapture) -> InboxItem:
+    item = fakes.repo.stored(USER, capture.capture_id)
+    assert item is not None
+    return item
+
+
+async def test_a_run_read_to_its_end_marks_the_outcome_it_told(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    capture = a_capture()
+    types = await read_to_the_end(text_capture_run(capture, fakes.adapters))
+    assert types[-1] == "RUN_FINISHED"
+    item = stored(fakes, capture)
+    assert item.status is Status.FILED and item.outcome_shown_at == item.updated_at
+    assert item.was_shown_live
+
+
+async def test_a_client_that_left_before_the_last_frame_was_not_shown_it(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    capture = a_capture()
+    await read_until(text_capture_run(capture, fakes.adapters), "CUSTOM")
+    item = stored(fakes, capture)
+    assert item.status is Status.FILED  # the work goes on without the client
+    assert item.outcome_shown_at is None
+
+
+async def test_a_run_that_ended_queued_showed_no_outcome(fakes: Fakes) -> None:
+    fakes.classifier.then(ClassifierUnavailable("down"))
+    capture = a_capture()
+    await read_to_the_end(text_capture_run(capture, fakes.adapters))
+    item = stored(fakes, capture)
+    assert item.status is Status.QUEUED and item.outcome_shown_at is None
+
+
+async def test_an_events_feed_marks_the_outcome_or_failure_it_replayed(fakes: Fakes) -> None:
+    item = fakes.repo.seed(text_item())
+    settled = await file_capture(
+        item, item.classified(guess(Bucket.IDEAS, 0.45, "Tiles")), fakes.repo, fakes.queues
+    )
+    await read_to_the_end(follow_capture(settled, fakes.repo))
+    assert fakes.repo.stored(USER, item.id).was_shown_live
+
+    failed = fakes.repo.seed(text_item(status=Status.QUEUED).failed(FailureCode.CLASSIFY_FAILED))
+    types = await read_to_the_end(follow_capture(failed, fakes.repo))
+    assert types[-1] == "RUN_ERROR"
+    assert fakes.repo.stored(USER, failed.id).was_shown_live
+
+
+async def test_a_feed_closed_before_its_end_marks_nothing(fakes: Fakes) -> None:
+    item = fakes.repo.seed(text_item())
+    settled = await file_capture(
+        item, item.classified(guess(Bucket.IDEAS, 0.9, "Tiles")), fakes.repo, fakes.queues
+    )
+    await read_until(follow_capture(settled, fakes.repo), "TEXT_MESSAGE_CONTENT")
+    assert fakes.repo.stored(USER, item.id).outcome_shown_at is None
+
+
+async def test_a_resume_marks_the_answer_it_told_not_its_quiet_ones(fakes: Fakes) -> None:
+    asked = []
+    for _ in range(2):
+        item = fakes.repo.seed(text_item("tiles", thread_id="t-2"))
+        question = item.classified(guess(Bucket.PROJECTS, 0.45, "Tiles"))
+        asked.append(await file_capture(item, question, fakes.repo, fakes.queues))
+    answers = [
+        ResumeAnswer(interrupt_id=f"{i.id}:1", status="resolved", payload={"bucket": "Ideas"})
+        for i in asked
+    ]
+    request = ResumeRequest(
+        user_id=USER,
+        thread_id="t-2",
+        run_id="r-3",
+        answers=answers,
+        conversation=Conversation(interrupts=True),
+    )
+    await read_to_the_end(resume_run(request, fakes.adapters))
+    quiet, told = (fakes.repo.stored(USER, i.id) for i in asked)
+    assert quiet.status is told.status is Status.FILED
+    assert quiet.outcome_shown_at is None and told.was_shown_live
+
+
+# mark_shown itself: only the version that was shown, ETag-guarded.
+
+
+async def settled_item(fakes: Fakes) -> InboxItem:
+    item = fakes.repo.seed(text_item())
+    return await file_capture(
+        item, item.classified(guess(Bucket.IDEAS, 0.9, "Tiles")), fakes.repo, fakes.queues
+    )
+
+
+async def test_a_capture_that_moved_on_is_not_marked(fakes: Fakes) -> None:
+    shown = await settled_item(fakes)
+    moved = fakes.repo.seed(shown.picked(Bucket.ADMIN, "Tiles"))
+    await mark_shown(shown, fakes.repo)
+    assert fakes.repo.stored(USER, shown.id) == moved  # untouched
+
+
+async def test_a_capture_whose_etag_alone_changed_is_marked_on_the_next_try(fakes: Fakes) -> None:
+    shown = await settled_item(fakes)
+    fakes.repo.seed(shown)  # the same version written again: a new ETag, the same updatedAt
+    await mark_shown(shown, fakes.repo)
+    assert fakes.repo.stored(USER, shown.id).was_shown_live
+    calls = len(fakes.repo.calls)
+    await mark_shown(fakes.repo.stored(USER, shown.id), fakes.repo)  # marked already
+    assert len(fakes.repo.calls) == calls
+
+
+async def test_a_capture_gone_or_storage_down_is_left_alone(fakes: Fakes) -> None:
+    shown = await settled_item(fakes)
+    fakes.repo.fail_next("save", StorageUnavailable("down"))
+    await mark_shown(shown, fakes.repo)  # logged, not raised
+    assert fakes.repo.stored(USER, shown.id).outcome_shown_at is None
+    await fakes.repo.remove(USER, shown.id)
+    await mark_shown(shown, fakes.repo)
+    assert fakes.repo.stored(USER, shown.id) is None
