@@ -64,7 +64,9 @@ class DevhostProcess:
     """`python -m devhost serve` for one app folder, on a free port, as CI would run it.
 
     `cors` and `cors_credentials` are passed as `--cors` / `--cors-credentials`, so the host's
-    CORS is the test's whatever local.settings.json says; `cors=None` leaves that file's."""
+    CORS is the test's whatever local.settings.json says; `cors=None` leaves that file's.
+    `event_grid` runs the local Event Grid publisher with it (`--event-grid`), as `make dev`
+    does, so Event Grid-source blob triggers fire through the host's webhook."""
 
     def __init__(
         self,
@@ -74,6 +76,7 @@ class DevhostProcess:
         *,
         cors: str | None = None,
         cors_credentials: bool = False,
+        event_grid: bool = True,
     ) -> None:
         self.app_dir = app_dir
         self.env = env
@@ -81,6 +84,7 @@ class DevhostProcess:
         self.log_path = log_path
         self.cors = cors
         self.cors_credentials = cors_credentials
+        self.event_grid = event_grid
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -94,6 +98,8 @@ class DevhostProcess:
             cmd += ["--cors", self.cors]
         if self.cors_credentials:
             cmd += ["--cors-credentials"]
+        if self.event_grid:
+            cmd += ["--event-grid"]
         self.proc = subprocess.Popen(
             [*cmd, "--port", str(self.port)],
             cwd=REPO,

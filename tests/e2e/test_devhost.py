@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,7 +60,9 @@ def devhost(
         tmp_path / "devhost.log",
     )
     # A fresh host id per test, so blob receipts from other tests do not apply here.
-    host.env["AzureFunctionsWebHost__hostid"] = f"test-{tmp_path.name}"[:32]
+    # (Host ids name queues: lowercase letters, digits and single dashes.)
+    unique = re.sub(r"[^a-z0-9]+", "-", tmp_path.name.lower()).strip("-")
+    host.env["AzureFunctionsWebHost__hostid"] = f"test-{unique}"[:32].rstrip("-")
     yield host.start()
     host.stop()
 
