@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, handlers=[handler])
     # The SDKs log every HTTP request at INFO; the host's own lines are what a developer reads.
     logging.getLogger("azure").setLevel(logging.WARNING)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the local Event Grid's posts
     app_dir = args.app_dir.resolve()
     try:
         cors = cors_policy(app_dir, args.cors, args.cors_credentials)

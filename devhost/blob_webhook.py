@@ -93,6 +93,12 @@ class BlobWebhook:
         try:
             for message in messages:
                 await self._queue.enqueue(message)
+                log.info(
+                    "Event Grid: %s/%s queued for %s",
+                    message.container_name,
+                    message.blob_name,
+                    name,
+                )
         except Exception:  # storage down: a 5xx, so Event Grid delivers again later
             log.exception("could not queue the events for %s", name)
             return Response(status_code=503)

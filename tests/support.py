@@ -14,10 +14,13 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from devhost.emulators import REPO, free_port
 from shared.settings import BUCKET_CONTAINERS
+
+if TYPE_CHECKING:
+    from azure.storage.blob import ContainerClient
 
 T = TypeVar("T")
 
@@ -131,17 +134,56 @@ class DevhostProcess:
 
 @contextmanager
 def running_devhost(
-    env: dict[str, str], log_dir: Path, *, cors: str | None = None, cors_credentials: bool = False
+    env: dict[str, str],
+    log_dir: Path,
+    *,
+    cors: str | None = None,
+    cors_credentials: bool = False,
+    event_grid: bool = True,
 ) -> Iterator[str]:
     """The app served by a devhost child process with `env` (and CORS origins, if given);
     its base URL."""
     devhost = DevhostProcess(
-        REPO, env, log_dir / "devhost.log", cors=cors, cors_credentials=cors_credentials
+        REPO,
+        env,
+        log_dir / "devhost.log",
+        cors=cors,
+        cors_credentials=cors_credentials,
+        event_grid=event_grid,
     ).start()
     try:
         yield devhost.base_url
     finally:
         devhost.stop()
+
+
+def blob_created(container: ContainerClient, name: str) -> dict:
+    """A Microsoft.Storage.BlobCreated event (Event Grid schema) for the blob as it is now,
+    written out the way Azure's documentation shows one."""
+    blob = container.get_blob_client(name)
+    props = blob.get_blob_properties()
+    return {
+        "topic": "/subscriptions/x/resourceGroups/r/providers/Microsoft.Storage/"
+        "storageAccounts/devstoreaccount1",
+        "subject": f"/blobServices/default/containers/{container.container_name}/blobs/{name}",
+        "eventType": "Microsoft.Storage.BlobCreated",
+        "eventTime": "2026-11-23T09:00:00.0000000Z",
+        "id": str(uuid.uuid4()),
+        "data": {
+            "api": "PutBlob",
+            "clientRequestId": str(uuid.uuid4()),
+            "requestId": str(uuid.uuid4()),
+            "eTag": props.etag.strip('"'),
+            "contentType": props.content_settings.content_type,
+            "contentLength": props.size,
+            "blobType": "BlockBlob",
+            "url": blob.url,
+            "sequencer": "00000000000004420000000000028963",
+            "storageDiagnostics": {"batchId": str(uuid.uuid4())},
+        },
+        "dataVersion": "",
+        "metadataVersion": "1",
+    }
 
 
 def read_records(path: Path, kind: str | None = None) -> list[dict]:
@@ -189,6 +231,7 @@ __all__ = [
     "REPO",
     "SARAH",
     "DevhostProcess",
+    "blob_created",
     "clear_queue",
     "docs",
     "eventually",
