@@ -16,6 +16,7 @@ import logging
 
 from azure.core.exceptions import ResourceExistsError, ResourceNotFoundError
 from azure.storage.queue import QueueMessage as SdkMessage
+from azure.storage.queue.aio import QueueClient
 from pydantic import BaseModel, ConfigDict, Field
 
 from .blobs import POISON_QUEUE, compile_blob_path, is_event_grid_source, read_input_stream
@@ -64,17 +65,21 @@ class BlobTriggerQueue:
         self._storage = storage
         self._invoker = invoker
         self._encoding = options.message_encoding
-        service = storage.queue_service(HOST_CONNECTION)
-        self._queue = service.get_queue_client(f"azure-webjobs-blobtrigger-{host_id}")
-        self.listener = QueueListener(
-            self._queue,
-            service.get_queue_client(POISON_QUEUE),
-            options,
-            self._run,
-            "blob trigger queue",
-        )
+        self._queue: QueueClient | None = None
+        self.listener: QueueListener | None = None  # none without such triggers, as in the host
+        if self.functions:
+            service = storage.queue_service(HOST_CONNECTION)
+            self._queue = service.get_queue_client(f"azure-webjobs-blobtrigger-{host_id}")
+            self.listener = QueueListener(
+                self._queue,
+                service.get_queue_client(POISON_QUEUE),
+                options,
+                self._run,
+                "blob trigger queue",
+            )
 
     async def enqueue(self, message: BlobTriggerMessage) -> None:
+        assert self._queue is not None and self.listener is not None, "no such triggers"
         body = encode_message(message.model_dump_json(by_alias=True).encode(), self._encoding)
         try:
             await self._queue.send_message(body)

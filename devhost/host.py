@@ -116,7 +116,7 @@ class DevHost:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, server.stop)
         triggers = [*self.queue_listeners, *self.blob_scanners]
-        if self.blob_queue.functions:
+        if self.blob_queue.listener is not None:
             triggers.append(self.blob_queue.listener)
         workers = [asyncio.create_task(t.run()) for t in triggers]
         try:
