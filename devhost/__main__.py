@@ -1,5 +1,6 @@
-"""`python -m devhost check|serve|stack|vapid`: validate, serve, or run the whole local stack;
-or give local.settings.json a VAPID key pair for Web Push."""
+"""`python -m devhost check|serve|stack|eventgrid|vapid`: validate, serve, or run the whole
+local stack; run the local Event Grid publisher against a webhook (the devhost's or
+`func start`'s); or give local.settings.json a VAPID key pair for Web Push."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import os
 import sys
 from pathlib import Path
 
+from .config import load_local_settings
 from .cors import CorsConfigError, CorsPolicy, cors_policy
 from .emulators import REPO, Emulators, Ports
+from .eventgrid import BlobEventPublisher, Subscription, SubscriptionError, subscriptions_for
 from .host import DevHost, load
 from .loader import AppLoadError
 from .webapp import WEB_DIST, WEB_PORT, WebAppServer
@@ -32,7 +35,7 @@ class FieldsFormatter(logging.Formatter):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="devhost", description=__doc__)
-    parser.add_argument("command", choices=["check", "serve", "stack", "vapid"])
+    parser.add_argument("command", choices=["check", "serve", "stack", "eventgrid", "vapid"])
     parser.add_argument("--app-dir", type=Path, default=REPO, help="folder with function_app.py")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=int(os.environ.get("DEVHOST_PORT", 7071)))
@@ -63,6 +66,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--print", action="store_true", help="vapid: print a new pair, write nothing"
     )
+    parser.add_argument(
+        "--event-grid",
+        action="store_true",
+        help="serve: also run the local Event Grid publisher for the app's Event Grid blob "
+        "triggers, posting to this host's blobs webhook (stack always does)",
+    )
+    parser.add_argument(
+        "--webhook",
+        help="eventgrid: the URL to deliver to, e.g. http://localhost:7071/runtime/webhooks/"
+        "blobs?functionName=Host.Functions.voice_note_uploaded",
+    )
+    parser.add_argument(
+        "--container", default="voice-notes", help="eventgrid: the container to watch"
+    )
+    parser.add_argument(
+        "--connection",
+        default="AzureWebJobsStorage",
+        help="eventgrid: the app setting holding the storage connection string",
+    )
     args = parser.parse_args(argv)
     if args.command == "vapid":
         from .vapid import main as vapid
@@ -73,12 +95,22 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, handlers=[handler])
     # The SDKs log every HTTP request at INFO; the host's own lines are what a developer reads.
     logging.getLogger("azure").setLevel(logging.WARNING)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # the local Event Grid's posts
     app_dir = args.app_dir.resolve()
     try:
         cors = cors_policy(app_dir, args.cors, args.cors_credentials)
     except CorsConfigError as exc:
         print(f"devhost: {exc}", file=sys.stderr)
         return 1
+
+    if args.command == "eventgrid":
+        if not args.webhook:
+            parser.error("eventgrid needs --webhook")
+        load_local_settings(app_dir)
+        subscription = Subscription(args.container, args.webhook, args.connection)
+        with contextlib.suppress(KeyboardInterrupt):
+            return asyncio.run(_publish([subscription]))
+        return 0
 
     if args.command == "stack":
         try:
@@ -102,8 +134,63 @@ def main(argv: list[str] | None = None) -> int:
             print(f"ok  {fn.name:<28} {fn.trigger.type}")
         return 0
     _log_cors(cors)
+    try:
+        devhost = DevHost(app_dir, config, functions, cors)
+    except ValueError as exc:
+        print(f"devhost: {exc}", file=sys.stderr)
+        return 1
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(DevHost(app_dir, config, functions, cors).serve(args.host, args.port))
+        asyncio.run(_serve(devhost, args.host, args.port, args.event_grid))
+    return 0
+
+
+async def _serve(devhost: DevHost, host: str, port: int, event_grid: bool) -> None:
+    """Serve; with `event_grid`, the local publisher posts to this host's webhooks, as the
+    Event Grid subscriptions of the app's blob triggers do in Azure."""
+    if not event_grid:
+        await devhost.serve(host, port)
+        return
+    local = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    subscriptions = subscriptions_for(
+        devhost.blob_queue.functions.values(), f"http://{local}:{port}"
+    )
+    publishers = [BlobEventPublisher(s) for s in subscriptions]
+    try:
+        # Before the host listens: a blob uploaded once it does is told of.
+        for publisher in publishers:
+            await publisher.prepare()
+        tasks = [asyncio.create_task(_publishing(p)) for p in publishers]
+        try:
+            await devhost.serve(host, port)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    finally:
+        for publisher in publishers:
+            await publisher.close()
+
+
+async def _publishing(publisher: BlobEventPublisher) -> None:
+    try:
+        await publisher.run()
+    except SubscriptionError as exc:
+        logging.getLogger("devhost").error("local Event Grid: %s", exc)
+
+
+async def _publish(subscriptions: list[Subscription]) -> int:
+    """`python -m devhost eventgrid`: publish until Ctrl-C."""
+    publishers = [BlobEventPublisher(s) for s in subscriptions]
+    try:
+        for publisher in publishers:
+            await publisher.prepare()
+        await asyncio.gather(*(p.run(validation_timeout=120) for p in publishers))
+    except SubscriptionError as exc:
+        print(f"devhost eventgrid: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        for publisher in publishers:
+            await publisher.close()
     return 0
 
 
@@ -155,7 +242,11 @@ def _stack(
             print(f"devhost: the app would not load: {exc}", file=sys.stderr)
             return 1
         _log_cors(cors)
-        devhost = DevHost(app_dir, config, functions, cors)
+        try:
+            devhost = DevHost(app_dir, config, functions, cors)
+        except ValueError as exc:
+            print(f"devhost: {exc}", file=sys.stderr)
+            return 1
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_provision_and_serve(devhost, host, port, cors, web_lines))
     finally:
@@ -188,7 +279,7 @@ async def _provision_and_serve(
         flush=True,
     )
     try:
-        await devhost.serve(host, port)
+        await _serve(devhost, host, port, event_grid=True)
     finally:
         await reset()
 

@@ -1,10 +1,12 @@
-"""Blob triggers by scanning, with receipts like the host's so each blob version runs once.
+"""Blob triggers of the default source (LogsAndContainerScan) by scanning, with receipts like
+the host's so each blob version runs once.
 
 A receipt `blobreceipts/{hostId}/{function}/{etag}/{container}/{blob}` in the
 `azure-webjobs-hosts` container records a version as done; it is written as incomplete
 before the call (counting attempts) and completed after success or once the blob goes to
 the `webjobs-blobtrigger-poison` queue. A restart therefore skips finished versions and an
-overwrite (new ETag) runs again. Locally both the default and the Event Grid source scan.
+overwrite (new ETag) runs again. Event Grid-source triggers are not scanned: they run when
+an event reaches the blobs webhook (blob_webhook.py, blob_queue.py), as in the host.
 """
 
 from __future__ import annotations
@@ -50,6 +52,40 @@ def compile_blob_path(path: str) -> tuple[str, str, re.Pattern[str]]:
     return container, prefix, re.compile(regex)
 
 
+def is_event_grid_source(function: LoadedFunction) -> bool:
+    return str(function.trigger.raw.get("source", "")).lower() == "eventgrid"
+
+
+async def read_input_stream(
+    container: ContainerClient, name: str, etag: str | None = None
+) -> InputStream:
+    """The blob as the worker binds it to a `func.InputStream`; with `etag`, that version only.
+    Raises ResourceNotFoundError, or ResourceModifiedError when the version is gone."""
+    blob = container.get_blob_client(name)
+    if etag is None:
+        downloader = await blob.download_blob()
+    else:
+        downloader = await blob.download_blob(
+            etag=etag, match_condition=MatchConditions.IfNotModified
+        )
+    data = await downloader.readall()
+    props = downloader.properties
+    return InputStream(
+        data=data,
+        name=f"{container.container_name}/{name}",
+        uri=blob.url,
+        length=props.size,
+        blob_properties={
+            "ETag": props.etag,
+            "ContentType": props.content_settings.content_type,
+            "ContentLength": props.size,
+            "LastModified": props.last_modified.isoformat() if props.last_modified else None,
+            "CreatedOn": props.creation_time.isoformat() if props.creation_time else None,
+        },
+        metadata=dict(props.metadata or {}),
+    )
+
+
 class BlobScanner:
     def __init__(
         self,
@@ -68,12 +104,7 @@ class BlobScanner:
         self._receipts: ContainerClient = service.get_container_client(HOSTS_CONTAINER)
         self._poison: QueueClient = storage.queue_service(connection).get_queue_client(POISON_QUEUE)
         self._options = options
-        interval = (
-            options.event_grid_poll_interval
-            if raw.get("source") == "EventGrid"
-            else options.poll_interval
-        )
-        self._interval = interval.total_seconds()
+        self._interval = options.poll_interval.total_seconds()
         self._invoker = invoker
         self._receipt_root = f"blobreceipts/{host_id}/{function.name}"
         self._busy: set[tuple[str, str]] = set()
@@ -134,30 +165,11 @@ class BlobScanner:
             await self._to_poison(name, etag)
             await self._complete(receipt)
             return
-        blob = self._container.get_blob_client(name)
         try:
-            downloader = await blob.download_blob(
-                etag=etag, match_condition=MatchConditions.IfNotModified
-            )
+            stream = await read_input_stream(self._container, name, etag)
         except (ResourceNotFoundError, ResourceModifiedError):
             await self._complete(receipt)  # deleted or overwritten meanwhile: the new version runs
             return
-        data = await downloader.readall()
-        props = downloader.properties
-        stream = InputStream(
-            data=data,
-            name=f"{self.container_name}/{name}",
-            uri=blob.url,
-            length=props.size,
-            blob_properties={
-                "ETag": props.etag,
-                "ContentType": props.content_settings.content_type,
-                "ContentLength": props.size,
-                "LastModified": props.last_modified.isoformat() if props.last_modified else None,
-                "CreatedOn": props.creation_time.isoformat() if props.creation_time else None,
-            },
-            metadata=dict(props.metadata or {}),
-        )
         try:
             await self._invoker.call(self.function, stream, {**binding_data, "BlobTrigger": name})
         except Exception:

@@ -62,8 +62,6 @@ class BlobOptions:
     max_degree_of_parallelism: int = 8
     # How often the devhost lists containers; the real host's scan is similar for small containers.
     poll_interval: timedelta = timedelta(seconds=1)
-    # Event Grid pushes within about a second of the upload; scanning faster stands in for it.
-    event_grid_poll_interval: timedelta = timedelta(milliseconds=250)
     max_dequeue_count: int = 5
 
 

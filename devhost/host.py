@@ -7,12 +7,15 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import signal
 from pathlib import Path
 
 import uvicorn
 
-from .blobs import BlobScanner
+from .blob_queue import BlobTriggerQueue
+from .blob_webhook import BlobWebhook
+from .blobs import BlobScanner, is_event_grid_source
 from .config import HostConfig, is_disabled, load_host_config, load_local_settings
 from .cors import CorsMiddleware, CorsPolicy
 from .http import HttpGateway, build_routes
@@ -31,10 +34,19 @@ def load(app_dir: Path) -> tuple[HostConfig, list[LoadedFunction]]:
     return config, import_app(app_dir)
 
 
+# As the host checks a configured id: it names queues and blobs, so their rules apply.
+_HOST_ID = re.compile(r"^(?=.{1,32}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
 def host_id(app_dir: Path) -> str:
     # The real host derives its id from the site name; locally the app folder stands in.
     configured = os.environ.get("AzureFunctionsWebHost__hostid")  # noqa: SIM112  (host name)
     if configured:
+        if not _HOST_ID.match(configured):
+            raise ValueError(
+                f"AzureFunctionsWebHost__hostid {configured!r}: at most 32 lowercase letters, "
+                "digits and single dashes, not at either end"
+            )
         return configured
     return "devhost-" + hashlib.sha256(str(app_dir.resolve()).encode()).hexdigest()[:16]
 
@@ -58,18 +70,28 @@ class DevHost:
         self.storage = StorageClients()
         self.invoker = Invoker(self.storage, config.queues.message_encoding, self._woken)
         self.queue_listeners = [
-            QueueListener(f, config.queues, self.storage, self.invoker)
+            QueueListener.for_function(f, config.queues, self.storage, self.invoker)
             for f in functions
             if f.trigger.type == "queueTrigger"
         ]
         hid = host_id(app_dir)
+        blob_triggers = [f for f in functions if f.trigger.type == "blobTrigger"]
+        # The default source is scanned; the Event Grid source waits for its webhook.
         self.blob_scanners = [
             BlobScanner(f, config.blobs, self.storage, self.invoker, hid)
-            for f in functions
-            if f.trigger.type == "blobTrigger"
+            for f in blob_triggers
+            if not is_event_grid_source(f)
         ]
+        self.blob_queue = BlobTriggerQueue(
+            blob_triggers, config.queues, self.storage, self.invoker, hid
+        )
         watch_app_enqueues(self._woken)
-        self.gateway = HttpGateway(build_routes(functions), config.route_prefix, self.invoker)
+        self.gateway = HttpGateway(
+            build_routes(functions),
+            config.route_prefix,
+            self.invoker,
+            webhooks={"blobs": BlobWebhook(self.blob_queue)},
+        )
         # Like the host's CORS middleware: in front of routing, only when origins are set.
         self.http = CorsMiddleware(self.gateway, cors) if cors else self.gateway
 
@@ -94,6 +116,8 @@ class DevHost:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, server.stop)
         triggers = [*self.queue_listeners, *self.blob_scanners]
+        if self.blob_queue.listener is not None:
+            triggers.append(self.blob_queue.listener)
         workers = [asyncio.create_task(t.run()) for t in triggers]
         try:
             await server.serve()

@@ -1,19 +1,23 @@
-"""HTTP triggers: routePrefix, route templates, methods, and responses streamed as yielded."""
+"""HTTP triggers: routePrefix, route templates, methods, and responses streamed as yielded;
+and, outside the routePrefix as in the host, the extensions' `/runtime/webhooks/<name>`."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .invoke import Invoker
 from .loader import LoadedFunction
 from .routes import RouteTemplate, compile_route
 
 log = logging.getLogger("devhost.http")
+
+WEBHOOKS_PREFIX = "/runtime/webhooks/"
 
 
 @dataclass(frozen=True)
@@ -41,15 +45,28 @@ def build_routes(functions: list[LoadedFunction]) -> list[HttpRoute]:
 class HttpGateway:
     """The ASGI app uvicorn serves; everything else the host does runs beside it."""
 
-    def __init__(self, routes: list[HttpRoute], route_prefix: str, invoker: Invoker) -> None:
+    def __init__(
+        self,
+        routes: list[HttpRoute],
+        route_prefix: str,
+        invoker: Invoker,
+        webhooks: Mapping[str, ASGIApp] | None = None,
+    ) -> None:
         self._routes = routes
         self._prefix = f"/{route_prefix}" if route_prefix else ""
         self._invoker = invoker
+        self._webhooks = {name.lower(): app for name, app in (webhooks or {}).items()}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
         path: str = scope["path"]
+        if path.lower().startswith(WEBHOOKS_PREFIX):
+            # /runtime/webhooks/{extension}/{*extra}; an extension without one is 404.
+            extension = path[len(WEBHOOKS_PREFIX) :].split("/", 1)[0].lower()
+            webhook = self._webhooks.get(extension)
+            await (webhook or Response(status_code=404))(scope, receive, send)
+            return
         if self._prefix and not (path == self._prefix or path.startswith(self._prefix + "/")):
             await Response(status_code=404)(scope, receive, send)
             return

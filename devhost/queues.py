@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from azure.core.exceptions import ResourceExistsError
@@ -31,26 +31,65 @@ log = logging.getLogger("devhost.queues")
 MIN_POLLING_INTERVAL = 0.1  # seconds, as the host's QueuePollingIntervals.Minimum
 
 
+# What a listener does with a message it received: raising leaves the message to be retried.
+MessageHandler = Callable[[SdkMessage, bytes], Awaitable[None]]
+
+
 class QueueListener:
+    """Polls one queue and hands each message, decoded, to `handle`."""
+
     def __init__(
         self,
-        function: LoadedFunction,
+        queue: QueueClient,
+        poison: QueueClient,
         options: QueueOptions,
-        storage: StorageClients,
-        invoker: Invoker,
+        handle: MessageHandler,
+        label: str,
     ) -> None:
-        self.function = function
-        self.queue_name = function.trigger.raw["queueName"]
-        connection = function.trigger.raw.get("connection") or "AzureWebJobsStorage"
-        service = storage.queue_service(connection)
-        self._queue: QueueClient = service.get_queue_client(self.queue_name)
-        self._poison: QueueClient = service.get_queue_client(f"{self.queue_name}-poison")
+        self.queue_name = queue.queue_name
+        self._queue = queue
+        self._poison = poison
         self._options = options
-        self._invoker = invoker
+        self._handle = handle
+        self._label = label  # who handles the messages, for the log
         self._wake = asyncio.Event()
         self._in_flight: set[asyncio.Task[None]] = set()
         self._slot_free = asyncio.Event()
         self._lease_s = max(1, round(options.lease.total_seconds()))
+
+    @classmethod
+    def for_function(
+        cls,
+        function: LoadedFunction,
+        options: QueueOptions,
+        storage: StorageClients,
+        invoker: Invoker,
+    ) -> QueueListener:
+        """The listener of a queue-triggered function: a real `func.QueueMessage` in."""
+        queue_name = function.trigger.raw["queueName"]
+        connection = function.trigger.raw.get("connection") or "AzureWebJobsStorage"
+        service = storage.queue_service(connection)
+
+        async def handle(message: SdkMessage, body: bytes) -> None:
+            trigger_value = QueueMessage(
+                id=message.id,
+                body=body,
+                dequeue_count=message.dequeue_count,
+                expiration_time=message.expires_on,
+                insertion_time=message.inserted_on,
+                time_next_visible=message.next_visible_on,
+                pop_receipt=message.pop_receipt,
+            )
+            binding_data = {"QueueTrigger": body.decode("utf-8", "replace")}
+            await invoker.call(function, trigger_value, binding_data)
+
+        return cls(
+            service.get_queue_client(queue_name),
+            service.get_queue_client(f"{queue_name}-poison"),
+            options,
+            handle,
+            f"function {function.name}",
+        )
 
     def wake(self) -> None:
         """Poll now: the app itself just enqueued to this queue."""
@@ -126,25 +165,14 @@ class QueueListener:
             # The host cannot bind such a message; retrying would never help.
             await self._move_to_poison(message, "message is not valid base64")
             return
-        trigger_value = QueueMessage(
-            id=message.id,
-            body=body,
-            dequeue_count=message.dequeue_count,
-            expiration_time=message.expires_on,
-            insertion_time=message.inserted_on,
-            time_next_visible=message.next_visible_on,
-            pop_receipt=message.pop_receipt,
-        )
         lease = _Lease(self._queue, message, self._lease_s)
         try:
-            await self._invoker.call(
-                self.function, trigger_value, {"QueueTrigger": body.decode("utf-8", "replace")}
-            )
+            await self._handle(message, body)
             succeeded = True
         except Exception:
             log.exception(
-                "function %s failed on message %s (attempt %d of %d)",
-                self.function.name,
+                "%s failed on message %s (attempt %d of %d)",
+                self._label,
                 message.id,
                 message.dequeue_count,
                 max_dequeue,

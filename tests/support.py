@@ -14,10 +14,13 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from devhost.emulators import REPO, free_port
 from shared.settings import BUCKET_CONTAINERS
+
+if TYPE_CHECKING:
+    from azure.storage.blob import ContainerClient
 
 T = TypeVar("T")
 
@@ -64,7 +67,9 @@ class DevhostProcess:
     """`python -m devhost serve` for one app folder, on a free port, as CI would run it.
 
     `cors` and `cors_credentials` are passed as `--cors` / `--cors-credentials`, so the host's
-    CORS is the test's whatever local.settings.json says; `cors=None` leaves that file's."""
+    CORS is the test's whatever local.settings.json says; `cors=None` leaves that file's.
+    `event_grid` runs the local Event Grid publisher with it (`--event-grid`), as `make dev`
+    does, so Event Grid-source blob triggers fire through the host's webhook."""
 
     def __init__(
         self,
@@ -74,6 +79,7 @@ class DevhostProcess:
         *,
         cors: str | None = None,
         cors_credentials: bool = False,
+        event_grid: bool = True,
     ) -> None:
         self.app_dir = app_dir
         self.env = env
@@ -81,6 +87,7 @@ class DevhostProcess:
         self.log_path = log_path
         self.cors = cors
         self.cors_credentials = cors_credentials
+        self.event_grid = event_grid
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -94,6 +101,8 @@ class DevhostProcess:
             cmd += ["--cors", self.cors]
         if self.cors_credentials:
             cmd += ["--cors-credentials"]
+        if self.event_grid:
+            cmd += ["--event-grid"]
         self.proc = subprocess.Popen(
             [*cmd, "--port", str(self.port)],
             cwd=REPO,
@@ -125,17 +134,56 @@ class DevhostProcess:
 
 @contextmanager
 def running_devhost(
-    env: dict[str, str], log_dir: Path, *, cors: str | None = None, cors_credentials: bool = False
+    env: dict[str, str],
+    log_dir: Path,
+    *,
+    cors: str | None = None,
+    cors_credentials: bool = False,
+    event_grid: bool = True,
 ) -> Iterator[str]:
     """The app served by a devhost child process with `env` (and CORS origins, if given);
     its base URL."""
     devhost = DevhostProcess(
-        REPO, env, log_dir / "devhost.log", cors=cors, cors_credentials=cors_credentials
+        REPO,
+        env,
+        log_dir / "devhost.log",
+        cors=cors,
+        cors_credentials=cors_credentials,
+        event_grid=event_grid,
     ).start()
     try:
         yield devhost.base_url
     finally:
         devhost.stop()
+
+
+def blob_created(container: ContainerClient, name: str) -> dict:
+    """A Microsoft.Storage.BlobCreated event (Event Grid schema) for the blob as it is now,
+    written out the way Azure's documentation shows one."""
+    blob = container.get_blob_client(name)
+    props = blob.get_blob_properties()
+    return {
+        "topic": "/subscriptions/x/resourceGroups/r/providers/Microsoft.Storage/"
+        "storageAccounts/devstoreaccount1",
+        "subject": f"/blobServices/default/containers/{container.container_name}/blobs/{name}",
+        "eventType": "Microsoft.Storage.BlobCreated",
+        "eventTime": "2026-11-23T09:00:00.0000000Z",
+        "id": str(uuid.uuid4()),
+        "data": {
+            "api": "PutBlob",
+            "clientRequestId": str(uuid.uuid4()),
+            "requestId": str(uuid.uuid4()),
+            "eTag": props.etag.strip('"'),
+            "contentType": props.content_settings.content_type,
+            "contentLength": props.size,
+            "blobType": "BlockBlob",
+            "url": blob.url,
+            "sequencer": "00000000000004420000000000028963",
+            "storageDiagnostics": {"batchId": str(uuid.uuid4())},
+        },
+        "dataVersion": "",
+        "metadataVersion": "1",
+    }
 
 
 def read_records(path: Path, kind: str | None = None) -> list[dict]:
@@ -183,6 +231,7 @@ __all__ = [
     "REPO",
     "SARAH",
     "DevhostProcess",
+    "blob_created",
     "clear_queue",
     "docs",
     "eventually",

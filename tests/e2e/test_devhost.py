@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,7 +60,9 @@ def devhost(
         tmp_path / "devhost.log",
     )
     # A fresh host id per test, so blob receipts from other tests do not apply here.
-    host.env["AzureFunctionsWebHost__hostid"] = f"test-{tmp_path.name}"[:32]
+    # (Host ids name queues: lowercase letters, digits and single dashes.)
+    unique = re.sub(r"[^a-z0-9]+", "-", tmp_path.name.lower()).strip("-")
+    host.env["AzureFunctionsWebHost__hostid"] = f"test-{unique}"[:32].rstrip("-")
     yield host.start()
     host.stop()
 
@@ -329,8 +332,8 @@ def test_failing_blob_is_retried_then_poisoned(
     assert len(_blob_rows(record_file, "uploads/fail/broken.txt")) == 3  # maxDequeueCount
 
 
-def test_event_grid_source_is_scanned_and_blob_output_is_written(
-    devhost: DevhostProcess, blobs: BlobServiceClient, record_file: Path
+def test_event_grid_source_runs_from_the_publishers_events_and_blob_output_is_written(
+    devhost: DevhostProcess, queue_tap: StorageTap, blobs: BlobServiceClient, record_file: Path
 ) -> None:
     container = _container(blobs, "grid")
     container.upload_blob("note.txt", b"shout", overwrite=True)
@@ -340,6 +343,14 @@ def test_event_grid_source_is_scanned_and_blob_output_is_written(
     copy = blobs.get_blob_client("grid-copies", "note.txt")
     eventually(copy.exists)
     assert copy.download_blob().readall() == b"SHOUT"
+    # The way it came: the local Event Grid posted to the blobs webhook, which put the event
+    # on the host's blob trigger queue, whose listener ran the function.
+    log = devhost.log_path.read_text()
+    assert "Event Grid subscription validated for Host.Functions.grid" in log
+    assert "Event Grid: grid/note.txt queued for Host.Functions.grid" in log
+    host_id = devhost.env["AzureFunctionsWebHost__hostid"]
+    host_queue = f"/{AZURITE_ACCOUNT}/azure-webjobs-blobtrigger-{host_id}/messages"
+    assert queue_tap.exchanges("POST", host_queue)
 
 
 # Loading and checking

@@ -252,13 +252,12 @@ def blob_versions(blobs: BlobServiceClient, name: str) -> list[str]:
     return [b.snapshot or "base" for b in listed if b.name == name]
 
 
-def receipt_done(blobs: BlobServiceClient, blob_name: str) -> bool:
-    """The devhost finished its blob trigger run on this blob (its receipt is complete)."""
-    receipts = blobs.get_container_client("azure-webjobs-hosts")
-    return any(
-        b.name.endswith("voice-notes/" + blob_name) and not b.metadata.get("Incomplete")
-        for b in receipts.list_blobs(name_starts_with="blobreceipts/", include=["metadata"])
-    )
+def blob_runs_over(host: DevhostProcess) -> bool:
+    """The devhost's blob trigger runs are over: its blob trigger queue, where the blobs
+    webhook puts each Event Grid event until the run on it has finished, is empty."""
+    name = f"azure-webjobs-blobtrigger-{host.env['AzureFunctionsWebHost__hostid']}"
+    queue = QueueClient.from_connection_string(host.env["AzureWebJobsStorage"], name)
+    return queue.get_queue_properties().approximate_message_count == 0
 
 
 def assert_problem(response: httpx.Response, status: int, code: str | None = None) -> dict:
@@ -459,7 +458,7 @@ def test_a_snapshot_taken_with_the_upload_url_goes_with_the_audio(
 
 
 def test_deleting_a_capture_before_its_transcript_removes_audio_and_snapshot(
-    main, fake, gate, cosmos, blobs
+    main, hosts, fake, gate, cosmos, blobs
 ) -> None:
     capture_id, name, _ = uploaded_and_snapshotted(main, fake, gate)
     # The blob trigger is inside the transcription, which does not answer yet.
@@ -472,7 +471,7 @@ def test_deleting_a_capture_before_its_transcript_removes_audio_and_snapshot(
 
     # The transcript arrives after the delete: the trigger finishes, and nothing comes back.
     gate.set()
-    eventually(lambda: receipt_done(blobs, name), timeout=30)
+    eventually(lambda: blob_runs_over(hosts.current), timeout=30)
     assert stored(cosmos, capture_id) is None and filed_in(cosmos, capture_id) == []
     assert blob_versions(blobs, name) == []
     assert calls(fake, fake_openai.CHAT) == 0

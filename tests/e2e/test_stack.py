@@ -1,6 +1,6 @@
 """`python -m devhost stack` (what `make dev` runs): serves a healthy app and the web app's
-build on its own origin, which the API's and Blob storage's CORS let in; Ctrl-C stops
-everything it started."""
+build on its own origin, which the API's and Blob storage's CORS let in, with the local Event
+Grid subscribed to the voice-notes trigger's webhook; Ctrl-C stops everything it started."""
 
 from __future__ import annotations
 
@@ -80,6 +80,9 @@ def test_stack_serves_health_and_the_web_app_and_ctrl_c_stops_everything(tmp_pat
             headers={"Origin": web, "Access-Control-Request-Method": "PUT"},
         )
         assert blob.status_code == 200 and blob.headers["access-control-allow-origin"] == web
+        # The local Event Grid runs with it: subscribed to voice notes through the webhook.
+        validated = "Event Grid subscription validated for Host.Functions.voice_note_uploaded"
+        eventually(lambda: validated in (tmp_path / "stack.log").read_text())
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0

@@ -1,6 +1,7 @@
 """Voice capture end to end: the devhost with the offline models (Whisper base, MiniLM), real
-Azurite and Cosmos. SAS upload or one-request multipart → blob trigger → transcript →
-classify worker → outcome on the events feed and the outcomes queue."""
+Azurite and Cosmos. SAS upload or one-request multipart → BlobCreated from the local Event
+Grid to the host's blobs webhook → blob trigger → transcript → classify worker → outcome on
+the events feed and the outcomes queue."""
 
 from __future__ import annotations
 
@@ -32,21 +33,29 @@ from tests.support import (
 )
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
+VOICE_FUNCTION = "Host.Functions.voice_note_uploaded"
+HOST_ID = "voice-tests"  # names the host's blob trigger queue
 MAX_VOICE_BYTES = 200_000  # small, so the oversize tests upload little
 
 
 @pytest.fixture(scope="module")
-def host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
+def log_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("voice")
+
+
+@pytest.fixture(scope="module")
+def host(provisioned: dict[str, str], log_dir: Path) -> Iterator[str]:
     env = {
         **provisioned,
         "API_KEYS": DEV_KEYS,
         "MAX_VOICE_BYTES": str(MAX_VOICE_BYTES),
         "SSE_KEEPALIVE_S": "0.5",
         "EVENTS_TIMEOUT_S": "60",
+        "AzureFunctionsWebHost__hostid": HOST_ID,
         **LOOKING_AT_OUTCOMES,
     }
     clear_queue(provisioned["AzureWebJobsStorage"], "captures-outcomes")
-    with running_devhost(env, tmp_path_factory.mktemp("voice")) as url:
+    with running_devhost(env, log_dir) as url:
         yield url
 
 
@@ -104,7 +113,9 @@ VOICE_STEPS = [
 # The done-when scenario: SAS upload, followed live on the events feed
 
 
-def test_sas_upload_is_transcribed_filed_and_seen_live(client, cosmos, blobs, storage_conn) -> None:
+def test_sas_upload_is_transcribed_filed_and_seen_live(
+    client, cosmos, blobs, storage_conn, log_dir
+) -> None:
     upload = start_upload(client)
     capture_id = upload["captureId"]
     assert upload["eventsUrl"] == f"/api/captures/{capture_id}/events"
@@ -138,6 +149,10 @@ def test_sas_upload_is_transcribed_filed_and_seen_live(client, cosmos, blobs, st
     # The transcript is stored, so the audio is gone (KEEP_VOICE_NOTES is off).
     container = blobs.get_container_client("voice-notes")
     assert not container.get_blob_client(inbox["audioBlob"]).exists()
+    # It came as Azure brings it: Event Grid's BlobCreated posted to the blobs webhook.
+    log = (log_dir / "devhost.log").read_text()
+    queued = f"Event Grid: voice-notes/{inbox['audioBlob']} queued for {VOICE_FUNCTION}"
+    assert queued in log
 
 
 class _StoreNotToBeRead:
@@ -209,7 +224,7 @@ def test_silence_asks_to_say_it_again(client, cosmos, storage_conn) -> None:
 
 
 def test_undecodable_audio_fails_once_with_a_clear_error(
-    client, cosmos, blobs, storage_conn
+    client, cosmos, storage_conn, log_dir
 ) -> None:
     run = post_voice_capture(
         client, "broken.m4a", (AUDIO / "not_audio.m4a").read_bytes(), "audio/mp4", headers=KEY
@@ -221,9 +236,9 @@ def test_undecodable_audio_fails_once_with_a_clear_error(
     capture_id = run.events[0]["runId"]
     (inbox,) = docs(cosmos, "Inbox", capture_id)
     assert inbox["status"] == "failed" and inbox["error"] == "AUDIO_UNDECODABLE"
-    # A final outcome, not a retry storm: the host completes the blob's receipt (just after
-    # the function returns) and nothing goes to the poison queue.
-    eventually(lambda: receipt_done(blobs, inbox["audioBlob"]))
+    # A final outcome, not a retry storm: the host deletes the event's message from its
+    # blob trigger queue (just after the function returns) and nothing goes to poison.
+    eventually(lambda: blob_run_over(log_dir, storage_conn, inbox["audioBlob"]))
     assert not poisoned(storage_conn, inbox["audioBlob"])
 
 
@@ -326,24 +341,27 @@ def test_the_upload_url_creates_exactly_one_blob_once(client, blobs) -> None:
     assert httpx.delete(url).status_code == 403
 
 
-def test_a_blob_in_another_users_folder_touches_no_capture(client, blobs, cosmos) -> None:
+def test_a_blob_in_another_users_folder_touches_no_capture(
+    client, blobs, cosmos, storage_conn, log_dir
+) -> None:
     upload = start_upload(client)
     capture_id = upload["captureId"]
     # Someone with storage access drops audio under another user with this capture's id.
     stray = blobs.get_blob_client("voice-notes", f"other/{capture_id}.m4a")
     stray.upload_blob((AUDIO / "call_sarah.m4a").read_bytes())
-    eventually(lambda: receipt_done(blobs, f"other/{capture_id}.m4a"))
+    eventually(lambda: blob_run_over(log_dir, storage_conn, f"other/{capture_id}.m4a"))
     (inbox,) = docs(cosmos, "Inbox", capture_id)
     assert inbox["userId"] == "dev" and inbox["status"] == "awaiting_upload"
     assert stray.exists()  # left for an operator; nobody's capture changed
 
 
-def receipt_done(blobs: BlobServiceClient, blob_name: str) -> bool:
-    receipts = blobs.get_container_client("azure-webjobs-hosts")
-    return any(
-        b.name.endswith("voice-notes/" + blob_name) and not b.metadata.get("Incomplete")
-        for b in receipts.list_blobs(name_starts_with="blobreceipts/", include=["metadata"])
-    )
+def blob_run_over(log_dir: Path, storage_conn: str, blob_name: str) -> bool:
+    """The blob's BlobCreated reached the webhook and the host's blob trigger queue is empty
+    again: the run it queued has finished (its message is deleted after the call)."""
+    if f"Event Grid: voice-notes/{blob_name} queued" not in (log_dir / "devhost.log").read_text():
+        return False
+    queue = QueueClient.from_connection_string(storage_conn, f"azure-webjobs-blobtrigger-{HOST_ID}")
+    return queue.get_queue_properties().approximate_message_count == 0
 
 
 def test_get_capture_returns_the_inbox_item(client) -> None:
