@@ -10,6 +10,7 @@ import contextlib
 import logging
 import os
 import sys
+import threading
 from pathlib import Path
 
 from .config import load_local_settings
@@ -251,7 +252,17 @@ def _stack(
             asyncio.run(_provision_and_serve(devhost, host, port, cors, web_lines))
     finally:
         emulators.stop()
+    if any(thread.is_alive() for thread in _warming):
+        # A model still loading holds nothing worth saving, and finalising the interpreter
+        # under its native code can crash: everything we started is stopped, so leave now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(0)
     return 0
+
+
+_warming: list[threading.Thread] = []
 
 
 async def _provision_and_serve(
@@ -263,10 +274,14 @@ async def _provision_and_serve(
 
     await provision(cors.origins if cors else ())
     # Load the offline models while the server starts, not on the first capture.
+    # Daemon threads, not the loop's executor: asyncio.run would wait for a half-loaded model
+    # on Ctrl-C (half a minute on a busy machine).
     for model in (adapters().classifier, adapters().transcriber):
         warm_up = getattr(model, "warm_up", None)
         if warm_up is not None:
-            asyncio.get_running_loop().run_in_executor(None, warm_up)
+            thread = threading.Thread(target=warm_up, name="warm-up", daemon=True)
+            _warming.append(thread)
+            thread.start()
     base = f"http://{host}:{port}/api"
     print(
         f"\nCapture pipeline running at {base}  (Ctrl-C stops everything)\n"
