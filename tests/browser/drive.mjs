@@ -414,6 +414,26 @@ const scenarios = {
     seen.callsAfterOff = await pushCalls(page);
   },
 
+  // Turned on in Settings; then another key (another account): the API is told, with the old
+  // key, to forget this device, and the switch says why it is off.
+  async signOut({ context, page, seen }) {
+    await context.grantPermissions(["notifications"], { origin: new URL(env.APP_URL).origin });
+    await context.addInitScript(pushDouble, pushDevice());
+    await setUp(page);
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await page.getByRole("link", { name: "Settings" }).click();
+    const status = page.locator("#notify-status");
+    await status.filter({ hasText: "Off." }).waitFor();
+    await page.getByRole("switch", { name: "Notifications" }).click();
+    await status.filter({ hasText: "On:" }).waitFor();
+    seen.calls = await pushCalls(page);
+    await settings(page, env.OTHER_API_KEY);
+    await page.locator("#settings-status", { hasText: "Connected" }).waitFor();
+    seen.afterChange = await status.innerText();
+    seen.switchAfterChange = await page.getByRole("switch", { name: "Notifications" }).isChecked();
+    seen.callsAfterChange = await pushCalls(page);
+  },
+
   // "Not now" is remembered: not offered again, even after a reload; never asked.
   async notNow({ context, page, seen }) {
     await context.addInitScript(pushDouble, pushDevice());

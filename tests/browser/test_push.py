@@ -29,9 +29,11 @@ import pytest
 from tests import fake_openai
 from tests.push_service import Device, PushServiceStandIn, b64url
 from tests.support import DEV_KEYS, running_devhost
+from tests.support import KEY as OTHER_KEY
 
 USER = "browser-pusher"  # this module's own user: subscriptions outlive a module
 KEY = "browser-push-key"
+OTHER = OTHER_KEY["X-API-Key"]  # the browser tests' usual user
 
 
 @pytest.fixture(scope="module")
@@ -149,3 +151,18 @@ def test_not_now_is_remembered_and_nothing_is_asked(
     assert seen["offersOnTheNext"] == 0
     assert seen["offersAfterReload"] == 0
     assert seen["calls"] == []
+
+
+def test_another_key_signs_the_device_out(
+    browser, push_service: PushServiceStandIn, cosmos
+) -> None:
+    device = push_service.device()
+    seen = browser("signOut", API_KEY=KEY, OTHER_API_KEY=OTHER, **as_browser(device))
+    assert seen["calls"] == ["ask (tap)", "subscribe"]
+    assert seen["afterChange"] == (
+        "Notifications were turned off: the address or key changed. "
+        "Turn them on again for this account."
+    )
+    assert seen["switchAfterChange"] is False
+    assert seen["callsAfterChange"][-1] == "unsubscribe"
+    assert subscriptions(cosmos) == []  # deleted with the old key, which owned it

@@ -81,6 +81,10 @@ export async function turnOn(): Promise<PushState> {
   if (permission !== "granted") return "off"; // the prompt was dismissed
   const key = await serverKey();
   if (key === null) return "unconfigured";
+  // `ready` would wait for ever if the worker was never registered (it failed to install).
+  if (!(await navigator.serviceWorker.getRegistration())) {
+    throw new Error("The app's service worker is not running: reload the app and try again.");
+  }
   await subscribe(await navigator.serviceWorker.ready, key);
   localStorage.removeItem(DECLINED);
   return "on";
