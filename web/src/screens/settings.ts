@@ -65,10 +65,13 @@ export function settingsScreen(onSaved: () => void): HTMLElement {
     const apiKey = key.value.trim();
     // Another address or key is another account: this device stops getting the old one's
     // notifications (the API is told with the old key, before it is replaced).
-    const other = saved !== null && (saved.apiBase !== apiBase || saved.apiKey !== apiKey);
+    const before = loadSettings();
+    const other = before !== null && (before.apiBase !== apiBase || before.apiKey !== apiKey);
     const pushWasOn = other && (await signOut());
     saveSettings({ apiBase, apiKey });
-    if (pushWasOn) notify?.show("off", "Notifications were turned off: the address or key changed. Turn them on again for this account.");
+    if (pushWasOn) {
+      notify?.show("off", "Notifications were turned off: the address or key changed. Turn them on again for this account.");
+    } else if (other) notify?.refresh(); // the new address may or may not have push
     status.className = "note";
     status.textContent = "Checking…";
     try {
@@ -97,7 +100,11 @@ export function settingsScreen(onSaved: () => void): HTMLElement {
 }
 
 /** The notifications switch, with its state in words. */
-function notifications(): { element: HTMLElement; show: (state: PushState, note?: string) => void } {
+function notifications(): {
+  element: HTMLElement;
+  show: (state: PushState, note?: string) => void;
+  refresh: () => void;
+} {
   const toggle = h("input", {
     id: "notify",
     type: "checkbox",
@@ -123,12 +130,13 @@ function notifications(): { element: HTMLElement; show: (state: PushState, note?
       show(await pushState(), error instanceof Error ? error.message : "Something went wrong.");
     }
   });
-  void pushState().then((state) => show(state));
+  const refresh = () => void pushState().then((state) => show(state));
+  refresh();
   const element = h(
     "div",
     { class: "settings notify" },
     h("div", { class: "switch" }, toggle, h("label", { for: "notify" }, "Notifications")),
     status,
   );
-  return { element, show };
+  return { element, show, refresh };
 }
