@@ -359,21 +359,30 @@ const scenarios = {
     );
     await cdp.send("ServiceWorker.enable");
     const registrationId = await registered;
-    const deliver = (data) => cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data });
     const notifications = () =>
       page.evaluate(async () => {
         const registration = await navigator.serviceWorker.ready;
         const shown = await registration.getNotifications();
         return shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag, icon: n.icon, data: n.data }));
       });
-    await deliver(JSON.stringify(pushed));
-    seen.notifications = await until(async () => {
-      const shown = await notifications();
-      return shown.length > 0 && shown;
-    }, 20000, "the notification");
+    // DevTools' delivery answers before the worker has the push and reports nothing back; now
+    // and then (about one run in six here) a delivery never reaches the worker. A push service
+    // delivers again a message the browser did not acknowledge, so this does too, at most
+    // three times; a capture's notification has its id as tag, so a second one replaces the
+    // first rather than adding to it.
+    const pushUntilShown = async (data, shown, what) => {
+      for (let attempt = 1; ; attempt++) {
+        await cdp.send("ServiceWorker.deliverPushMessage", { origin, registrationId, data });
+        try {
+          return await until(async () => shown(await notifications()), 5000, what);
+        } catch (error) {
+          if (attempt === 3) throw error;
+        }
+      }
+    };
+    seen.notifications = await pushUntilShown(JSON.stringify(pushed), (all) => all.length > 0 && all, "the notification");
     // One the worker cannot read still says something.
-    await deliver("not json");
-    seen.generic = await until(async () => (await notifications()).find((n) => n.tag === ""), 20000, "the generic one");
+    seen.generic = await pushUntilShown("not json", (all) => all.find((n) => n.tag === ""), "the generic one");
 
     // A tap opens data.url (clients.openWindow, no window of the app being open); headless,
     // an OS notification cannot be tapped, so the test opens it.
@@ -434,6 +443,32 @@ const scenarios = {
     seen.callsAfterChange = await pushCalls(page);
   },
 
+  // Notifications blocked for the site (as a person's Block in the browser's prompt leaves
+  // them): Settings says so and offers no switch; no capture offers them.
+  async blocked({ context, page, seen }) {
+    await context.addInitScript(pushDouble, pushDevice());
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Browser.setPermission", {
+      origin: new URL(env.APP_URL).origin,
+      permission: { name: "notifications" },
+      setting: "denied",
+    });
+    await setUp(page);
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
+    await page.waitForLoadState("networkidle");
+    await context.setOffline(true);
+    const card = await capture(page, "Post the parcel");
+    await phase(card, "waiting");
+    seen.offers = await page.locator(".offer").count();
+    await context.setOffline(false);
+    await page.getByRole("link", { name: "Settings" }).click();
+    const status = page.locator("#notify-status");
+    await status.filter({ hasText: "Blocked" }).waitFor();
+    seen.status = await status.innerText();
+    seen.switchDisabled = await page.getByRole("switch", { name: "Notifications" }).isDisabled();
+    seen.calls = await pushCalls(page);
+  },
+
   // "Not now" is remembered: not offered again, even after a reload; never asked.
   async notNow({ context, page, seen }) {
     await context.addInitScript(pushDouble, pushDevice());
@@ -445,6 +480,7 @@ const scenarios = {
     await phase(first, "waiting");
     await first.locator(".offer").waitFor();
     await first.getByRole("button", { name: "Not now" }).click();
+    seen.notNow = await page.evaluate(() => document.activeElement.textContent);
     seen.offersAfterNotNow = await page.locator(".offer").count();
     const second = await capture(page, "Buy envelopes");
     await phase(second, "waiting");

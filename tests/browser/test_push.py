@@ -147,6 +147,7 @@ def test_not_now_is_remembered_and_nothing_is_asked(
 ) -> None:
     fake.set_default(fake_openai.classification("Admin", 0.9, "Buy stamps"))
     seen = browser("notNow", API_KEY=KEY, **as_browser(push_service.device()))
+    assert seen["notNow"] == "Not now. You can turn notifications on in Settings."  # focused
     assert seen["offersAfterNotNow"] == 0
     assert seen["offersOnTheNext"] == 0
     assert seen["offersAfterReload"] == 0
@@ -166,3 +167,16 @@ def test_another_key_signs_the_device_out(
     assert seen["switchAfterChange"] is False
     assert seen["callsAfterChange"][-1] == "unsubscribe"
     assert subscriptions(cosmos) == []  # deleted with the old key, which owned it
+
+
+def test_blocked_notifications_are_said_so_and_never_offered(
+    browser, fake, push_service: PushServiceStandIn
+) -> None:
+    fake.set_default(fake_openai.classification("Admin", 0.9, "Post the parcel"))
+    seen = browser("blocked", API_KEY=KEY, **as_browser(push_service.device()))
+    assert seen["offers"] == 0
+    assert seen["status"] == (
+        "Blocked by the browser: allow notifications for this site in the browser's settings."
+    )
+    assert seen["switchDisabled"] is True
+    assert seen["calls"] == []

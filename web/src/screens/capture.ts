@@ -186,7 +186,9 @@ function card(c: LocalCapture): HTMLLIElement {
     c.phase === "asking" && c.interrupt ? question(c, c.interrupt) : null,
     note ? h("p", { class: "note" }, note) : null,
     offering && c === store.all().find(settlesLater) ? offer(c) : null,
-    offerAnswer?.id === c.id ? h("p", { class: "note", role: "status" }, offerAnswer.note) : null,
+    offerAnswer?.id === c.id
+      ? h("p", { class: "note", role: "status", tabindex: "-1", "data-focus": "offer-answer" }, offerAnswer.note)
+      : null,
     c.phase === "failed" || (c.phase === "waiting" && navigator.onLine)
       ? h(
           "div",
@@ -215,6 +217,8 @@ function offer(c: LocalCapture): HTMLElement {
     offering = false;
     offerAnswer = { id: c.id, note };
     renderList();
+    // The buttons are gone: the keyboard goes to what came of them.
+    list?.querySelector<HTMLElement>('[data-focus="offer-answer"]')?.focus();
   };
   const on = async () => {
     try {
@@ -248,8 +252,7 @@ function offer(c: LocalCapture): HTMLElement {
           "data-focus": "not-now",
           onclick: () => {
             notNow();
-            offering = false;
-            renderList();
+            answered("Not now. You can turn notifications on in Settings.");
           },
         },
         "Not now",
