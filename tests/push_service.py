@@ -9,7 +9,9 @@ and decrypts the aes128gcm body (RFC 8291) with the device's private key and aut
 the `http_ece` package rather than the sender's code. What the user would read is recorded
 (`received`, for a device that answers 201); a push that fails a check is recorded in `rejected`
 and answered 400 or 401. A test marks a device to answer 404, 410, 429, 500… (`answer`), to
-redirect, or to take its time.
+redirect, or to take its time. `GET /push/<token>/messages` hands out what a device was
+delivered, decrypted, as the push service's connection to that browser would: the browser
+tests give it to the app's service worker.
 """
 
 from __future__ import annotations
@@ -258,6 +260,7 @@ class PushServiceStandIn:
     async def start(self) -> Self:
         app = web.Application()
         app.router.add_post("/push/{token}", self._push)
+        app.router.add_get("/push/{token}/messages", self._messages)
         app.router.add_post("/elsewhere", self._elsewhere)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
@@ -265,6 +268,14 @@ class PushServiceStandIn:
         if self.port == 0:
             self.port = self._runner.addresses[0][1]
         return self
+
+    async def _messages(self, request: web.Request) -> web.Response:
+        """The payloads delivered to a device so far, oldest first."""
+        token = request.match_info["token"]
+        with self._lock:
+            known = token in self._state.devices
+            payloads = [r.payload for r in self._state.received if r.token == token]
+        return web.json_response(payloads) if known else web.Response(status=404)
 
     async def _elsewhere(self, request: web.Request) -> web.Response:
         """Where a redirect points: reaching it means the sender followed one."""

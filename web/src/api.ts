@@ -145,6 +145,26 @@ export function deleteCapture(id: string): Promise<void> {
   return call("DELETE", `/captures/${encodeURIComponent(id)}`);
 }
 
+/** What the API keeps of this device's push subscription (never its keys). */
+export interface PushDevice {
+  id: string;
+  endpoint: string;
+}
+
+/** GET /api/push/key: the key to subscribe with. A public route, so no key is sent. */
+export async function getPushKey(): Promise<string> {
+  const response = await checkedFetch(apiUrl("/push/key"));
+  return ((await response.json()) as { publicKey: string }).publicKey;
+}
+
+export function postPushSubscription(subscription: PushSubscriptionJSON): Promise<PushDevice> {
+  return call("POST", "/push/subscriptions", subscription);
+}
+
+export function deletePushSubscription(id: string): Promise<void> {
+  return call("DELETE", `/push/subscriptions/${encodeURIComponent(id)}`);
+}
+
 /** Checks the address and the key with the cheapest authenticated call there is. */
 export async function checkConnection(): Promise<void> {
   await getInbox(null, 1);

@@ -205,7 +205,7 @@ async function settle(id: string, end: RunEnd, messages: LocalCapture["messages"
     case "queued":
     case "received":
       // The model was busy: the API's worker files it; its feed tells us when.
-      store.update(id, { ...known, phase: "sending", note: "Filing shortly…" });
+      store.update(id, { ...known, phase: "sending", queued: true, note: "Filing shortly…" });
       if (captureId) await follow(id, captureId);
       break;
     case "needs_review":

@@ -1,11 +1,13 @@
 // The app's shell: screens by URL fragment, the network badge, the wrong-key banner, the
-// outbox sent on start and whenever the network comes back, the service worker.
+// outbox sent on start and whenever the network comes back, the service worker and what it
+// asks of the page (a tapped notification's capture, a renewed push subscription).
 import { onKeyRefused } from "./api";
 import { byId, h } from "./dom";
 import { flushOutbox } from "./flows";
 import { captureScreen } from "./screens/capture";
 import { inboxScreen, itemScreen } from "./screens/inbox";
 import { settingsScreen } from "./screens/settings";
+import { keepCurrent } from "./push";
 import { loadSettings } from "./settings";
 import * as store from "./store";
 
@@ -25,7 +27,7 @@ function route(): void {
             route();
           }
         })
-      : name === "inbox" && id
+      : (name === "captures" || name === "inbox") && id // #/captures/<id>: a notification's link
         ? itemScreen(decodeURIComponent(id))
         : name === "inbox"
           ? inboxScreen()
@@ -34,7 +36,8 @@ function route(): void {
   // Settings says it itself, next to the key: no banner pointing at the screen it is on.
   if (name === "settings") byId("banner").hidden = true;
   document.querySelectorAll<HTMLAnchorElement>(".tabs a").forEach((tab) => {
-    if (tab.dataset.screen === (name === "inbox" || name === "settings" ? name : "capture")) {
+    const current = name === "captures" ? "inbox" : name === "inbox" || name === "settings" ? name : "capture";
+    if (tab.dataset.screen === current) {
       tab.setAttribute("aria-current", "page");
     } else tab.removeAttribute("aria-current");
   });
@@ -79,8 +82,28 @@ performance.mark("app-ready");
 
 if ("serviceWorker" in navigator) {
   window.addEventListener("load", () => {
-    navigator.serviceWorker.register("sw.js").catch(() => {
-      // Without a service worker the app still works; it just does not open offline.
-    });
+    navigator.serviceWorker.register("sw.js").then(
+      () => void keepPushCurrent(),
+      () => {
+        // Without a service worker the app still works; it just does not open offline.
+      },
+    );
   });
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    const message = event.data as { type?: string; url?: string } | null;
+    if (message?.type === "open" && typeof message.url === "string") {
+      const url = new URL(message.url);
+      if (url.origin === location.origin) location.hash = url.hash;
+    } else if (message?.type === "pushsubscriptionchange") {
+      void keepPushCurrent();
+    }
+  });
+}
+
+async function keepPushCurrent(): Promise<void> {
+  try {
+    if (loadSettings()) await keepCurrent();
+  } catch {
+    // Offline or refused: the next start tries again.
+  }
 }

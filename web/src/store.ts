@@ -34,6 +34,7 @@ export interface LocalCapture {
   interrupt?: Interrupt; // the open question, while phase is "asking"
   messages?: Message[]; // the thread so far, sent with a resume
   note?: string; // what to tell the user about the last attempt
+  queued?: boolean; // the model was busy: the API's worker files it, maybe after the user left
   seconds?: number; // voice: the recording's length
   contentType?: string; // voice: the recording's type
   uploaded?: boolean; // voice: the audio reached storage

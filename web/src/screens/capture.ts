@@ -1,9 +1,11 @@
 // The capture screen: type or record, then watch each capture go from the outbox to its
-// outcome, answering the questions some of them ask.
+// outcome, answering the questions some of them ask. A capture that will settle later is
+// where notifications are first offered.
 import type { Interrupt } from "@ag-ui/client";
 import { h, when } from "../dom";
 import { answer, captureText, captureVoice, send } from "../flows";
 import { canRecord, clock, Recording, VOICE_LIMIT_S } from "../recorder";
+import { mayOffer, notNow, turnOn } from "../push";
 import * as store from "../store";
 import type { LocalCapture, Phase } from "../store";
 
@@ -23,6 +25,10 @@ const STEPS: Record<string, [string, string]> = {
 };
 
 let list: HTMLOListElement | null = null;
+// Whether to offer notifications (known once the API said it has push), and what the answer
+// to the offer turned out to be, shown on the card it was made on.
+let offering = false;
+let offerAnswer: { id: string; note: string } | null = null;
 
 store.subscribe((id) => {
   if (!list?.isConnected) return;
@@ -34,6 +40,12 @@ store.subscribe((id) => {
 export function captureScreen(): HTMLElement {
   list = h("ol", { class: "cards", "aria-live": "polite", "aria-label": "Captures on this device" });
   renderList();
+  void mayOffer().then((yes) => {
+    if (yes !== offering) {
+      offering = yes;
+      renderList();
+    }
+  });
   return h(
     "section",
     { class: "screen", "aria-labelledby": "capture-title" },
@@ -173,6 +185,10 @@ function card(c: LocalCapture): HTMLLIElement {
     c.phase === "sending" && c.steps.length > 0 ? steps(c) : null,
     c.phase === "asking" && c.interrupt ? question(c, c.interrupt) : null,
     note ? h("p", { class: "note" }, note) : null,
+    offering && c === store.all().find(settlesLater) ? offer(c) : null,
+    offerAnswer?.id === c.id
+      ? h("p", { class: "note", role: "status", tabindex: "-1", "data-focus": "offer-answer" }, offerAnswer.note)
+      : null,
     c.phase === "failed" || (c.phase === "waiting" && navigator.onLine)
       ? h(
           "div",
@@ -184,6 +200,64 @@ function card(c: LocalCapture): HTMLLIElement {
           ),
         )
       : null,
+  );
+}
+
+/** Not settling while the user watches: in the outbox, left to the API's worker, or a voice
+ * note still being transcribed. */
+function settlesLater(c: LocalCapture): boolean {
+  const transcribing = c.steps.some((s) => s.name === "Transcription" && !s.done);
+  return c.phase === "waiting" || (c.phase === "sending" && (c.queued === true || transcribing));
+}
+
+/** The offer to notify, never on first load: only with a capture that may settle after the
+ * user has left. The browser's permission is asked only from the tap on Turn on. */
+function offer(c: LocalCapture): HTMLElement {
+  const answered = (note: string) => {
+    offering = false;
+    offerAnswer = { id: c.id, note };
+    renderList();
+    // The buttons are gone: the keyboard goes to what came of them.
+    list?.querySelector<HTMLElement>('[data-focus="offer-answer"]')?.focus();
+  };
+  const on = async () => {
+    try {
+      const state = await turnOn();
+      answered(
+        state === "on"
+          ? "Notifications are on. You can turn them off in Settings."
+          : state === "blocked"
+            ? "Notifications are blocked for this site in the browser's settings."
+            : state === "unconfigured"
+              ? "This API has no notifications set up."
+              : "Notifications stay off. You can turn them on in Settings.",
+      );
+    } catch (error) {
+      answered(`Notifications could not be turned on: ${error instanceof Error ? error.message : "unknown error"}`);
+    }
+  };
+  return h(
+    "div",
+    { class: "offer", role: "group", "aria-labelledby": `offer-${c.id}` },
+    h("p", { id: `offer-${c.id}` }, "Get a notification when it's filed?"),
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "button", class: "secondary", "data-focus": "notify", onclick: () => void on() }, "Turn on"),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "link",
+          "data-focus": "not-now",
+          onclick: () => {
+            notNow();
+            answered("Not now. You can turn notifications on in Settings.");
+          },
+        },
+        "Not now",
+      ),
+    ),
   );
 }
 

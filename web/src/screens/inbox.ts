@@ -75,7 +75,7 @@ function row(item: InboxItem): HTMLLIElement {
     {},
     h(
       "a",
-      { href: `#/inbox/${item.id}`, class: "item" },
+      { href: `#/captures/${item.id}`, class: "item" },
       h("span", { class: "title" }, titleOf(item)),
       h(
         "span",

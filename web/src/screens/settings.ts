@@ -1,7 +1,18 @@
-// Settings: the API's address and the key, checked against the API when saved.
+// Settings: the API's address and the key, checked against the API when saved; whether this
+// device gets notifications.
 import { ApiError, checkConnection } from "../api";
 import { h } from "../dom";
+import { pushState, signOut, turnOff, turnOn, type PushState } from "../push";
 import { loadSettings, normaliseBase, saveSettings } from "../settings";
+
+const PUSH_STATES: Record<PushState, string> = {
+  on: "On: this device is told how a capture turned out when you were not watching.",
+  off: "Off.",
+  blocked: "Blocked by the browser: allow notifications for this site in the browser's settings.",
+  unsupported: "Not supported by this browser. On an iPhone, add the app to the Home Screen first.",
+  unconfigured: "Not set up on this API (it has no push key).",
+  unreachable: "Unknown: the API could not be reached.",
+};
 
 export function settingsScreen(onSaved: () => void): HTMLElement {
   const saved = loadSettings();
@@ -51,7 +62,16 @@ export function settingsScreen(onSaved: () => void): HTMLElement {
         : "That is not a web address: it starts with https://.";
       return base.focus();
     }
-    saveSettings({ apiBase, apiKey: key.value.trim() });
+    const apiKey = key.value.trim();
+    // Another address or key is another account: this device stops getting the old one's
+    // notifications (the API is told with the old key, before it is replaced).
+    const before = loadSettings();
+    const other = before !== null && (before.apiBase !== apiBase || before.apiKey !== apiKey);
+    const pushWasOn = other && (await signOut());
+    saveSettings({ apiBase, apiKey });
+    if (pushWasOn) {
+      notify?.show("off", "Notifications were turned off: the address or key changed. Turn them on again for this account.");
+    } else if (other) notify?.refresh(); // the new address may or may not have push
     status.className = "note";
     status.textContent = "Checking…";
     try {
@@ -68,11 +88,55 @@ export function settingsScreen(onSaved: () => void): HTMLElement {
             : `Could not reach ${apiBase}. Check the address, and that the API allows this app's origin (CORS).`;
     }
   });
+  const notify = saved ? notifications() : null;
   return h(
     "section",
     { class: "screen", "aria-labelledby": "settings-title" },
     h("h2", { id: "settings-title", tabindex: "-1" }, "Settings"),
     saved ? null : h("p", {}, "Tell the app where your captures go: your API's address and your key."),
     form,
+    notify?.element,
   );
+}
+
+/** The notifications switch, with its state in words. */
+function notifications(): {
+  element: HTMLElement;
+  show: (state: PushState, note?: string) => void;
+  refresh: () => void;
+} {
+  const toggle = h("input", {
+    id: "notify",
+    type: "checkbox",
+    role: "switch",
+    disabled: true,
+    "aria-describedby": "notify-status",
+  });
+  const status = h("p", { class: "hint", id: "notify-status", role: "status" }, "Checking…");
+  const show = (state: PushState, note?: string) => {
+    toggle.checked = state === "on";
+    toggle.disabled = state !== "on" && state !== "off";
+    status.textContent = note ?? PUSH_STATES[state];
+  };
+  toggle.addEventListener("change", async () => {
+    toggle.disabled = true;
+    try {
+      if (toggle.checked) show(await turnOn());
+      else {
+        await turnOff();
+        show("off");
+      }
+    } catch (error) {
+      show(await pushState(), error instanceof Error ? error.message : "Something went wrong.");
+    }
+  });
+  const refresh = () => void pushState().then((state) => show(state));
+  refresh();
+  const element = h(
+    "div",
+    { class: "settings notify" },
+    h("div", { class: "switch" }, toggle, h("label", { for: "notify" }, "Notifications")),
+    status,
+  );
+  return { element, show, refresh };
 }
