@@ -13,9 +13,11 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Self
+from typing import Any
 
 from aiohttp import BodyPartReader, hdrs, web
+
+from tests.loopback_server import LoopbackServer
 
 # Never keep credentials in the records: tests assert on headers and may print them on failure.
 SECRET_HEADERS = frozenset(
@@ -176,7 +178,7 @@ class RecordedRequest:
 Handler = Callable[[web.Request, RecordedRequest, Step], Awaitable[web.StreamResponse]]
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """The server. One FIFO script and one default reply per route kind: CHAT and TRANSCRIBE.
 
     `async with FakeOpenAI() as fake:` serves from the running event loop; `with FakeOpenAI() as
@@ -193,6 +195,9 @@ class FakeOpenAI:
 
     # (method, path, kind). A new kind needs routes here, a handler in `_handlers` and a default
     # reply in `__init__`; scripts and records are already per kind.
+    thread_name = "fake-openai"
+    cancel_handlers = True
+
     ROUTES: tuple[tuple[str, str, str], ...] = (
         ("POST", "/v1/chat/completions", CHAT),
         ("POST", "/openai/deployments/{deployment}/chat/completions", CHAT),
@@ -210,8 +215,7 @@ class FakeOpenAI:
     ) -> None:
         """`default` is the chat reply once its script is empty. `api_key`, when set, must
         arrive as `api-key` or `Authorization: Bearer`, else 401."""
-        self.host = host
-        self.port = port
+        super().__init__(host, port)
         self._api_key = api_key
         self._defaults: dict[str, Step] = {
             CHAT: default or classification(),
@@ -224,9 +228,6 @@ class FakeOpenAI:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._handlers: dict[str, Handler] = {CHAT: self._chat, TRANSCRIBE: self._transcription}
-        self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
-        self._thread_loop: asyncio.AbstractEventLoop | None = None
 
     # -- scripting and inspection -------------------------------------------------------------
 
@@ -288,66 +289,11 @@ class FakeOpenAI:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    async def start(self) -> Self:
+    def make_app(self) -> web.Application:
         app = web.Application()
         for method, path, kind in self.ROUTES:
             app.router.add_route(method, path, self._make_route_handler(kind))
-        # handler_cancellation: a client that timed out hangs up, and the delayed handler should
-        # stop with it instead of holding shutdown; no access log, as URLs reach it verbatim.
-        runner = web.AppRunner(
-            app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0
-        )
-        await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port)
-        await site.start()
-        self._runner = runner
-        if self.port == 0:
-            self.port = runner.addresses[0][1]
-        return self
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> Self:
-        return await self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
-
-    def start_in_thread(self) -> Self:
-        """Serve from a background thread with its own event loop, for sync callers."""
-        loop = asyncio.new_event_loop()
-        ready = threading.Event()
-
-        def run() -> None:
-            asyncio.set_event_loop(loop)
-            loop.call_soon(ready.set)
-            loop.run_forever()
-            loop.close()
-
-        self._thread = threading.Thread(target=run, name="fake-openai", daemon=True)
-        self._thread.start()
-        ready.wait()
-        self._thread_loop = loop
-        asyncio.run_coroutine_threadsafe(self.start(), loop).result(timeout=10)
-        return self
-
-    def stop_thread(self) -> None:
-        loop, thread = self._thread_loop, self._thread
-        if loop is None or thread is None:
-            return
-        asyncio.run_coroutine_threadsafe(self.stop(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        self._thread_loop = self._thread = None
-
-    def __enter__(self) -> Self:
-        return self.start_in_thread()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop_thread()
+        return app
 
     # -- serving -------------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
 import http_ece
 from aiohttp import web
@@ -32,6 +32,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+
+from tests.loopback_server import LoopbackServer
 
 MAX_JWT_LIFETIME_S = 24 * 3600
 
@@ -112,21 +114,19 @@ class _State:
     requests: int = 0
 
 
-class PushServiceStandIn:
+class PushServiceStandIn(LoopbackServer):
     """`async with PushServiceStandIn() as service:` serves from the running loop; `with …`
     from a thread of its own, for sync tests and a devhost in another process."""
 
+    thread_name = "push-service"
+
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.host = host
-        self.port = port
+        super().__init__(host, port)
         self._state = _State()
         # A threading lock: sync tests read while the server's thread writes; never held across
         # an await.
         self._lock = threading.Lock()
         self._tokens = itertools.count(1)
-        self._runner: web.AppRunner | None = None
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def origin(self) -> str:
@@ -257,17 +257,12 @@ class PushServiceStandIn:
 
     # -- lifecycle -----------------------------------------------------------------------------
 
-    async def start(self) -> Self:
+    def make_app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/push/{token}", self._push)
         app.router.add_get("/push/{token}/messages", self._messages)
         app.router.add_post("/elsewhere", self._elsewhere)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, self.host, self.port).start()
-        if self.port == 0:
-            self.port = self._runner.addresses[0][1]
-        return self
+        return app
 
     async def _messages(self, request: web.Request) -> web.Response:
         """The payloads delivered to a device so far, oldest first."""
@@ -282,35 +277,6 @@ class PushServiceStandIn:
         with self._lock:
             self._state.rejected.append(Rejected("elsewhere", "a redirect was followed"))
         return web.Response(status=201)
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> Self:
-        return await self.start()
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.stop()
-
-    def __enter__(self) -> Self:
-        loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=loop.run_forever, name="push-service", daemon=True)
-        self._thread.start()
-        self._loop = loop
-        asyncio.run_coroutine_threadsafe(self.start(), loop).result(timeout=10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        loop, thread = self._loop, self._thread
-        if loop is None or thread is None:
-            return
-        asyncio.run_coroutine_threadsafe(self.stop(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        loop.close()
-        self._loop = self._thread = None
 
 
 def _checked_headers(request: web.Request) -> dict[str, str]:
