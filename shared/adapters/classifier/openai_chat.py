@@ -8,10 +8,12 @@ import functools
 import json
 import logging
 import math
+from collections.abc import Callable
 from typing import Any
 
 import openai
 import pydantic
+from openai.types import CompletionUsage
 from pydantic import BaseModel, ConfigDict
 
 from shared.domain.classification import Bucket, Classification
@@ -137,9 +139,11 @@ class OpenAIClassifier:
         *,
         temperature: float | None = None,
         max_completion_tokens: int | None = None,
+        on_usage: Callable[[CompletionUsage], None] | None = None,
     ) -> None:
         self._client = client
         self._model = model
+        self._on_usage = on_usage
         # Both unset by default: reasoning deployments reject `temperature`, and their hidden
         # reasoning counts against `max_completion_tokens`, so a small cap would end in
         # finish_reason=length. Set them for classic chat deployments (e.g. 0.0 and 200).
@@ -206,6 +210,8 @@ class OpenAIClassifier:
             log.warning("classifier: model call failed (%s)", type(err).__name__)
             raise ClassifierUnavailable(f"model call failed ({type(err).__name__})") from err
 
+        if self._on_usage is not None and completion.usage is not None:
+            self._on_usage(completion.usage)
         if not completion.choices:
             log.warning("classifier: completion had no choices")
             return _misunderstood()
