@@ -5,31 +5,34 @@ from __future__ import annotations
 
 from shared.domain.capture import InboxItem
 from shared.domain.classification import Bucket
-from shared.domain.errors import CaptureDeleted, Conflict, StaleItem
+from shared.domain.errors import CaptureDeleted, Conflict
 from shared.domain.outcomes import Outcome
 from shared.domain.ports import Adapters
 from shared.services.filing import file_capture
 from shared.services.inbox import get_capture, not_found
-
-_ATTEMPTS = 3
+from shared.services.retry_stale import on_latest
 
 
 async def pick_bucket(
     user_id: str, capture_id: str, bucket: Bucket, adapters: Adapters
 ) -> InboxItem:
     item = await get_capture(user_id, capture_id, adapters.repo)
-    for _ in range(_ATTEMPTS):
+
+    async def attempt(item: InboxItem) -> InboxItem:
         # A failed capture with text (CLASSIFY_FAILED) can still be filed by hand.
         if not item.may_be_picked():
             raise Conflict("This capture has no text to file yet.", "NO_TEXT_YET")
         try:
             picked = item.picked(bucket, _title(item))
             return await file_capture(item, picked, adapters.repo, adapters.queues)
-        except StaleItem:
-            item = await get_capture(user_id, capture_id, adapters.repo)  # 404 if deleted
         except CaptureDeleted:
             raise not_found() from None
-    raise Conflict("This capture keeps changing. Please try again.", "CONFLICT")
+
+    return await on_latest(item, adapters.repo, attempt, gone=not_found, busy=_busy)
+
+
+def _busy() -> Conflict:
+    return Conflict("This capture keeps changing. Please try again.", "CONFLICT")
 
 
 def _title(item: InboxItem) -> str:

@@ -7,15 +7,13 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from shared.domain.capture import Clarification, InboxItem, Status
-from shared.domain.errors import Conflict, NotStored, StaleItem
+from shared.domain.errors import Conflict, NotStored
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
 from shared.services.capture import TextCapture
 from shared.services.inbox import get_capture
+from shared.services.retry_stale import on_latest
 from shared.services.runs import capture_run
-
-_ATTEMPTS = 3
-
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
@@ -58,19 +56,23 @@ async def store_clarification(
 ) -> InboxItem:
     """Add the answer and reopen the capture for the classifier. A retried run (same runId)
     finds its answer stored and goes on from there."""
-    for _ in range(_ATTEMPTS):
+
+    async def attempt(item: InboxItem) -> InboxItem:
         if _answered(item, answer.run_id):
             return item
         if item.is_deleted:
-            raise NotStored("NOT_FOUND", "This capture was deleted.")
+            raise _deleted()
         if item.status is not Status.NEEDS_CLARIFICATION:
-            raise NotStored("CONFLICT", "This capture changed meanwhile. Please reload it.")
+            raise _changed()
         clarification = Clarification(run_id=answer.run_id, text=answer.text)
-        try:
-            return await repo.save(item.reopened(clarification))
-        except StaleItem:
-            current = await repo.get(item.user_id, item.id)
-            if current is None:
-                raise NotStored("NOT_FOUND", "This capture was deleted.") from None
-            item = current
-    raise NotStored("CONFLICT", "This capture changed meanwhile. Please reload it.")
+        return await repo.save(item.reopened(clarification))
+
+    return await on_latest(item, repo, attempt, gone=_deleted, busy=_changed)
+
+
+def _deleted() -> NotStored:
+    return NotStored("NOT_FOUND", "This capture was deleted.")
+
+
+def _changed() -> NotStored:
+    return NotStored("CONFLICT", "This capture changed meanwhile. Please reload it.")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from shared.domain.capture import InboxItem
-from shared.domain.errors import Refused, StaleItem
+from shared.domain.errors import Refused
 from shared.domain.interrupts import (
     AnswerPayload,
     BucketPayload,
@@ -27,13 +27,12 @@ from shared.services.agui import Conversation
 from shared.services.bucket_pick import pick_bucket
 from shared.services.capture import TextCapture
 from shared.services.follow_up import store_clarification
+from shared.services.retry_stale import on_latest
 from shared.services.runs import filing_events
 from shared.services.shown import shown
 
 if TYPE_CHECKING:
     from ag_ui.core import BaseEvent
-
-_ATTEMPTS = 3
 
 
 class ResumeAnswer(BaseModel):
@@ -196,16 +195,19 @@ def _told(item: InboxItem, request: ResumeRequest) -> list[BaseEvent]:
 
 
 async def _cancel(item: InboxItem, repo: CaptureRepository) -> InboxItem:
-    for _ in range(_ATTEMPTS):
+    async def attempt(item: InboxItem) -> InboxItem:
         if item.is_deleted:
-            raise ResumeRefused("CAPTURE_DELETED", "This capture was deleted.")
+            raise _deleted()
         if item.open_interrupt is None:
             return item  # closed meanwhile (answered through REST, or this very cancel)
-        try:
-            return await repo.save(item.interrupt_cancelled())
-        except StaleItem:
-            current = await repo.get(item.user_id, item.id)
-            if current is None:
-                raise ResumeRefused("CAPTURE_DELETED", "This capture was deleted.") from None
-            item = current
-    raise ResumeRefused("CONFLICT", "This capture keeps changing. Please try again.")
+        return await repo.save(item.interrupt_cancelled())
+
+    return await on_latest(item, repo, attempt, gone=_deleted, busy=_busy)
+
+
+def _deleted() -> ResumeRefused:
+    return ResumeRefused("CAPTURE_DELETED", "This capture was deleted.")
+
+
+def _busy() -> ResumeRefused:
+    return ResumeRefused("CONFLICT", "This capture keeps changing. Please try again.")

@@ -4,7 +4,7 @@ the local Cosmos server (container PushSubscriptions, partitioned by user)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -13,15 +13,6 @@ from shared.domain.errors import StaleItem
 from shared.domain.ports import PushSubscriptions
 from shared.domain.push import PushKeys, PushSubscription, subscription_id
 from tests.fakes import FakePushSubscriptions, new_id
-
-
-@pytest.fixture(params=[pytest.param("fake", marks=pytest.mark.unit), pytest.param("cosmos")])
-def backend(request: pytest.FixtureRequest) -> Iterator[Any]:
-    if request.param == "fake":
-        request.getfixturevalue("offline")
-        yield None
-    else:
-        yield request.getfixturevalue("cosmos")
 
 
 @pytest.fixture

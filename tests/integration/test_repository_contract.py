@@ -5,7 +5,7 @@ unit tests' fake is honest."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any, Protocol
 
@@ -53,21 +53,6 @@ class OnCosmos:
             return container.read_item(capture_id, partition_key=user_id)
         except CosmosResourceNotFoundError:
             return None
-
-
-@pytest.fixture(
-    params=[
-        pytest.param("fake", marks=pytest.mark.unit),
-        pytest.param("cosmos"),
-    ]
-)
-def backend(request: pytest.FixtureRequest) -> Iterator[Any]:
-    """The real server's sync client for "cosmos" (set up here, outside the test's loop)."""
-    if request.param == "fake":
-        request.getfixturevalue("offline")
-        yield None
-    else:
-        yield request.getfixturevalue("cosmos")
 
 
 @pytest.fixture
