@@ -61,9 +61,12 @@ def test_the_request_is_the_classifiers_with_the_rules(fake: FakeOpenAI, tmp_pat
     schema = body["response_format"]
     assert schema["type"] == "json_schema" and schema["json_schema"]["strict"] is True
     assert schema["json_schema"]["schema"] == ModelAnswer.model_json_schema()
-    # The rule for what cannot be filed travels with every request.
+    # The rules for what cannot be filed travel with every request: no bucket for the
+    # unintelligible, a question for the ambiguous, the same rules in any language.
     prompt = SYSTEM_PROMPT.lower()
-    assert "null" in prompt and "gibberish" in prompt
+    assert "null when nobody could file it" in prompt and "transcription noise" in prompt
+    assert "ambiguous (two buckets fit about equally" in prompt and "below 0.6" in prompt
+    assert "any language" in prompt
 
 
 def test_figures_of_a_scripted_run(fake: FakeOpenAI, tmp_path: Path) -> None:

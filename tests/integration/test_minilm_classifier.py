@@ -19,6 +19,7 @@ from shared.domain.classification import Bucket, Classification
 
 LABELLED = Path(__file__).parents[1] / "data" / "labelled_captures.jsonl"
 EXAMPLES = Path(__file__).parents[2] / "shared" / "adapters" / "classifier" / "examples.json"
+EVAL_SET = Path(__file__).parents[2] / "bench" / "data" / "eval_captures.jsonl"
 LABELS = [*(b.value for b in Bucket), "misunderstood"]
 
 
@@ -102,6 +103,18 @@ def test_labelled_set_is_separate_and_large_enough() -> None:
     seen = {t.strip().lower() for texts in examples.values() for t in texts}
     assert not [r["text"] for r in rows if r["text"].strip().lower() in seen]
     assert all(len(examples[label]) >= 40 for label in LABELS)
+
+
+def test_examples_hold_no_capture_of_the_frozen_evaluation_set() -> None:
+    # Even a short one written the same way by chance ("um") would be a free hit there.
+    frozen = {
+        json.loads(line)["text"].strip().lower()
+        for line in EVAL_SET.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+    examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    assert len(frozen) >= 300
+    assert not [t for texts in examples.values() for t in texts if t.strip().lower() in frozen]
 
 
 async def test_accuracy_on_held_out_labelled_captures(classifier: MiniLMClassifier) -> None:
