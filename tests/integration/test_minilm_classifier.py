@@ -169,6 +169,32 @@ async def test_call_sarah_is_confidently_people(classifier: MiniLMClassifier) ->
     assert result.question is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Without the check both were filed as sure: the first in the wrong bucket.
+        "et si les musées ouvraient la nuit",
+        "marcar consulta no oftalmologista",
+        "Zahnarzttermin am Donnerstag um zehn",
+    ],
+)
+async def test_a_capture_in_words_the_encoder_does_not_know_is_not_filed_as_sure(
+    classifier: MiniLMClassifier, text: str
+) -> None:
+    # The encoder knows English: in another language cut into many word pieces, whatever
+    # bucket it guesses, it asks. (A language close to English, in words it knows, is filed
+    # like English: right or wrong, its similarities then mean something.)
+    result = await classifier.classify(text)
+    assert result.confidence < 0.6
+    assert result.question
+
+
+async def test_names_do_not_make_a_capture_look_foreign(classifier: MiniLMClassifier) -> None:
+    result = await classifier.classify("Aoife and Tadhg Ó Súilleabháin are coming on Saturday")
+    assert result.bucket is Bucket.PEOPLE
+    assert result.confidence >= 0.6
+
+
 async def test_keyboard_mash_is_misunderstood(classifier: MiniLMClassifier) -> None:
     result = await classifier.classify("asdf jkl qwerty")
     assert result.bucket is None
