@@ -20,6 +20,7 @@ from bench import crossval
 from bench.figures import BARS, Judged, Prices, figures, holds
 from bench.labelled import EVAL_SET, LabelledCapture, load
 from bench.measure import machine
+from shared.domain.errors import ClassifierUnavailable
 from shared.domain.outcomes import decide
 from shared.domain.ports import Classifier
 
@@ -96,7 +97,8 @@ def run(model: str, captures: list[LabelledCapture], prices: Prices | None = Non
         from shared.settings import get_settings
 
         report["deployment"] = get_settings().chat_model
-    judged = asyncio.run(judge(classifier, captures, usage))
+    judged, unavailable = asyncio.run(judge(classifier, captures, usage))
+    report["unavailable"] = unavailable
     report["figures"] = figures(judged, prices if model == "openai" else None)
     report["captures"] = [
         {
@@ -124,15 +126,21 @@ def build(model: str, on_usage: Callable[[CompletionUsage], None] | None = None)
 
 async def judge(
     classifier: Classifier, captures: list[LabelledCapture], usage: list[CompletionUsage]
-) -> list[Judged]:
+) -> tuple[list[Judged], list[str]]:
     """One capture at a time, so each latency is the capture's alone and each usage report
-    (appended by the classifier as its call returns) belongs to the capture just sent."""
-    judged = []
+    (appended by the classifier as its call returns) belongs to the capture just sent.
+    Also the ids of the captures the model server failed on (after the client's retries):
+    the app would keep those queued and try again, so they are no outcome to count."""
+    judged, unavailable = [], []
     try:
         for capture in captures:
             reported = len(usage)
             start = time.perf_counter()
-            c = await classifier.classify(capture.text)
+            try:
+                c = await classifier.classify(capture.text)
+            except ClassifierUnavailable:
+                unavailable.append(capture.id)
+                continue
             elapsed = time.perf_counter() - start
             tokens = usage[-1] if len(usage) > reported else None
             judged.append(
@@ -147,7 +155,7 @@ async def judge(
             )
     finally:
         await _close_model_client()
-    return judged
+    return judged, unavailable
 
 
 async def _close_model_client() -> None:
@@ -196,6 +204,13 @@ def table(report: dict) -> str:
     lines = [
         f"{report['model']} model on {report.get('set', '?')}: {f['captures']} captures "
         f"({f['clear']} clear, {f['other_languages']} in other languages), labels {f['labels']}",
+    ]
+    if failed := report.get("unavailable"):
+        lines.append(
+            f"NOTE: the model server failed on {len(failed)} captures (after the client's"
+            " retries); the figures leave them out: see 'unavailable' in the results file"
+        )
+    lines += [
         "",
         f"{'measure':62} {'value':>7}  bar",
     ]

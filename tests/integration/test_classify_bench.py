@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from shared.adapters.classifier.openai_chat import SYSTEM_PROMPT, ModelAnswer
-from tests.fake_openai import FakeOpenAI, classification
+from tests.fake_openai import FakeOpenAI, classification, http_error
 from tests.support import bench_classify
 
 MODEL = "bench-deployment"
@@ -117,6 +117,22 @@ def test_figures_of_a_scripted_run(fake: FakeOpenAI, tmp_path: Path) -> None:
         "LOW_CONFIDENCE",
         "CLASSIFIED",
     ]
+
+
+def test_a_capture_the_server_failed_on_is_left_out_and_said(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake.reset()
+    fake.enqueue(SCRIPT[0][1], http_error(503), SCRIPT[1][1])
+    rows = [SCRIPT[0][0], {"id": "down", "text": "Renew the passport", "label": "Admin"}]
+    done, report = bench_classify(fake.base_url, [*rows, SCRIPT[1][0]], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert report is not None
+    # The app would keep that one queued: no outcome to count, and the run goes on.
+    assert report["unavailable"] == ["down"]
+    assert report["figures"]["captures"] == 2
+    assert report["figures"]["bars"]["clear_classified_right"] == 1.0
+    assert "failed on 1 captures" in done.stdout
 
 
 def test_without_a_model_server_it_says_what_to_set(fake: FakeOpenAI, tmp_path: Path) -> None:
