@@ -1,12 +1,11 @@
 """`python -m bench` (or `make bench`): every benchmark, several times, against the local stack;
-prints a table against the project's bars (BENCHMARKS.md) and writes bench/results/latest.json."""
+prints a table against the project's bars (BENCHMARKS.md) and writes bench/results/latest.json.
+`python -m bench classify --model offline|openai`: classification quality (bench/classify.py)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import time
@@ -15,7 +14,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import app, classify, coldstart, text, voice, worker
+from bench import app, classify, coldstart, labelled, text, voice, worker
+from bench.measure import machine
 from bench.stack import Stack, stack
 from tests import fake_openai, webapp
 
@@ -24,6 +24,9 @@ MODEL_DELAY_S = 0.3
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["classify"]:
+        return classify.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--repeat", type=int, default=3, help="runs of everything (median)")
     parser.add_argument("--captures", type=int, default=200, help="sequential text captures")
@@ -42,12 +45,13 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(one_run(s, args.captures, args.queued))
     summary = merge(runs)
     summary["app_js"] = app.js_shipped()
-    summary["classification"] = classify.offline_quality()
-    summary["prompt_tokens"] = classify.prompt_tokens()
+    captures = labelled.load(labelled.EVAL_SET)
+    summary["classification"] = classify.run("offline", captures)["figures"]
+    summary["prompt_tokens"] = classify.prompt_tokens(captures)
     report = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),
-        "command": "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "command": "python -m bench " + " ".join(argv),
         "repeat": args.repeat,
         "summary": summary,
         "runs": runs,
@@ -120,25 +124,6 @@ def merge(runs: list[dict]) -> dict:
     return first
 
 
-def machine() -> dict:
-    return {
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "cpu": _cpu_model(),
-    }
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
-
-
 def table(s: dict) -> str:
     t, m, c = s["text_offline"], s["text_model_300ms"], s["concurrent_50"]
     cs, v, w, q = s["cold_start"], s["voice_5s"], s["worker"], s["classification"]
@@ -187,12 +172,17 @@ def table(s: dict) -> str:
             "/".join(str(c["outcome_ms"][k]) for k in ("p50", "p95", "max")),
             "",
         ),
-        ("offline accuracy (labelled set)", q["accuracy"], ""),
         (
-            "misunderstood recall / false alarms",
-            f"{q['misunderstood_recall']} / {q['false_alarm_rate']}",
-            "",
+            "offline: clear filed CLASSIFIED right (eval set)",
+            q["bars"]["clear_classified_right"],
+            ">= 0.93",
         ),
+        (
+            "  unintelligible MISUNDERSTOOD / clear wrongly",
+            f"{q['bars']['unintelligible_misunderstood']} / {q['bars']['clear_misunderstood']}",
+            ">= 0.95 / <= 0.02",
+        ),
+        ("  ambiguous asked", q["bars"]["ambiguous_asked"], ">= 0.9"),
         (
             "prompt tokens per classification (est. median/max)",
             f"{s['prompt_tokens']['median']}/{s['prompt_tokens']['max']}",
@@ -201,7 +191,7 @@ def table(s: dict) -> str:
     ]
     lines = [f"{'measure':52} {'value':>26}  bar"]
     lines += [f"{name:52} {value!s:>26}  {bar}" for name, value, bar in rows]
-    lines.append("\nper bucket (precision / recall):")
+    lines.append("\nper label (precision / recall):")
     lines += [
         f"  {label:14} {v['precision']} / {v['recall']}" for label, v in q["per_label"].items()
     ]

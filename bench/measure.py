@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
 import statistics
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 
@@ -56,3 +59,22 @@ def percentiles(values: list[float], scale: float = 1000.0) -> dict[str, float]:
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+def machine() -> dict:
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "cpu": _cpu_model(),
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()

@@ -3,9 +3,10 @@ process. Only entrypoints (and the local tools) import it; services get `Adapter
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
+from typing import TYPE_CHECKING
 
 from shared.adapters import clients
 from shared.adapters.openai_client import model_configured, openai_client
@@ -16,6 +17,11 @@ from shared.adapters.voice_blobs import BlobVoiceNotes
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import Adapters, Classifier, PushAdapters, Transcriber
 from shared.settings import get_settings
+
+if TYPE_CHECKING:
+    from openai.types import CompletionUsage
+
+    from shared.adapters.classifier.openai_chat import OpenAIClassifier
 
 
 @cache
@@ -46,13 +52,21 @@ def web_push_sender() -> WebPushSender:
 
 def build_classifier() -> Classifier:
     if model_configured():
-        from shared.adapters.classifier.openai_chat import OpenAIClassifier
-
-        return OpenAIClassifier(openai_client(), get_settings().chat_model)
+        return openai_classifier()
     with _offline_model():
         from shared.adapters.classifier.minilm import MiniLMClassifier
 
     return MiniLMClassifier()
+
+
+def openai_classifier(
+    on_usage: Callable[[CompletionUsage], None] | None = None,
+) -> OpenAIClassifier:
+    """The configured model server's classifier; `on_usage` hears each call's token counts
+    (the benchmark's cost figures)."""
+    from shared.adapters.classifier.openai_chat import OpenAIClassifier
+
+    return OpenAIClassifier(openai_client(), get_settings().chat_model, on_usage=on_usage)
 
 
 def build_transcriber() -> Transcriber:

@@ -222,6 +222,39 @@ def run_devhost_check(app_dir: Path, env: dict[str, str]) -> subprocess.Complete
     )
 
 
+def bench_classify(
+    model_url: str, rows: list[dict], tmp: Path, *extra: str, model: str | None = None
+) -> tuple[subprocess.CompletedProcess[str], dict | None]:
+    """`python -m bench classify --model openai` over `rows` (a labelled set), with the model
+    server at `model_url` as the only app setting in the environment (an operator's shell),
+    and `model` as its chat model (None: the app's default). The run, and its results file."""
+    from shared.settings import Settings
+
+    labelled = tmp / "set.jsonl"
+    labelled.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp / "result.json"
+    names = {
+        name
+        for setting in Settings.model_fields.values()
+        for name in getattr(setting.validation_alias, "choices", ())
+    }
+    env = {k: v for k, v in os.environ.items() if k not in names}
+    # Empty rather than unset: local.settings.json, which the harness reads, must not add one.
+    env |= {"AZURE_OPENAI_ENDPOINT": "", "OPENAI_BASE_URL": model_url, "MODEL_MAX_RETRIES": "0"}
+    if model is not None:
+        env["OPENAI_CHAT_MODEL"] = model
+    command = ["classify", "--model", "openai", "--set", str(labelled), "--out", str(out)]
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", *command, *extra],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done, json.loads(out.read_text()) if done.returncode == 0 else None
+
+
 __all__ = [
     "BUCKETS",
     "DEV_KEYS",
@@ -231,6 +264,7 @@ __all__ = [
     "REPO",
     "SARAH",
     "DevhostProcess",
+    "bench_classify",
     "blob_created",
     "clear_queue",
     "docs",

@@ -19,6 +19,7 @@ from shared.domain.classification import Bucket, Classification
 
 LABELLED = Path(__file__).parents[1] / "data" / "labelled_captures.jsonl"
 EXAMPLES = Path(__file__).parents[2] / "shared" / "adapters" / "classifier" / "examples.json"
+EVAL_SET = Path(__file__).parents[2] / "bench" / "data" / "eval_captures.jsonl"
 LABELS = [*(b.value for b in Bucket), "misunderstood"]
 
 
@@ -104,6 +105,18 @@ def test_labelled_set_is_separate_and_large_enough() -> None:
     assert all(len(examples[label]) >= 40 for label in LABELS)
 
 
+def test_examples_hold_no_capture_of_the_frozen_evaluation_set() -> None:
+    # Even a short one written the same way by chance ("um") would be a free hit there.
+    frozen = {
+        json.loads(line)["text"].strip().lower()
+        for line in EVAL_SET.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+    examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    assert len(frozen) >= 300
+    assert not [t for texts in examples.values() for t in texts if t.strip().lower() in frozen]
+
+
 async def test_accuracy_on_held_out_labelled_captures(classifier: MiniLMClassifier) -> None:
     rows = _labelled()
     results: list[Classification] = [await classifier.classify(r["text"]) for r in rows]
@@ -154,6 +167,32 @@ async def test_call_sarah_is_confidently_people(classifier: MiniLMClassifier) ->
     assert result.bucket is Bucket.PEOPLE
     assert result.confidence >= 0.6
     assert result.question is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Without the check both were filed as sure: the first in the wrong bucket.
+        "et si les musées ouvraient la nuit",
+        "marcar consulta no oftalmologista",
+        "Zahnarzttermin am Donnerstag um zehn",
+    ],
+)
+async def test_a_capture_in_words_the_encoder_does_not_know_is_not_filed_as_sure(
+    classifier: MiniLMClassifier, text: str
+) -> None:
+    # The encoder knows English: in another language cut into many word pieces, whatever
+    # bucket it guesses, it asks. (A language close to English, in words it knows, is filed
+    # like English: right or wrong, its similarities then mean something.)
+    result = await classifier.classify(text)
+    assert result.confidence < 0.6
+    assert result.question
+
+
+async def test_names_do_not_make_a_capture_look_foreign(classifier: MiniLMClassifier) -> None:
+    result = await classifier.classify("Aoife and Tadhg Ó Súilleabháin are coming on Saturday")
+    assert result.bucket is Bucket.PEOPLE
+    assert result.confidence >= 0.6
 
 
 async def test_keyboard_mash_is_misunderstood(classifier: MiniLMClassifier) -> None:

@@ -1,0 +1,70 @@
+"""The offline model's examples, K-fold cross-validated: each fold is classified by the app's
+own classifier built from the other K-1 folds, so no example votes for itself."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+
+from bench.figures import Judged, figures
+from bench.labelled import UNINTELLIGIBLE, LabelledCapture
+from shared.domain.outcomes import decide
+
+EXAMPLES = (
+    Path(__file__).resolve().parent.parent / "shared" / "adapters" / "classifier" / "examples.json"
+)
+SEED = 20  # a fixed shuffle: the same folds on every run
+
+
+def folds(examples: dict[str, list[str]], k: int) -> list[dict[str, list[str]]]:
+    """K folds, each holding about 1/K of every group's examples (stratified)."""
+    out: list[dict[str, list[str]]] = [{group: [] for group in examples} for _ in range(k)]
+    rng = random.Random(SEED)
+    for group, texts in examples.items():
+        shuffled = list(texts)
+        rng.shuffle(shuffled)
+        for i, text in enumerate(shuffled):
+            out[i % k][group].append(text)
+    return out
+
+
+def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
+    from shared.adapters.classifier.minilm import MiniLMClassifier
+
+    examples = json.loads(examples_path.read_text(encoding="utf-8"))
+    parts = folds(examples, k)
+    judged: list[Judged] = []
+    with tempfile.TemporaryDirectory(prefix="bench-folds-") as tmp:
+        for held_out, part in enumerate(parts):
+            train = {
+                group: [t for i, p in enumerate(parts) if i != held_out for t in p[group]]
+                for group in examples
+            }
+            path = Path(tmp) / f"fold-{held_out}.json"
+            path.write_text(json.dumps(train), encoding="utf-8")
+            classifier = MiniLMClassifier(examples_path=path)
+            classifier.warm_up()
+            rows = [
+                LabelledCapture(
+                    id=f"{group}-{n}",
+                    text=text,
+                    label=UNINTELLIGIBLE if group == "misunderstood" else group,
+                )
+                for group, texts in part.items()
+                for n, text in enumerate(texts)
+            ]
+            judged += asyncio.run(_judge(classifier, rows))
+    return {"folds": k, "examples": str(examples_path.name), "figures": figures(judged)}
+
+
+async def _judge(classifier, rows: list[LabelledCapture]) -> list[Judged]:
+    out = []
+    for row in rows:
+        start = time.perf_counter()
+        c = await classifier.classify(row.text)
+        out.append(Judged(row, c, decide(c), time.perf_counter() - start))
+    return out
