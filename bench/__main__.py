@@ -1,11 +1,17 @@
 """`python -m bench` (or `make bench`): every benchmark, several times, against the local stack;
 prints a table against the project's bars (BENCHMARKS.md) and writes bench/results/latest.json.
-`python -m bench classify --model offline|openai`: classification quality (bench/classify.py)."""
+`python -m bench classify --model offline|openai`: classification quality (bench/classify.py).
+
+`python -m bench PART` runs one part on its own and writes bench/results/PART-latest.json:
+`concurrency` (open streams on one worker process), `costs` (operations per capture and per
+voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle feed's lifetime),
+`package` (what a deployment ships, and its import time)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -14,7 +20,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import app, classify, coldstart, labelled, text, voice, worker
+from bench import app, classify, coldstart, concurrency, costs, labelled, text, voice, worker
 from bench.measure import machine
 from bench.stack import Stack, stack
 from tests import fake_openai, webapp
@@ -28,14 +34,19 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["classify"]:
         return classify.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("part", nargs="?", default="all", choices=("all", *PARTS))
     parser.add_argument("--repeat", type=int, default=3, help="runs of everything (median)")
     parser.add_argument("--captures", type=int, default=200, help="sequential text captures")
     parser.add_argument("--queued", type=int, default=500, help="captures for the worker")
     parser.add_argument("--show", type=Path, help="print the table of a results file and stop")
     args = parser.parse_args(argv)
     if args.show:
-        print(table(json.loads(args.show.read_text())["summary"]))
+        summary = json.loads(args.show.read_text())["summary"]
+        print(concurrency.table(summary) if "text_300ms" in summary else table(summary))
         return 0
+
+    if args.part != "all":
+        return run_part(args.part, args.repeat, argv)
 
     webapp.build()  # the app as the sources are now
     runs = []
@@ -56,13 +67,93 @@ def main(argv: list[str] | None = None) -> int:
         "summary": summary,
         "runs": runs,
     }
+    print(table(summary))
+    _write(report, "bench")
+    return 0
+
+
+def _write(report: dict, name: str) -> None:
     RESULTS.mkdir(exist_ok=True)
     stamp = report["date"].replace(":", "").replace("+0000", "Z")
-    for name in (f"bench-{stamp}.json", "latest.json"):
-        (RESULTS / name).write_text(json.dumps(report, indent=2) + "\n")
-    print(table(summary))
-    print(f"\nwritten: {RESULTS / 'latest.json'}")
+    latest = "latest.json" if name == "bench" else f"{name}-latest.json"
+    for file in (f"{name}-{stamp}.json", latest):
+        (RESULTS / file).write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwritten: {RESULTS / latest}")
+
+
+PARTS = ("concurrency", "costs", "feed", "package")
+
+
+def run_part(part: str, repeat: int, argv: list[str] | None) -> int:
+    if part == "package":
+        runs = [coldstart.package()]
+    else:
+        with stack() as s:
+            runs = [_PART_RUNS[part](s, repeat)]
+    report = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "load_average": os.getloadavg(),
+        "command": "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "repeat": repeat,
+        "summary": runs[0],
+    }
+    if part == "concurrency":
+        print(concurrency.table(report["summary"]))
+    else:
+        print(json.dumps(report["summary"], indent=1))
+    _write(report, part)
     return 0
+
+
+def _concurrency(s: Stack, repeat: int) -> dict:
+    """Every curve `repeat` times against one fresh devhost each; the median of each figure.
+    The first run finds where the text curves stop; the others take the same levels."""
+    runs: list[dict] = []
+    levels: dict[str, tuple[int, ...]] = {}
+    for number in range(1, repeat + 1):
+        print(f"run {number} of {repeat} ...", file=sys.stderr, flush=True)
+        run: dict = {}
+        # HTTP alone, as Flex runs it: its instances serve the HTTP functions, and each queue or
+        # blob trigger scales on instances of its own. (Each capture's recovery check, due on
+        # captures-classify 120 s later, would otherwise land in a later curve's CPU and reads.)
+        only_http = {
+            "AzureWebJobs.push_worker.Disabled": "true",
+            "AzureWebJobs.classify_worker.Disabled": "true",
+            "MAX_FEEDS_PER_USER": "1000",
+        }
+        with s.devhost(f"concurrency-{number}", scripted=True, **only_http) as host:
+            pid = host.proc.pid
+            for name, delay_s, rounds in (("text_300ms", 0.3, 4), ("text_2s", 2.0, 2)):
+                s.model.reset()
+                s.model.set_default(
+                    fake_openai.classification("Projects", 0.9, "Bench", delay_s=delay_s)
+                )
+                run[name] = concurrency.text_curve(
+                    host.base_url,
+                    pid,
+                    rounds,
+                    levels.get(name, concurrency.LEVELS),
+                    stop_early=name not in levels,
+                )
+                levels[name] = tuple(int(n) for n in run[name])
+            run["idle_feeds"] = concurrency.feed_curve(
+                host.base_url, s.settings["COSMOS_ENDPOINT"], pid
+            )
+        runs.append(run)
+        print(json.dumps(run), file=sys.stderr, flush=True)
+    return {**merge(runs), "runs": runs, "load_average_after": os.getloadavg()}
+
+
+def _costs(s: Stack, repeat: int) -> dict:
+    return {"text": costs.text_captures(s), "voice": costs.voice_notes(s)}
+
+
+def _feed(s: Stack, repeat: int) -> dict:
+    return {"voice_bar": costs.voice_reads(s), "idle_feed": costs.idle_feed_reads(s)}
+
+
+_PART_RUNS = {"concurrency": _concurrency, "costs": _costs, "feed": _feed}
 
 
 def one_run(s: Stack, captures: int, queued: int) -> dict:

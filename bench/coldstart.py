@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 from bench.measure import median
 from devhost.emulators import REPO
@@ -58,4 +60,44 @@ def cold_start(runs: int) -> dict:
         "ratio_all_sdks": round(app / ms["framework_and_sdks"], 2),
         "ratio_all_sdks_and_telemetry": round(app / ms["framework_sdks_and_telemetry"], 2),
         "ratio_data_sdks_only": round(app / ms["sdks"], 2),
+    }
+
+
+def package(runs: int = 5) -> dict:
+    """What a deployment ships, as the remote build would install it: requirements.txt into a
+    fresh target folder (its size and file count) beside the app's own files, and the import
+    time of function_app, the first thing a cold instance pays for."""
+    with tempfile.TemporaryDirectory(prefix="bench-package-") as tmp:
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "--no-compile",
+                "--target",
+                tmp,
+                "-r",
+                str(REPO / "requirements.txt"),
+            ],
+            check=True,
+        )
+        deps = [f for f in Path(tmp).rglob("*") if f.is_file()]
+        sizes: dict[str, int] = {}
+        for f in deps:
+            top = f.relative_to(tmp).parts[0]
+            sizes[top] = sizes.get(top, 0) + f.stat().st_size
+    app = [f for f in (REPO / "shared").rglob("*.py")] + [REPO / "function_app.py"]
+    largest = sorted(sizes.items(), key=lambda kv: -kv[1])[:8]
+    return {
+        "dependencies_mib": round(sum(f.stat().st_size for f in deps) / 2**20, 1),
+        "dependency_files": len(deps),
+        "largest_mib": {name: round(size / 2**20, 1) for name, size in largest},
+        "app_kib": round(sum(f.stat().st_size for f in app) / 1024, 1),
+        "import_function_app_ms": round(
+            median([_import_seconds(["function_app"]) for _ in range(runs)]) * 1000, 1
+        ),
+        "import_runs": runs,
     }

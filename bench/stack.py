@@ -21,6 +21,7 @@ class Stack:
     settings: dict[str, str]
     model: FakeOpenAI
     workdir: Path
+    ports: Ports  # the emulators', for a bench that puts a tap in front of one
 
     @contextmanager
     def devhost(
@@ -54,7 +55,7 @@ def stack() -> Iterator[Stack]:
             os.environ.update(settings)  # for provisioning and the in-process measurements
             _provision()
             with FakeOpenAI() as model:
-                yield Stack(settings, model, workdir)
+                yield Stack(settings, model, workdir, emulators.ports)
 
 
 def _provision() -> None:

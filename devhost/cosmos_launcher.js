@@ -52,6 +52,37 @@ const host = arg("--host", "127.0.0.1");
 const port = parseInt(arg("--port", "8081"), 10);
 
 const server = createHttpsServer({ keepAlive: true });
+
+// Requests served, by kind (`GET /_requests` answers them as JSON): what the bench counts,
+// since this server reports no request charge.
+const served = {};
+const route = server.listeners("request");
+server.removeAllListeners("request");
+server.on("request", (req, res) => {
+  if (req.method === "GET" && req.url === "/_requests") {
+    res.setHeader("Content-Type", "application/json");
+    res.end(JSON.stringify(served));
+    return;
+  }
+  const kind = kindOf(req);
+  served[kind] = (served[kind] || 0) + 1;
+  for (const listener of route) listener.call(server, req, res);
+});
+
+function kindOf(req) {
+  const url = req.url.split("?")[0].replace(/\/+$/, "");
+  const segments = url.split("/").filter(Boolean);
+  const onDocs = segments.length >= 5 && segments[4] === "docs";
+  if (!onDocs) return "metadata";
+  const header = (name) => String(req.headers[name] || "").toLowerCase() === "true";
+  if (segments.length === 5) {
+    if (req.method === "POST" && header("x-ms-documentdb-isquery")) return "query";
+    if (req.method === "POST" && header("x-ms-documentdb-is-upsert")) return "upsert";
+    if (req.method === "POST") return "create";
+    return "feed";
+  }
+  return { GET: "read", PUT: "replace", PATCH: "patch", DELETE: "delete" }[req.method] || "other";
+}
 server.keepAliveTimeout = 60_000;
 server.headersTimeout = 65_000;
 server.listen(port, host, () => {

@@ -38,6 +38,11 @@ param maximumInstanceCount int
   4096
 ])
 param instanceMemoryMB int
+@minValue(1)
+@maxValue(1000)
+param httpPerInstanceConcurrency int
+@minValue(0)
+param alwaysReadyHttpInstances int
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   // checkov:skip=CKV_AZURE_225: a personal service that scales to zero; zones are a cost choice
@@ -57,7 +62,7 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
 resource app 'Microsoft.Web/sites@2024-04-01' = {
   // checkov:skip=CKV_AZURE_222: the phone app's API is public; every route but health needs a key
   // checkov:skip=CKV_AZURE_17: clients authenticate with API keys or Entra ID, not certificates
-  // checkov:skip=CKV_AZURE_212: scale to zero by design; Flex keeps no always-ready instance here
+  // checkov:skip=CKV_AZURE_212: scale to zero by default; always-ready instances are a parameter
   // checkov:skip=CKV_AZURE_213: health check probes exist on Dedicated and Premium plans only
   name: name
   location: location
@@ -102,6 +107,21 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
       scaleAndConcurrency: {
         maximumInstanceCount: maximumInstanceCount
         instanceMemoryMB: instanceMemoryMB
+        // Streams stay open (a capture for the model's seconds, an events feed up to 120 s):
+        // one worker serves many of them at once; main.bicep says why this many.
+        triggers: {
+          http: {
+            perInstanceConcurrency: httpPerInstanceConcurrency
+          }
+        }
+        // Instances kept running for the HTTP functions as one group ('http'); 0, the
+        // default, scales to zero (main.bicep says why).
+        alwaysReady: [
+          {
+            name: 'http'
+            instanceCount: alwaysReadyHttpInstances
+          }
+        ]
       }
       runtime: {
         name: 'python'

@@ -42,8 +42,23 @@ param openAiApiVersion string = '2024-10-21'
 @description('Flex Consumption scale-out limit.')
 param maximumInstanceCount int = 40
 
-@description('Memory per instance; 2048 leaves room for 64 classifications in flight.')
+// Sizing from BENCHMARKS.md ("Streams per instance"), where one worker process held N open
+// streams at once. Python's default on Flex is one HTTP invocation per instance, and every
+// stream here stays open (a capture for the model's seconds, an events feed up to 120 s), so
+// each stream would hold, and bill, a whole instance. Memory is not what limits: 128 streams
+// peaked at 156 MiB RSS. CPU is: with a 300 ms model, 16 captures at once took 59 % of a core
+// (outcome p95 578 ms against 340 ms alone, first byte p95 43 ms), 32 took 84 % and the
+// outcome p95 doubled. CPU comes with memory, so 2048 keeps a whole core's share; 512 would
+// saturate at a few streams. 16 streams keep headroom for slower models and idle feeds (128
+// idle feeds cost 33 % of a core).
+@description('Memory per instance (CPU comes in proportion); see the comment above.')
 param instanceMemoryMB int = 2048
+
+@description('HTTP invocations (open streams) one instance takes before Flex adds another.')
+param httpPerInstanceConcurrency int = 16
+
+@description('Instances kept running for the HTTP functions; 0 scales to zero (BENCHMARKS.md, "Cold start").')
+param alwaysReadyHttpInstances int = 0
 
 @description('Region of the web app\'s Static Web App (one of the few it offers; pages are served globally).')
 @allowed([
@@ -197,6 +212,8 @@ module app 'function.bicep' = {
     vapidSubject: vapidSubject
     maximumInstanceCount: maximumInstanceCount
     instanceMemoryMB: instanceMemoryMB
+    httpPerInstanceConcurrency: httpPerInstanceConcurrency
+    alwaysReadyHttpInstances: alwaysReadyHttpInstances
     corsOrigin: web.outputs.origin
   }
 }

@@ -2,7 +2,8 @@
 where the capture is, then followed by polling the item until the outcome.
 
 The inbox item is the only state: polling it works whichever instance does the work, and a
-client that reconnects gets the same run replayed and followed on from there.
+client that reconnects gets the same run replayed and followed on from there. Every poll is a
+billed read, so a feed that sees nothing move for a while polls less and less often.
 """
 
 from __future__ import annotations
@@ -75,6 +76,22 @@ def events_between(
     return events
 
 
+# Polls stay at EVENTS_POLL_S for this long after the feed opens and after every step, when an
+# outcome is most likely to land; then each wait is BACKOFF times the last, up to SLOWEST_POLL_S.
+# An idle feed (audio that never comes) then reads about 80 times in 120 s, not 600, and an
+# outcome after a long quiet step is seen at most SLOWEST_POLL_S late (BENCHMARKS.md).
+FAST_FOR_S = 5.0
+BACKOFF = 1.5
+SLOWEST_POLL_S = 2.0
+
+
+def next_poll_s(last_s: float, quiet_s: float, fastest_s: float) -> float:
+    """The wait before the next poll, after `last_s`, when nothing moved for `quiet_s`."""
+    if quiet_s < FAST_FOR_S:
+        return fastest_s
+    return min(max(last_s * BACKOFF, fastest_s), max(SLOWEST_POLL_S, fastest_s))
+
+
 # Feeds open on this instance, per user (like the rate limit, each instance counts its own).
 _open_feeds: Counter[str] = Counter()
 
@@ -136,6 +153,7 @@ async def follow_capture(
     deadline = loop.time() + settings.events_timeout_s
     yield agui.run_started(item.thread_id, item.run_id)
     stage = Stage.WAITING
+    moved_at, wait_s = loop.time(), settings.events_poll_s
     while True:
         # Never step back: a poll may read a replica a moment behind the last one.
         reached = max(stage, stage_of(item))
@@ -146,13 +164,17 @@ async def follow_capture(
             if item.has_ended:
                 shown(item, repo)
             return
+        now = loop.time()
+        if reached > stage:
+            moved_at = now
         stage = reached
-        if loop.time() >= deadline:
+        if now >= deadline:
             yield agui.run_error(
                 "Still working on this capture. Reconnect to keep following it.", "TIMEOUT"
             )
             return
-        await asyncio.sleep(settings.events_poll_s)
+        wait_s = next_poll_s(wait_s, now - moved_at, settings.events_poll_s)
+        await asyncio.sleep(min(wait_s, deadline - now))
         try:
             latest = await repo.get(item.user_id, item.id)
         except StorageUnavailable:

@@ -95,6 +95,9 @@ ROLES = {
     "Key Vault Secrets User": "4633458b-17de-408a-b874-0445c86b69e6",
 }
 COSMOS_DATA_CONTRIBUTOR = "00000000-0000-0000-0000-000000000002"
+# Chosen from the concurrency curve in BENCHMARKS.md ("Streams per instance").
+HTTP_PER_INSTANCE = 16
+INSTANCE_MEMORY_MB = 2048
 
 
 @cache
@@ -310,6 +313,24 @@ def test_the_function_app_is_flex_consumption_with_the_user_assigned_identity() 
     deployment = app["properties"]["functionAppConfig"]["deployment"]["storage"]
     assert deployment["authentication"]["type"] == "UserAssignedIdentity"
     assert app["properties"]["httpsOnly"] is True
+
+
+def test_flex_scales_on_the_measured_http_concurrency_memory_and_always_ready_default() -> None:
+    """The figures BENCHMARKS.md ("Streams per instance") chose, passed through to the app."""
+    app = one("function.bicep", "Microsoft.Web/sites")
+    scale = app["properties"]["functionAppConfig"]["scaleAndConcurrency"]
+    assert scale["triggers"]["http"]["perInstanceConcurrency"] == "httpPerInstanceConcurrency"
+    assert scale["instanceMemoryMB"] == "instanceMemoryMB"
+    assert scale["alwaysReady"] == [{"name": "http", "instanceCount": "alwaysReadyHttpInstances"}]
+    module = bicep("main.bicep")["modules"]["app"]["config"]["params"]
+    for param in ("httpPerInstanceConcurrency", "instanceMemoryMB", "alwaysReadyHttpInstances"):
+        assert module[param] == param
+    # Python's default on Flex is one stream per instance; the bench holds many on one worker.
+    assert default("main.bicep", "httpPerInstanceConcurrency") == HTTP_PER_INSTANCE
+    assert default("main.bicep", "instanceMemoryMB") == INSTANCE_MEMORY_MB
+    assert default("main.bicep", "alwaysReadyHttpInstances") == 0  # scale to zero by default
+    # At the chosen concurrency the bench's worker peaked well under the instance's memory.
+    assert 1 < HTTP_PER_INSTANCE <= 1000 and INSTANCE_MEMORY_MB in (512, 2048, 4096)
 
 
 def test_openai_deploys_the_chat_and_transcription_models_the_app_calls() -> None:

@@ -8,7 +8,13 @@ from ag_ui_validate.pytest_plugin import assert_valid_agui
 
 from shared.domain.capture import InboxItem, Status
 from shared.services.agui import run_started
-from shared.services.feed import Stage, events_between
+from shared.services.feed import (
+    FAST_FOR_S,
+    SLOWEST_POLL_S,
+    Stage,
+    events_between,
+    next_poll_s,
+)
 
 
 def _item(source: str) -> InboxItem:
@@ -42,3 +48,19 @@ def test_a_failure_after_any_stage_ends_a_valid_run(source: str, seen: Stage) ->
     started = [e["stepName"] for e in dumped if e["type"] == "STEP_STARTED"]
     finished = [e["stepName"] for e in dumped if e["type"] == "STEP_FINISHED"]
     assert started == finished  # every step the feed opened is closed
+
+
+def test_a_feed_polls_fast_while_the_capture_moves_then_backs_off_to_the_slowest() -> None:
+    assert next_poll_s(0.2, quiet_s=0.0, fastest_s=0.2) == 0.2
+    assert next_poll_s(1.5, quiet_s=FAST_FOR_S - 0.1, fastest_s=0.2) == 0.2  # a step resets
+    waits, wait, quiet = [], 0.2, FAST_FOR_S
+    for _ in range(10):
+        wait = next_poll_s(wait, quiet, fastest_s=0.2)
+        waits.append(wait)
+        quiet += wait
+    assert waits == sorted(waits) and waits[0] > 0.2
+    assert waits[-1] == SLOWEST_POLL_S
+
+
+def test_a_poll_setting_slower_than_the_backoff_is_kept() -> None:
+    assert next_poll_s(5.0, quiet_s=60.0, fastest_s=5.0) == 5.0
