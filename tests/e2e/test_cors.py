@@ -262,7 +262,7 @@ def small_app(app_env: dict[str, str], tmp_path: Path) -> tuple[Path, dict[str, 
     app_dir = tmp_path / "app"
     shutil.copytree(REPO / "tests" / "apps" / "semantics", app_dir)
     env = {**app_env, "RECORD_FILE": str(tmp_path / "records.jsonl")}
-    env["AzureFunctionsWebHost__hostid"] = f"cors-{tmp_path.name}"[:32]
+    env["AzureFunctionsWebHost__hostid"] = f"cors-{uuid.uuid4().hex[:12]}"
     return app_dir, env
 
 
