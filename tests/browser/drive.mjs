@@ -230,7 +230,8 @@ const scenarios = {
     await page.getByRole("button", { name: "Stop and send" }).click();
     const card = page.locator(".card").first();
     await phase(card, "filed");
-    await card.locator(".what", { hasText: "voice" }).waitFor(); // the transcript, once fetched
+    // The transcript, once fetched ("“…” (voice · 0:03)"); before that the card says "Voice note · 0:03".
+    await card.locator(".what", { hasText: "(voice ·" }).waitFor();
     seen.said = await card.locator(".what").innerText();
     seen.outcome = await card.locator(".outcome").innerText();
     await snap(page, seen, "capture-voice");
