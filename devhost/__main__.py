@@ -13,12 +13,12 @@ import sys
 import threading
 from pathlib import Path
 
-from .config import load_local_settings
+from .config import HostConfig, load_local_settings
 from .cors import CorsConfigError, CorsPolicy, cors_policy
 from .emulators import REPO, Emulators, Ports
 from .eventgrid import BlobEventPublisher, Subscription, SubscriptionError, subscriptions_for
 from .host import DevHost, load
-from .loader import AppLoadError
+from .loader import AppLoadError, LoadedFunction
 from .webapp import WEB_DIST, WEB_PORT, WebAppServer
 
 
@@ -134,11 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         for fn in functions:
             print(f"ok  {fn.name:<28} {fn.trigger.type}")
         return 0
-    _log_cors(cors)
-    try:
-        devhost = DevHost(app_dir, config, functions, cors)
-    except ValueError as exc:
-        print(f"devhost: {exc}", file=sys.stderr)
+    devhost = _host(app_dir, config, functions, cors)
+    if devhost is None:
         return 1
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(devhost, args.host, args.port, args.event_grid))
@@ -205,6 +202,18 @@ def _log_cors(cors: CorsPolicy | None) -> None:
     )
 
 
+def _host(
+    app_dir: Path, config: HostConfig, functions: list[LoadedFunction], cors: CorsPolicy | None
+) -> DevHost | None:
+    """The host for `serve` and `stack`, or None once a setting it refuses has been said."""
+    _log_cors(cors)
+    try:
+        return DevHost(app_dir, config, functions, cors)
+    except ValueError as exc:
+        print(f"devhost: {exc}", file=sys.stderr)
+        return None
+
+
 def _web_app(web_dir: Path, host: str, port: int) -> WebAppServer | None:
     """The web app's server, listening already (so a taken port fails before the emulators
     start), or None when there is no build to serve."""
@@ -242,11 +251,8 @@ def _stack(
         except AppLoadError as exc:
             print(f"devhost: the app would not load: {exc}", file=sys.stderr)
             return 1
-        _log_cors(cors)
-        try:
-            devhost = DevHost(app_dir, config, functions, cors)
-        except ValueError as exc:
-            print(f"devhost: {exc}", file=sys.stderr)
+        devhost = _host(app_dir, config, functions, cors)
+        if devhost is None:
             return 1
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(_provision_and_serve(devhost, host, port, cors, web_lines))
