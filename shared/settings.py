@@ -186,6 +186,10 @@ class Settings(BaseSettings):
     otel_traces_exporter: str | None = Field(
         default=None, validation_alias=AliasChoices("OTEL_TRACES_EXPORTER")
     )
+    # Unset: every trace is kept (see shared/telemetry.py); set, the exporter's own reading wins.
+    otel_traces_sampler: str | None = Field(
+        default=None, validation_alias=AliasChoices("OTEL_TRACES_SAMPLER")
+    )
     otel_service_name: str = Field(
         default="capture-pipeline", validation_alias=AliasChoices("OTEL_SERVICE_NAME")
     )

@@ -67,8 +67,14 @@ def _install_tracing(settings: Settings) -> None:
         # off (infra/), the exporter itself reads APPLICATIONINSIGHTS_AUTHENTICATION_STRING
         # ("ClientId=…;Authorization=AAD") and sends with that managed identity: passing any
         # `credential` here, even None, would turn that off.
+        # Keep every trace unless OTEL_TRACES_SAMPLER says otherwise. The distro's default
+        # samples at 5 traces/s from a rate estimate that starts at zero, so it drops most of
+        # the traces just after a cold start, which is when one wants them; a person's
+        # captures never come near that rate.
+        sampling = {} if settings.otel_traces_sampler else {"sampling_ratio": 1.0}
         configure_azure_monitor(
-            connection_string=settings.applicationinsights_connection_string.get_secret_value()
+            connection_string=settings.applicationinsights_connection_string.get_secret_value(),
+            **sampling,
         )
         return
     if settings.otel_exporter_otlp_endpoint:
