@@ -96,6 +96,8 @@ def _offline_model() -> Iterator[None]:
 async def reset() -> None:
     """Close the SDK clients and forget the adapters (shutdown, and between test setups)."""
     adapters.cache_clear()
+    if openai_client.cache_info().currsize:
+        await openai_client().close()  # its connection pool, like the SDK clients below
     openai_client.cache_clear()
     push_adapters.cache_clear()
     if web_push_sender.cache_info().currsize:

@@ -58,6 +58,7 @@ NOT_SET_IN_AZURE = {
     "OPENAI_TRANSCRIBE_MODEL": "local",
     "OTEL_EXPORTER_OTLP_ENDPOINT": "local collector; Application Insights is set",
     "OTEL_TRACES_EXPORTER": "console spans, local",
+    "OTEL_TRACES_SAMPLER": "default: every trace kept",
     # Set by the platform itself when App Service authentication is turned on.
     "WEBSITE_AUTH_ENABLED": "platform",
     # Tuning: the default is the production value.
