@@ -41,8 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=Path, help="print the table of a results file and stop")
     args = parser.parse_args(argv)
     if args.show:
-        summary = json.loads(args.show.read_text())["summary"]
-        print(concurrency.table(summary) if "text_300ms" in summary else table(summary))
+        print(_shown(json.loads(args.show.read_text())["summary"]))
         return 0
 
     if args.part != "all":
@@ -70,6 +69,16 @@ def main(argv: list[str] | None = None) -> int:
     print(table(summary))
     _write(report, "bench")
     return 0
+
+
+def _shown(summary: dict) -> str:
+    """A results file as the run printed it: a table for the whole bench and the concurrency
+    curve, the JSON figures for the other parts."""
+    if "text_300ms" in summary:
+        return concurrency.table(summary)
+    if "classification" in summary:
+        return table(summary)
+    return json.dumps(summary, indent=1)
 
 
 def _write(report: dict, name: str) -> None:
