@@ -4,6 +4,7 @@ for the voice note's PUT) allow."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -37,11 +38,18 @@ def host(scripted_env: dict[str, str], app_origin: str, tmp_path_factory) -> Ite
 
 
 @pytest.fixture
-def browser(chromium: str, app_origin: str, host: str, fake) -> Callable[..., dict]:
+def browser(
+    chromium: str, app_origin: str, host: str, fake, tmp_path_factory
+) -> Callable[..., dict]:
     """Runs a scenario of drive.mjs against the module's devhost; what the person saw. Fails
     on any page error, CSP refusal, or serious or critical axe-core violation."""
     fake.reset()
-    webapp.SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    # The README's pictures change only when asked: a plain test run must not dirty the tree.
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        screenshots = webapp.SCREENSHOTS
+    else:
+        screenshots = tmp_path_factory.mktemp("screenshots")
+    screenshots.mkdir(parents=True, exist_ok=True)
 
     def run(scenario: str, **extra: str) -> dict:
         seen = webapp.drive(
@@ -52,7 +60,7 @@ def browser(chromium: str, app_origin: str, host: str, fake) -> Callable[..., di
                 "API_KEY": KEY["X-API-Key"],
                 "CHROMIUM": chromium,
                 "AUDIO": str(webapp.SPEECH),
-                "SCREENSHOTS": str(webapp.SCREENSHOTS),
+                "SCREENSHOTS": str(screenshots),
                 **extra,
             },
         )

@@ -1,6 +1,7 @@
 """The capture app as a person uses it on a phone, in headless Chromium (tests/browser/drive.mjs),
 against a devhost and the scripted model: what the screen shows, and what the API stored.
-Every screen is checked with axe-core and its picture saved to docs/screenshots/."""
+Every screen is checked with axe-core and its picture taken (into docs/screenshots/ with
+UPDATE_SCREENSHOTS=1)."""
 
 from __future__ import annotations
 
