@@ -11,13 +11,15 @@ import time
 from pathlib import Path
 
 from bench.figures import Judged, figures
-from bench.labelled import UNINTELLIGIBLE, LabelledCapture
+from bench.labelled import AMBIGUOUS, UNINTELLIGIBLE, LabelledCapture
 from shared.domain.outcomes import decide
 
 EXAMPLES = (
     Path(__file__).resolve().parent.parent / "shared" / "adapters" / "classifier" / "examples.json"
 )
 SEED = 20  # a fixed shuffle: the same folds on every run
+# Example groups that are not buckets, as the labelled sets call them.
+_LABELS = {"misunderstood": UNINTELLIGIBLE, "vague": AMBIGUOUS}
 
 
 def folds(examples: dict[str, list[str]], k: int) -> list[dict[str, list[str]]]:
@@ -52,7 +54,7 @@ def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
                 LabelledCapture(
                     id=f"{group}-{n}",
                     text=text,
-                    label=UNINTELLIGIBLE if group == "misunderstood" else group,
+                    label=_LABELS.get(group, group),
                 )
                 for group, texts in part.items()
                 for n, text in enumerate(texts)

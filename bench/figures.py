@@ -95,7 +95,7 @@ def figures(judged: list[Judged], prices: Prices | None = None) -> dict:
         "other_languages": len(foreign),
         "bars": bars,
         "ambiguous_filed_in_a_named_bucket": _share(
-            ambiguous,
+            [j for j in ambiguous if j.capture.also],  # vague ones name no bucket
             lambda j: j.outcome in FILED_OUTCOMES and j.filed_as in j.capture.also,
         ),
         "other_language_acceptable": _share(
