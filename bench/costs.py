@@ -29,7 +29,7 @@ from tests.support import KEY
 # comes due after RECOVERY_DELAY_S, 120 s by default: brought forward so it is counted here.
 RECOVERY_DELAY_S = 2.0
 # After the last run, how long the queue work it started (outcome messages and their pushes,
-# the recovery checks) may take.
+# the recovery and upload-deadline checks) may take.
 SETTLE_S = 10.0
 TRANSCRIPT = "Remember to call the dentist on Monday morning about the appointment."
 # The scripted models' answer times: a classification in 0.3 s, and a transcription in 4 s,
