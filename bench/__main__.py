@@ -155,7 +155,13 @@ def _concurrency(s: Stack, repeat: int) -> dict:
 
 
 def _costs(s: Stack, repeat: int) -> dict:
-    return {"text": costs.text_captures(s), "voice": costs.voice_notes(s)}
+    """Text captures and voice notes counted `repeat` times, each on a fresh devhost; the
+    median of each figure."""
+    runs = []
+    for number in range(1, repeat + 1):
+        print(f"run {number} of {repeat} ...", file=sys.stderr, flush=True)
+        runs.append({"text": costs.text_captures(s), "voice": costs.voice_notes(s)})
+    return {**merge(runs), "runs": runs}
 
 
 def _feed(s: Stack, repeat: int) -> dict:

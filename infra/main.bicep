@@ -57,7 +57,10 @@ param instanceMemoryMB int = 2048
 @description('HTTP invocations (open streams) one instance takes before Flex adds another.')
 param httpPerInstanceConcurrency int = 16
 
-@description('Instances kept running for the HTTP functions; 0 scales to zero (BENCHMARKS.md, "Cold start").')
+// 0 scales to zero: one person's captures cost about a dollar a month on demand, and one
+// always-ready 2048 MB instance would add about $21 (2 GB, $0.000004 per GB-s) to spare the
+// first capture after a quiet spell a cold start (BENCHMARKS.md, "Cold start and costs").
+@description('Instances kept running for the HTTP functions; 0 scales to zero (BENCHMARKS.md, "Cold start and costs").')
 param alwaysReadyHttpInstances int = 0
 
 @description('Region of the web app\'s Static Web App (one of the few it offers; pages are served globally).')
