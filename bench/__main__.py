@@ -95,7 +95,7 @@ PARTS = ("concurrency", "costs", "feed", "package")
 
 def run_part(part: str, repeat: int, argv: list[str] | None) -> int:
     if part == "package":
-        runs = [coldstart.package()]
+        runs = [merge([coldstart.package() for _ in range(repeat)])]
     else:
         with stack() as s:
             runs = [_PART_RUNS[part](s, repeat)]
@@ -221,10 +221,12 @@ def cosmos_client(s: Stack) -> Iterator:
 
 
 def merge(runs: list[dict]) -> dict:
-    """The median of each number across runs; anything else as the first run had it."""
+    """The median of each number across runs; anything else as the first run had it. A key
+    some runs lack (e.g. a queue one run never touched) is merged over the runs that have it."""
     first = runs[0]
     if isinstance(first, dict):
-        return {k: merge([r[k] for r in runs]) for k in first}
+        keys = dict.fromkeys(k for r in runs for k in r)
+        return {k: merge([r[k] for r in runs if k in r]) for k in keys}
     if isinstance(first, int | float) and not isinstance(first, bool):
         return round(statistics.median(runs), 3)
     return first
