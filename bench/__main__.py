@@ -15,8 +15,6 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -190,7 +188,7 @@ def one_run(s: Stack, captures: int, queued: int) -> dict:
         result["text_model_300ms"]["server_overhead_ms"] = {
             k: round(outcome[k] - MODEL_DELAY_S * 1000, 2) for k in ("p50", "p95", "p99")
         }
-        with cosmos_client(s) as cosmos:
+        with s.database() as cosmos:
             result["concurrent_50"] = text.concurrent(host.base_url, cosmos, 50)
 
     s.model.reset()
@@ -203,21 +201,6 @@ def one_run(s: Stack, captures: int, queued: int) -> dict:
     )
     result["worker"]["model_calls_per_capture"] = round(len(s.model.requests) / queued, 3)
     return result
-
-
-@contextmanager
-def cosmos_client(s: Stack) -> Iterator:
-    """The bench database, for checking what the app stored."""
-    import warnings
-
-    from azure.cosmos import CosmosClient
-    from urllib3.exceptions import InsecureRequestWarning
-
-    # The local Cosmos server's self-signed certificate, on loopback: nothing to warn about.
-    warnings.filterwarnings("ignore", category=InsecureRequestWarning)
-    endpoint, key = s.settings["COSMOS_ENDPOINT"], s.settings["COSMOS_KEY"]
-    with CosmosClient(endpoint, key, connection_verify=False) as client:
-        yield client.get_database_client(s.settings["COSMOS_DATABASE"])
 
 
 def merge(runs: list[dict]) -> dict:

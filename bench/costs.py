@@ -100,17 +100,8 @@ def document_bytes(s: Stack, since_epoch: float) -> dict[str, int]:
     """The largest document written since `since_epoch` (its `_ts`) in the Inbox and in each
     bucket container, as JSON: a write's request charge grows with its size (about 5 RU up to
     1 KB, 6.3 at 2 KB)."""
-    import warnings
-
-    from azure.cosmos import CosmosClient
-    from urllib3.exceptions import InsecureRequestWarning
-
-    # The local Cosmos server's self-signed certificate, on loopback: nothing to warn about.
-    warnings.filterwarnings("ignore", category=InsecureRequestWarning)
     sizes: dict[str, int] = {}
-    endpoint, key = s.settings["COSMOS_ENDPOINT"], s.settings["COSMOS_KEY"]
-    with CosmosClient(endpoint, key, connection_verify=False) as client:
-        database = client.get_database_client(s.settings["COSMOS_DATABASE"])
+    with s.database() as database:
         for name in (INBOX, *BUCKET_CONTAINERS):
             docs = database.get_container_client(name).read_all_items()
             found = [

@@ -24,6 +24,20 @@ class Stack:
     ports: Ports  # the emulators', for a bench that puts a tap in front of one
 
     @contextmanager
+    def database(self) -> Iterator:
+        """The bench database through a sync client, for looking at what the app stored."""
+        import warnings
+
+        from azure.cosmos import CosmosClient
+        from urllib3.exceptions import InsecureRequestWarning
+
+        # The local Cosmos server's self-signed certificate, on loopback: nothing to warn about.
+        warnings.filterwarnings("ignore", category=InsecureRequestWarning)
+        endpoint, key = self.settings["COSMOS_ENDPOINT"], self.settings["COSMOS_KEY"]
+        with CosmosClient(endpoint, key, connection_verify=False) as client:
+            yield client.get_database_client(self.settings["COSMOS_DATABASE"])
+
+    @contextmanager
     def devhost(
         self, name: str, *, scripted: bool, cors: str | None = None, **env: str
     ) -> Iterator[DevhostProcess]:
