@@ -366,3 +366,28 @@ def test_fake_server_in_a_thread_answers_like_chat_completions() -> None:
         assert recorded.auth == "bearer"
         assert "authorization" not in recorded.headers
         assert recorded.messages == [{"role": "user", "content": "hello"}]
+
+
+async def test_resetting_the_app_closes_the_shared_client(
+    fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bootstrap.reset (shutdown, and between test setups) leaves no connection pool open."""
+    from shared import bootstrap
+    from shared.adapters.openai_client import openai_client
+    from shared.settings import get_settings
+
+    monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("COSMOS_ENDPOINT", "https://127.0.0.1:9/")  # required, never called
+    get_settings.cache_clear()
+    openai_client.cache_clear()
+    try:
+        client = openai_client()
+        assert not client.is_closed()
+        await bootstrap.reset()
+        assert client.is_closed()
+        assert openai_client() is not client  # the next use builds a fresh one
+    finally:
+        await bootstrap.reset()
+        get_settings.cache_clear()
