@@ -175,6 +175,24 @@ async def test_vague_captures_are_asked_about(classifier: MiniLMClassifier) -> N
 # --- (c) specific behaviour ---------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("text", ["insurance", "the boiler", "Gareth", "my visa", "dentist"])
+async def test_a_bare_word_is_asked_about_not_filed(
+    classifier: MiniLMClassifier, text: str
+) -> None:
+    # A bare word names a thing, not what to do with it. Without the rule, "insurance",
+    # "the boiler" and "dentist" were filed in Admin as sure (0.68-1.0).
+    result = await classifier.classify(text)
+    assert result.bucket is None or result.confidence < 0.6
+    assert result.question is not None
+
+
+async def test_two_words_that_say_what_to_do_are_still_filed(
+    classifier: MiniLMClassifier,
+) -> None:
+    result = await classifier.classify("renew insurance")
+    assert result.bucket is Bucket.ADMIN and result.confidence >= 0.6
+
+
 async def test_call_sarah_is_confidently_people(classifier: MiniLMClassifier) -> None:
     result = await classifier.classify("Call Sarah about the budget review")
     assert result.bucket is Bucket.PEOPLE

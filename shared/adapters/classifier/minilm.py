@@ -185,8 +185,16 @@ _TEMPERATURES = np.linspace(0.005, 0.2, 79)
 # 99 % of English captures take at most 1.5 pieces per word (names left out); captures in
 # other languages take 1.8-3.5.
 _UNFAMILIAR_PIECES_PER_WORD = 1.6
-# Where vague and unfamiliar captures are capped: the "plausible, ask" band.
+# Where vague, bare and unfamiliar captures are capped: the "plausible, ask" band.
 _ASK_CONFIDENCE = 0.45
+# Words that carry no subject: a capture with at most one word besides these ("passport",
+# "the bank", "Sarah") names a thing but not what to do with it, so it is asked about. Of our
+# 1,000-odd labelled captures only one clear one ("ironing") is that short.
+_EMPTY_WORDS = {
+    "a", "an", "the", "my", "our", "your", "his", "her", "their", "this", "that", "these",
+    "those", "some", "to", "of", "for", "on", "in", "at", "with", "and", "or", "again",
+    "later", "now", "it", "um", "uh", "er", "so", "yeah", "ok", "okay",
+}  # fmt: skip
 
 _CLARIFY = "I couldn't make that out — what did you want to capture?"
 _NOTHING_TO_FILE = "That capture looks empty — what did you want to capture?"
@@ -301,7 +309,11 @@ class MiniLMClassifier:
                 bucket=None, confidence=round(confidence, 3), title=title, question=_CLARIFY
             )
         confidence = round(float(real.max()), 3)
-        if nearest == _VAGUE or _pieces_per_word(text) > _UNFAMILIAR_PIECES_PER_WORD:
+        if (
+            nearest == _VAGUE
+            or _says_too_little(text)
+            or _pieces_per_word(text) > _UNFAMILIAR_PIECES_PER_WORD
+        ):
             confidence = min(confidence, _ASK_CONFIDENCE)
         question = None
         if confidence < _CONFIDENT:
@@ -346,6 +358,10 @@ def _pieces_per_word(text: str) -> float:
 
 
 _WORD = re.compile(r"\w+")
+
+
+def _says_too_little(text: str) -> bool:
+    return sum(w not in _EMPTY_WORDS for w in _WORD.findall(text.lower())) <= 1
 
 
 def _has_words(text: str) -> bool:
