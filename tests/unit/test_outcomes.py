@@ -45,6 +45,48 @@ def test_people_and_due_dates() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("Prof Hughes and Auntie Pam are coming", ["Hughes", "Pam"]),  # titles dropped
+        ("ring grandma, then Granddad", ["Grandma", "Granddad"]),  # family words, any case
+        ("Anne-Marie loves Noël's cooking", ["Anne-Marie", "Noël"]),  # hyphens, accents
+        ("Siobhan O'Neill starts at Amazon in March", ["Siobhan", "O'Neill"]),  # firm, month
+        ("It's Raj's turn to host at Easter", ["Raj"]),  # sentence starts, holidays
+        ("send Kim the NHS form and my CV", ["Kim"]),  # capitals are not names
+    ],
+)
+def test_people_named(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
+
+
+TUESDAY = date(2027, 2, 16)
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("renew the permit by 3 March", date(2027, 3, 3)),
+        ("insurance due the 21st of feb", date(2027, 2, 21)),
+        ("MOT on Jan 5th", date(2028, 1, 5)),  # passed this year: next year's
+        ("pay the deposit 2027-04-01", date(2027, 4, 1)),
+        ("bins on the 16th", date(2027, 2, 16)),  # today counts
+        ("parking fine by the 30th", date(2027, 3, 30)),  # no 30 February: the next one
+        ("pension form end of the month", date(2027, 2, 28)),
+        ("return the drill tonight", TUESDAY),
+        ("optician friday", date(2027, 2, 19)),
+        ("call the council on tuesday", date(2027, 2, 23)),  # a weekday said on it: next week's
+        ("sort the boiler next week", None),  # vague: no date rather than a made-up one
+        ("flights for may", None),
+        ("buy 2 bags of compost", None),
+        ("tax return 31 feb", None),  # no such day
+        ("go to the market 3 times", None),  # "mar" inside a word is no month
+    ],
+)
+def test_due_dates(text: str, due: date | None) -> None:
+    assert due_date_in(text, TUESDAY) == due
+
+
 def test_misunderstood_becomes_unresolved_after_two_follow_up_rounds() -> None:
     unclear = Classification(bucket=None, confidence=0.1, title="?")
     assert [decide(unclear, rounds=n) for n in range(4)] == [
