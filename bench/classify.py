@@ -38,7 +38,12 @@ PRICE_OUT_PER_M = 0.60
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench classify", description=__doc__)
     parser.add_argument("--model", choices=("offline", "openai"), required=True)
-    parser.add_argument("--set", type=Path, default=EVAL_SET, help="labelled captures (JSONL)")
+    parser.add_argument(
+        "--set",
+        type=Path,
+        action="append",
+        help="labelled captures (JSONL); repeat to pool several sets (default: the frozen set)",
+    )
     parser.add_argument(
         "--folds",
         type=int,
@@ -55,7 +60,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     _app_settings()
-    captures = load(args.set)
+    sets = args.set or [EVAL_SET]
+    captures = [capture for path in sets for capture in load(path)]
     if args.model == "openai":
         from shared.adapters.openai_client import model_configured
 
@@ -69,14 +75,14 @@ def main(argv: list[str]) -> int:
             return 2
     prices = Prices(args.price_in, args.price_out)
     report = run(args.model, captures, prices)
-    report["set"] = _relative(args.set)
+    report["set"] = ", ".join(_relative(path) for path in sets)
     if args.folds:
         report["examples_cross_validated"] = crossval.cross_validate(args.folds)
     report["date"] = datetime.now(UTC).isoformat(timespec="seconds")
     report["command"] = "python -m bench classify " + " ".join(argv)
     report["machine"] = machine()
 
-    out = args.out or RESULTS / f"classify-{args.model}-{args.set.stem}.json"
+    out = args.out or RESULTS / f"classify-{args.model}-{'+'.join(p.stem for p in sets)}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print(table(report))
@@ -235,19 +241,24 @@ def table(report: dict) -> str:
         lines.append(f"  {row:30}" + "".join(f"{n:>10}" for n in counts))
     cal = f["calibration"]
     lines += ["", f"calibration ({cal['captures']} captures given a bucket, one right answer)"]
-    lines.append(f"  {'confidence':12} {'n':>4} {'mean':>6} {'right':>6} {'gap':>6}")
+    lines.append(
+        f"  {'confidence':12} {'n':>4} {'mean':>6} {'right':>6} {'gap':>6}  right, 95 % interval"
+    )
     for b in cal["bins"]:
         if b["n"]:
+            low, high = b["accuracy_95"]
             lines.append(
                 f"  {b['bin']:12} {b['n']:>4} {b['mean_confidence']:>6.3f} "
-                f"{b['accuracy']:>6.3f} {b['gap']:>6.3f}"
+                f"{b['accuracy']:>6.3f} {b['gap']:>6.3f}  {low:.2f}-{high:.2f}"
             )
         else:
             lines.append(f"  {b['bin']:12} {0:>4}")
-    lines.append(
+    lines += [
         f"  expected calibration error {cal['expected_calibration_error']}, "
-        f"largest gap in a bin of 10+ {cal['max_gap_bins_of_10_or_more']}"
-    )
+        f"largest gap in a bin of 10+ {cal['max_gap_bins_of_10_or_more']}",
+        f"  bins within 0.05: {cal['bins_within_0.05']} of {cal['bins_filled']}; bins whose"
+        f" interval holds their mean confidence: {cal['bins_consistent']} of {cal['bins_filled']}",
+    ]
     d = f["details"]
     lines += [
         "",

@@ -159,7 +159,8 @@ def calibration(judged: list[Judged]) -> dict:
             bins.append({"bin": f"{low:.1f}-{high:.1f}", "n": 0})
             continue
         mean = sum(j.classification.confidence for j in inside) / len(inside)
-        accuracy = sum(j.right for j in inside) / len(inside)
+        right = sum(j.right for j in inside)
+        accuracy = right / len(inside)
         bins.append(
             {
                 "bin": f"{low:.1f}-{high:.1f}",
@@ -167,16 +168,36 @@ def calibration(judged: list[Judged]) -> dict:
                 "mean_confidence": round(mean, 3),
                 "accuracy": round(accuracy, 3),
                 "gap": round(abs(mean - accuracy), 3),
+                "accuracy_95": [round(x, 3) for x in wilson_interval(right, len(inside))],
             }
         )
-    n = sum(b["n"] for b in bins)
-    ece = sum(b["n"] * b["gap"] for b in bins if b["n"]) / n if n else None
+    filled = [b for b in bins if b["n"]]
+    n = sum(b["n"] for b in filled)
+    ece = sum(b["n"] * b["gap"] for b in filled) / n if n else None
     return {
         "captures": n,
         "bins": bins,
         "expected_calibration_error": round(ece, 3) if ece is not None else None,
         "max_gap_bins_of_10_or_more": max((b["gap"] for b in bins if b["n"] >= 10), default=None),
+        # "Within 0.05" as measured, and whether each bin's accuracy could be its confidence:
+        # a bin of ten captures cannot tell 0.70 from 0.80, and the report should say so.
+        "bins_within_0.05": sum(b["gap"] <= 0.05 for b in filled),
+        "bins_consistent": sum(
+            b["accuracy_95"][0] <= b["mean_confidence"] <= b["accuracy_95"][1] for b in filled
+        ),
+        "bins_filled": len(filled),
     }
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % Wilson score interval of a proportion: unlike mean +- 2 standard errors, it
+    stays inside 0..1 and means something for a bin of 5 captures all right."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def details(judged: list[Judged]) -> dict:

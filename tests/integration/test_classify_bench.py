@@ -4,6 +4,7 @@ a small labelled set come out as the answers say they should."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -117,6 +118,19 @@ def test_figures_of_a_scripted_run(fake: FakeOpenAI, tmp_path: Path) -> None:
         "LOW_CONFIDENCE",
         "CLASSIFIED",
     ]
+
+
+def test_several_sets_are_pooled_into_one_run(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.reset()
+    fake.enqueue(SCRIPT[0][1], SCRIPT[1][1])
+    second = tmp_path / "second.jsonl"
+    second.write_text(json.dumps(SCRIPT[1][0]) + "\n", encoding="utf-8")
+    done, report = bench_classify(fake.base_url, [SCRIPT[0][0]], tmp_path, "--set", str(second))
+    assert done.returncode == 0, done.stderr
+    assert report is not None
+    assert report["set"].endswith("second.jsonl") and "set.jsonl, " in report["set"]
+    assert report["figures"]["captures"] == 2
+    assert [c["label"] for c in report["captures"]] == ["People", "Admin"]
 
 
 def test_a_capture_the_server_failed_on_is_left_out_and_said(

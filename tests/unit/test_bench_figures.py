@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from bench.crossval import folds
-from bench.figures import Judged, Prices, figures
+from bench.figures import Judged, Prices, figures, wilson_interval
 from bench.labelled import LabelledCapture
 from shared.domain.classification import Bucket, Classification
 from shared.domain.outcomes import decide
@@ -88,17 +88,32 @@ def test_calibration_bins() -> None:
     assert cal["captures"] == 10
     by_bin = {b["bin"]: b for b in cal["bins"]}
     assert by_bin["0.0-0.3"] == {
-        "bin": "0.0-0.3", "n": 1, "mean_confidence": 0.25, "accuracy": 1.0, "gap": 0.75
+        "bin": "0.0-0.3", "n": 1, "mean_confidence": 0.25, "accuracy": 1.0, "gap": 0.75,
+        "accuracy_95": [0.207, 1.0],
     }  # fmt: skip
     assert by_bin["0.3-0.5"]["n"] == 2 and by_bin["0.3-0.5"]["accuracy"] == 0.5
     assert by_bin["0.7-0.8"] == {
-        "bin": "0.7-0.8", "n": 2, "mean_confidence": 0.725, "accuracy": 0.5, "gap": 0.225
+        "bin": "0.7-0.8", "n": 2, "mean_confidence": 0.725, "accuracy": 0.5, "gap": 0.225,
+        "accuracy_95": [0.095, 0.905],
     }  # fmt: skip
     assert by_bin["0.8-0.9"] == {"bin": "0.8-0.9", "n": 0}
     # 0.9 and 0.95 and 0.92: the Lucía miss makes it 2 of 3.
     assert by_bin["0.9-1.0"]["n"] == 3 and by_bin["0.9-1.0"]["accuracy"] == pytest.approx(0.667)
     gaps = sum(b["n"] * b["gap"] for b in cal["bins"] if b["n"])
     assert cal["expected_calibration_error"] == round(gaps / 10, 3)
+    # Six bins hold a capture, none within 0.05; yet with one to three captures each, every
+    # interval is wide enough to hold its bin's confidence.
+    assert by_bin["0.9-1.0"]["accuracy_95"] == [0.208, 0.939]
+    assert (cal["bins_filled"], cal["bins_within_0.05"], cal["bins_consistent"]) == (6, 0, 6)
+
+
+@pytest.mark.parametrize(
+    ("right", "n", "interval"),
+    [(10, 10, (0.722, 1.0)), (0, 10, (0.0, 0.278)), (50, 100, (0.404, 0.596)), (0, 0, (0, 1))],
+)
+def test_wilson_interval(right: int, n: int, interval: tuple[float, float]) -> None:
+    low, high = wilson_interval(right, n)
+    assert (round(low, 3), round(high, 3)) == interval
 
 
 def test_details_as_filed() -> None:
