@@ -67,6 +67,7 @@ def test_the_request_is_the_classifiers_with_the_rules(fake: FakeOpenAI, tmp_pat
     prompt = SYSTEM_PROMPT.lower()
     assert "null when nobody could file it" in prompt and "transcription noise" in prompt
     assert "ambiguous (two buckets fit about equally" in prompt and "below 0.6" in prompt
+    assert "too vague to act on (a bare word or name" in prompt
     assert "any language" in prompt
 
 

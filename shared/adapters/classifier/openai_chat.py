@@ -43,7 +43,8 @@ Answer with JSON only:
 fragment, or transcription noise ("Thank you for watching").
 - confidence: calibrated probability that bucket is right. >=0.6 sure; 0.3-0.6 plausible but \
 another bucket fits too; <0.3 cannot tell. Ambiguous (two buckets fit about equally, e.g. \
-"lunch with Ana about the app"): below 0.6.
+"lunch with Ana about the app") or too vague to act on (a bare word or name, "the thing with \
+Rob"): below 0.6.
 - title: 3-8 words naming the item, in the capture's language.
 - question: null when confidence >=0.6; else one short question whose answer settles the \
 bucket, naming the two buckets. With a null bucket, ask the user to rephrase.
