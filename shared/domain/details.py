@@ -14,10 +14,11 @@ from datetime import date, timedelta
 
 from shared.domain.classification import Bucket
 
-# --- People -----------------------------------------------------------------------------------
-
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _MONTHS = [m.lower() for m in calendar.month_name[1:]]
+
+# --- People -----------------------------------------------------------------------------------
+
 # Capitalised words that start a capture or name a time, not a person.
 _NOT_NAMES = {
     "I", "I'm", "I'll", "Call", "Email", "Text", "Ask", "Tell", "Remind", "Remember", "Meet",
@@ -125,7 +126,7 @@ def _next_day_of_year(today: date, month: int, day: int) -> date | None:
 
 
 def _next_day_of_month(today: date, day: int) -> date | None:
-    """ "The 9th": this month's if it is still to come, else the next month that has one."""
+    """A day of the month ("the 9th"): this month's if still to come, else the next one's."""
     year, month = today.year, today.month
     for _ in range(3):
         candidate = _valid(year, month, day)
