@@ -66,10 +66,17 @@ def classification(
     title: str = "Captured idea",
     question: str | None = None,
     *,
+    also_fits: str | None = None,
     delay_s: float = 0.0,
 ) -> Step:
     """A well-formed structured-output answer for the classifier's schema."""
-    payload = {"bucket": bucket, "confidence": confidence, "title": title, "question": question}
+    payload = {
+        "bucket": bucket,
+        "confidence": confidence,
+        "title": title,
+        "question": question,
+        "also_fits": also_fits,
+    }
     return completion(json.dumps(payload), delay_s=delay_s)
 
 

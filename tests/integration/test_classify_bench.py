@@ -62,12 +62,17 @@ def test_the_request_is_the_classifiers_with_the_rules(fake: FakeOpenAI, tmp_pat
     schema = body["response_format"]
     assert schema["type"] == "json_schema" and schema["json_schema"]["strict"] is True
     assert schema["json_schema"]["schema"] == ModelAnswer.model_json_schema()
-    # The rules for what cannot be filed travel with every request: no bucket for the
-    # unintelligible, a question for the ambiguous, the same rules in any language.
+    # The rules for what cannot be filed travel with every request, in the prompt and in the
+    # schema: a null bucket for the unintelligible, the second bucket of an ambiguous one (which
+    # the server turns into a question), the vague kept under 0.6, any language alike.
     prompt = SYSTEM_PROMPT.lower()
     assert "null when nobody could file it" in prompt and "transcription noise" in prompt
-    assert "ambiguous (two buckets fit about equally" in prompt and "below 0.6" in prompt
-    assert "too vague to act on (a bare word or name" in prompt
+    assert "when two buckets fit about equally, the other one" in prompt
+    assert "too vague to act on (a bare word or name" in prompt and "below 0.6" in prompt
+    answer = schema["json_schema"]["schema"]
+    assert {"bucket", "also_fits"} <= set(answer["required"])
+    # A bucket or null, as `bucket` is.
+    assert answer["properties"]["also_fits"]["anyOf"] == answer["properties"]["bucket"]["anyOf"]
     assert "any language" in prompt
 
 

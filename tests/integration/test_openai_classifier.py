@@ -24,6 +24,7 @@ from shared.adapters.classifier.openai_chat import (
 )
 from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import ClassifierUnavailable
+from shared.domain.outcomes import Outcome, decide
 from tests.fake_openai import (
     FakeOpenAI,
     classification,
@@ -241,12 +242,18 @@ async def test_auth_failure_raises_unavailable_without_retry(fake: FakeOpenAI) -
             completion('{"bucket": "Shopping", "confidence": 0.9, "title": "x"}'), id="bad-bucket"
         ),
         pytest.param(
-            completion('{"bucket": "Ideas", "confidence": "high", "title": "x", "question": null}'),
+            completion(
+                '{"bucket": "Ideas", "confidence": "high", "title": "x", "question": null,'
+                ' "also_fits": null}'
+            ),
             id="confidence-not-a-number",
         ),
         pytest.param(completion('{"bucket": "Ideas", "confid'), id="truncated-json"),
         pytest.param(
-            completion('{"bucket": "Ideas", "confidence": NaN, "title": "x", "question": null}'),
+            completion(
+                '{"bucket": "Ideas", "confidence": NaN, "title": "x", "question": null,'
+                ' "also_fits": null}'
+            ),
             id="nan-confidence",
         ),
         pytest.param(completion(""), id="empty-content"),
@@ -297,6 +304,31 @@ async def test_confidence_is_clamped(fake: FakeOpenAI, confidence: float, expect
     assert result.bucket is Bucket.IDEAS
     assert result.confidence == expected
     assert result.question == "Is this a project?"
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [(None, "Is this for People or Projects?"), ("About Ana or the app?", "About Ana or the app?")],
+)
+async def test_a_capture_the_model_says_fits_two_buckets_is_asked_about(
+    fake: FakeOpenAI, question: str | None, asked: str
+) -> None:
+    # The server, not the model, decides: a second bucket that fits about equally caps the
+    # confidence at an even chance, so the capture is asked about however sure the number was.
+    fake.enqueue(classification("People", 0.9, "Lunch with Ana", question, also_fits="Projects"))
+    async with openai_classifier(fake) as classifier:
+        result = await classifier.classify("lunch with Ana about the app")
+    assert result.bucket is Bucket.PEOPLE
+    assert result.confidence == 0.5
+    assert result.question == asked
+    assert decide(result) is Outcome.LOW_CONFIDENCE
+
+
+async def test_also_fits_naming_the_same_bucket_changes_nothing(fake: FakeOpenAI) -> None:
+    fake.enqueue(classification("People", 0.9, "Call Sam", also_fits="People"))
+    async with openai_classifier(fake) as classifier:
+        result = await classifier.classify("call Sam")
+    assert (result.confidence, result.question) == (0.9, None)
 
 
 async def test_null_bucket_means_zero_confidence_and_a_question(fake: FakeOpenAI) -> None:

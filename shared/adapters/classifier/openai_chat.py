@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 TITLE_MAX = 120
 MISUNDERSTOOD_TITLE = "Unclear capture"
 REPHRASE_QUESTION = "I couldn't make sense of that. Could you rephrase it in a sentence or two?"
+# A capture the model says fits two buckets is asked about, whatever confidence came with it:
+# "about equally" is at most an even chance for either.
+TWO_BUCKETS_CONFIDENCE = 0.5
 # A null bucket with no question from the model still needs something to show the user.
 FALLBACK_QUESTION = "Which is this: a person, a project, an idea or an admin task?"
 
@@ -42,9 +45,10 @@ Answer with JSON only:
 - bucket: one of the four, or null when nobody could file it: gibberish, filler words alone, a \
 fragment, or transcription noise ("Thank you for watching").
 - confidence: calibrated probability that bucket is right. >=0.6 sure; 0.3-0.6 plausible but \
-another bucket fits too; <0.3 cannot tell. Ambiguous (two buckets fit about equally, e.g. \
-"lunch with Ana about the app") or too vague to act on (a bare word or name, "the thing with \
-Rob"): below 0.6.
+another bucket fits too; <0.3 cannot tell. Ambiguous or too vague to act on (a bare word or \
+name, "the thing with Rob"): below 0.6.
+- also_fits: when two buckets fit about equally, the other one (e.g. "lunch with Ana about the \
+app": People, also_fits Projects); else null.
 - title: 3-8 words naming the item, in the capture's language.
 - question: null when confidence >=0.6; else one short question whose answer settles the \
 bucket, naming the two buckets. With a null bucket, ask the user to rephrase.
@@ -64,6 +68,7 @@ class ModelAnswer(BaseModel):
     confidence: float
     title: str
     question: str | None
+    also_fits: Bucket | None
 
 
 def _estimate_tokens(text: str, *, chars_per_token: float) -> int:
@@ -126,6 +131,9 @@ def _to_classification(answer: ModelAnswer) -> Classification:
         return Classification(
             bucket=None, confidence=0.0, title=title, question=question or REPHRASE_QUESTION
         )
+    if answer.also_fits not in (None, answer.bucket):
+        confidence = min(confidence, TWO_BUCKETS_CONFIDENCE)
+        question = question or f"Is this for {answer.bucket} or {answer.also_fits}?"
     return Classification(
         bucket=answer.bucket, confidence=confidence, title=title, question=question
     )
