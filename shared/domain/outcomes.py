@@ -52,6 +52,11 @@ def review_question(bucket: object) -> str:
     return f"I filed this under {bucket} — is that right?"
 
 
+def which_bucket_question(first: object, second: object) -> str:
+    """What a classifier asks when two buckets fit."""
+    return f"I'm not sure where this belongs — {first} or {second}?"
+
+
 def _shown(question: str | None) -> str | None:
     text = " ".join((question or "").split())
     if len(text) <= MAX_QUESTION_CHARS:

