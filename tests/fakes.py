@@ -154,6 +154,11 @@ class FakeCaptureRepository(Faults):
         await self._step("put_filed")
         self._filed[(item.bucket, item.user_id, item.id)] = json.dumps(item.to_json())
 
+    async def get_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
+        await self._step("get_filed")
+        text = self._filed.get((bucket, user_id, capture_id))
+        return FILED_MODELS[bucket].model_validate(json.loads(text)) if text else None
+
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         await self._step("delete_filed")
         self._filed.pop((bucket, user_id, capture_id), None)

@@ -17,7 +17,7 @@ from shared.adapters.storage_errors import bounded
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.errors import StaleItem
-from shared.domain.filed import FiledItem
+from shared.domain.filed import FILED_MODELS, FiledItem
 from shared.settings import INBOX
 
 # 449: Cosmos's "retry with" on conflicting writes. Every call is bounded in time.
@@ -122,6 +122,10 @@ class CosmosCaptureRepository:
     async def put_filed(self, item: FiledItem) -> None:
         async with _translated():
             await self._container(item.bucket.value).upsert_item(item.to_json())
+
+    async def get_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
+        doc = await self._read(bucket.value, user_id, capture_id)
+        return FILED_MODELS[bucket].model_validate(doc) if doc else None
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         await self._delete(bucket.value, user_id, capture_id)

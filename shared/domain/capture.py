@@ -16,7 +16,13 @@ from pydantic import Field
 from shared.domain.classification import Bucket, Classification
 from shared.domain.documents import Document, Timestamp, utcnow
 from shared.domain.errors import IllegalTransition
-from shared.domain.interrupts import InterruptKind, InterruptRecord
+from shared.domain.interrupts import (
+    AnswerPayload,
+    BucketPayload,
+    InterruptKind,
+    InterruptRecord,
+    response_of,
+)
 from shared.domain.outcomes import (
     FILED_OUTCOMES,
     FailureCode,
@@ -116,6 +122,9 @@ class InboxItem(Document):
     # The `updated_at` of the version whose outcome (or failure) a client was sent live, at the
     # end of a stream: the push worker does not notify what the user already saw.
     outcome_shown_at: Timestamp | None = None
+    # When the current outcome was decided: the filed item made from it carries the same
+    # instant, so a filed item left from an earlier outcome can be told apart (placement.py).
+    settled_at: Timestamp | None = None
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")
@@ -198,7 +207,7 @@ class InboxItem(Document):
             "reopened",
             Status.RECEIVED,
             clarifications=[*self.clarifications, answer],
-            interrupts=self._closing("resolved", {"answer": answer.text}),
+            interrupts=self._closing("resolved", response_of(AnswerPayload(answer=answer.text))),
             outcome=None,
             question_text=None,
             run_id=answer.run_id,
@@ -246,13 +255,15 @@ class InboxItem(Document):
         bucket: Bucket | None,
         chosen_by: Literal["classifier", "user"],
     ) -> InboxItem:
-        picked = {"bucket": bucket.value} if chosen_by == "user" and bucket else None
+        picked = (
+            response_of(BucketPayload(bucket=bucket)) if chosen_by == "user" and bucket else None
+        )
         interrupts = self._closing("resolved", picked)
         asks = ASKS.get(outcome)
         if asks is not None:
             opened = InterruptRecord(id=f"{self.id}:{len(interrupts) + 1}", kind=asks)
             interrupts = [*interrupts, opened]
-        return self._to(
+        settled = self._to(
             transition,
             STATUS_OF_OUTCOME[outcome],
             interrupts=interrupts,
@@ -264,6 +275,7 @@ class InboxItem(Document):
             question_text=question_for(outcome, c),
             error=None,
         )
+        return settled.model_copy(update={"settled_at": settled.updated_at})
 
     def _closing(
         self, status: Literal["resolved", "cancelled"], response: dict[str, Any] | None = None

@@ -22,6 +22,8 @@ class FiledItem(Document):
     title: str
     text: str
     confidence: float
+    # The `settledAt` of the inbox item's outcome this was filed from (None before it existed).
+    settled_at: Timestamp | None = None
     created_at: Timestamp = Field(default_factory=utcnow)
 
 

@@ -5,9 +5,9 @@ resume, and a replayed resume finds its answer."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, StringConstraints, ValidationError
 
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
@@ -19,9 +19,10 @@ class InterruptKind(StrEnum):
 
 
 class AnswerPayload(RequestBody):
-    """The answer to a question: the user's words, classified with the capture."""
+    """The answer to a question: the user's words, classified with the capture. Kept trimmed,
+    so an answer sent again with other spaces around it is the same answer."""
 
-    answer: str = Field(min_length=1, max_length=4000, pattern=r"\S")
+    answer: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000)]
 
 
 class BucketPayload(RequestBody):
@@ -43,6 +44,11 @@ REASON_OF_KIND = {InterruptKind.ANSWER: "input_required", InterruptKind.BUCKET: 
 def response_schema(kind: InterruptKind) -> dict[str, Any]:
     """The JSON schema of the payload a resume must carry (sent as `responseSchema`)."""
     return PAYLOAD_OF_KIND[kind].model_json_schema(by_alias=True)
+
+
+def response_of(payload: AnswerPayload | BucketPayload) -> dict[str, Any]:
+    """How an answer is kept on its question: its JSON, as normalised when it was parsed."""
+    return payload.model_dump(mode="json", by_alias=True)
 
 
 def parse_payload(kind: InterruptKind, payload: Any) -> AnswerPayload | BucketPayload | None:
@@ -67,6 +73,12 @@ class InterruptRecord(Document):
     @property
     def is_open(self) -> bool:
         return self.status == "open"
+
+    def closed_with(
+        self, status: Literal["resolved", "cancelled"], response: dict[str, Any] | None
+    ) -> bool:
+        """Whether this question was closed this very way (a replayed answer)."""
+        return self.status == status and (response is None or self.response == response)
 
     def closed(
         self, status: Literal["resolved", "cancelled"], response: dict[str, Any] | None = None

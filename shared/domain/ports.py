@@ -49,6 +49,10 @@ class CaptureRepository(Protocol):
 
     async def put_filed(self, item: FiledItem) -> None: ...
 
+    async def get_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
+        """The capture's filed item in `bucket`, if it has one."""
+        ...
+
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         """Idempotent: deleting what is not there is fine."""
         ...

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 CLASSIFIER_STEP = "Classifier"
 TRANSCRIPTION_STEP = "Transcription"
-_VERSION = re.compile(r"(\d+)\.(\d+)")
+# Few digits: int() refuses a number of thousands of them, and no version has more.
+_VERSION = re.compile(r"(\d{1,9})\.(\d{1,9})")
 
 
 def speaks_interrupts(protocol_version: str | None) -> bool:

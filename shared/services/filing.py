@@ -1,7 +1,8 @@
 """Classify and file a stored capture: the one place a settled capture becomes documents.
 
 Idempotent by construction: ids come from the capture, a settled capture is returned as
-it is, and a move writes the new filed item, then the inbox item, then deletes the old.
+it is, and a move writes the new filed item, then the inbox item, then converges the buckets
+to it (placement.py).
 """
 
 from __future__ import annotations
@@ -11,15 +12,12 @@ from collections.abc import Callable
 
 from shared import tracing
 from shared.domain.capture import InboxItem
-from shared.domain.classification import Bucket
-from shared.domain.details import details_for
-from shared.domain.documents import utcnow
 from shared.domain.errors import CaptureDeleted, StaleItem
-from shared.domain.filed import FILED_MODELS, FiledItem
 from shared.domain.messages import OutcomeMessage
 from shared.domain.outcomes import FailureCode
 from shared.domain.ports import CaptureQueues, CaptureRepository, Classifier
 from shared.services.background import spawn
+from shared.services.placement import converge, filed_item_for
 from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -64,33 +62,34 @@ async def file_capture(
 async def _file(
     item: InboxItem, settled: InboxItem, repo: CaptureRepository, queues: CaptureQueues
 ) -> InboxItem:
-    bucket = settled.filed_bucket
     by_user = settled.chosen_by == "user"
-    if bucket is not None:
+    # The filed item first: a crash after it and before the save leaves an extra copy that the
+    # delayed check removes, never a filed capture with nothing in its bucket.
+    if settled.filed_bucket is not None:
         await repo.put_filed(filed_item_for(settled))
     try:
         saved = await repo.save(settled)
     except StaleItem:
-        current = await repo.get(item.user_id, item.id)
-        gone = current is None or current.is_deleted
-        # A filed item only we wrote goes, so that exactly one remains (or none, if deleted).
-        if bucket is not None and (gone or bucket != current.filed_bucket):
-            await repo.delete_filed(item.user_id, bucket, item.id)
-        if gone:
+        # Someone saved first: theirs is the truth, and what we wrote goes unless it agrees.
+        current = await converge(item.user_id, item.id, repo)
+        if current is None or current.is_deleted:
             raise CaptureDeleted(item.id) from None
         if by_user or not current.is_settled:
             raise
         # A duplicate delivery or a retried request settled it first: theirs stands.
         return current
-    # A move: the old filed item goes last, so a crash before this point loses nothing. The
-    # user's choice sweeps every other bucket, so re-running a move interrupted anywhere
-    # converges even though the inbox item no longer names the old bucket.
-    stale = set(Bucket) if by_user else {item.filed_bucket}
-    for old in stale - {bucket, None}:
-        await repo.delete_filed(item.user_id, old, item.id)
+    # A capture filed for the first time has nothing elsewhere to remove. A move, or a pick
+    # (which may be re-running a move interrupted anywhere), converges every bucket.
+    told = saved
+    if by_user or item.filed_bucket not in (None, settled.filed_bucket):
+        current = await converge(saved.user_id, saved.id, repo, known=saved)
+        if current is None or current.is_deleted:
+            raise CaptureDeleted(item.id)
+        # Someone may have moved it since: the caller tells where it really is.
+        told = current if current.has_ended else saved
     # Best effort, and never in the way: the user's stream does not wait for it.
     spawn(_publish(saved, queues))
-    return saved
+    return told
 
 
 async def fail(
@@ -117,21 +116,6 @@ async def record(
         return await repo.save(change(item))
     except StaleItem:
         return await repo.get(item.user_id, item.id) or item
-
-
-def filed_item_for(settled: InboxItem) -> FiledItem:
-    assert settled.filed_bucket is not None and settled.title is not None
-    text = settled.text_to_classify()
-    details = details_for(settled.filed_bucket, text, settled.title, utcnow().date())
-    return FILED_MODELS[settled.filed_bucket](
-        id=settled.id,
-        user_id=settled.user_id,
-        inbox_item_id=settled.id,
-        title=settled.title,
-        text=text,
-        confidence=settled.confidence or 0.0,
-        **details,
-    )
 
 
 async def _publish(item: InboxItem, queues: CaptureQueues) -> None:

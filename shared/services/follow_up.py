@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from shared.domain.capture import Clarification, InboxItem, Status
 from shared.domain.errors import Conflict, NotStored
+from shared.domain.interrupts import AnswerPayload, response_of
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
 from shared.services.capture import TextCapture
@@ -52,16 +53,22 @@ def follow_up_run(
 
 
 async def store_clarification(
-    item: InboxItem, answer: TextCapture, repo: CaptureRepository
+    item: InboxItem, answer: TextCapture, repo: CaptureRepository, answering: str | None = None
 ) -> InboxItem:
     """Add the answer and reopen the capture for the classifier. A retried run (same runId)
-    finds its answer stored and goes on from there."""
+    finds its answer stored and goes on from there. `answering`: the id of the question this
+    answers (a resume); the first answer saved wins it, and a different one is refused."""
 
     async def attempt(item: InboxItem) -> InboxItem:
         if _answered(item, answer.run_id):
             return item
         if item.is_deleted:
             raise _deleted()
+        question = item.interrupt(answering) if answering is not None else None
+        if question is not None and not question.is_open:
+            if question.closed_with("resolved", response_of(AnswerPayload(answer=answer.text))):
+                return item  # this very answer was taken already
+            raise NotStored("INTERRUPT_CLOSED", f"The question {answering!r} was answered already.")
         if item.status is not Status.NEEDS_CLARIFICATION:
             raise _changed()
         clarification = Clarification(run_id=answer.run_id, text=answer.text)

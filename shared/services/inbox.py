@@ -12,11 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from shared.domain.capture import LISTED, InboxItem, Status
-from shared.domain.classification import Bucket
 from shared.domain.documents import Document, utc_text
 from shared.domain.errors import Conflict, Malformed, NotFound, StaleItem
 from shared.domain.ids import is_capture_id
+from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
+from shared.services.checks import schedule_check
+from shared.services.placement import converge
+from shared.settings import get_settings
 
 MAX_PAGE = 100
 # What a client may filter by, as a type: pydantic checks it, and documents it as an enum.
@@ -113,14 +116,18 @@ async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -
 async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> None:
     """Tombstone the inbox item, then remove the filed items, the audio, and the inbox item.
 
-    The tombstone comes first and is ETag-guarded: a classifier or a bucket pick racing the
-    delete then fails its own guarded save and takes back the filed item it wrote, and one
-    that saved just before is swept below. A crash part way leaves the tombstone (no text),
-    and deleting again finishes the job. Deleting what is gone is fine."""
+    The delayed check goes out first, so that a removal cut short (a crash, a storage timeout)
+    is finished when it comes due. The tombstone is ETag-guarded: a classifier or a bucket pick
+    racing the delete then fails its own guarded save and converges to the tombstone, and one
+    that saved just before is swept below. Deleting what is gone is fine."""
     if not is_capture_id(capture_id):
         return
     repo = adapters.repo
     item = await repo.get(user_id, capture_id)
+    if item is None:
+        return
+    job = ClassifyJob(capture_id=capture_id, user_id=user_id)
+    await schedule_check(job, adapters, get_settings().recovery_delay_s)
     for _ in range(_ATTEMPTS):
         if item is None:
             return
@@ -133,11 +140,16 @@ async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> N
             item = await repo.get(user_id, capture_id)
     else:
         raise Conflict("This capture keeps changing. Please try again.", "CONFLICT")
-    for bucket in Bucket:  # every bucket: a move interrupted earlier may have left one
-        await repo.delete_filed(user_id, bucket, item.id)
-    if item.audio_blob:
-        await adapters.voice.delete(item.audio_blob)
-    await repo.remove(user_id, item.id)
+    await finish_delete(item, adapters)
+
+
+async def finish_delete(tombstone: InboxItem, adapters: Adapters) -> None:
+    """Remove what a tombstoned capture leaves: every filed copy, its audio, then the tombstone
+    itself, last, so that a removal cut short can be found and finished."""
+    await converge(tombstone.user_id, tombstone.id, adapters.repo, known=tombstone)
+    if tombstone.audio_blob:
+        await adapters.voice.delete(tombstone.audio_blob)
+    await adapters.repo.remove(tombstone.user_id, tombstone.id)
 
 
 def _encode(cursor: _Cursor) -> str:

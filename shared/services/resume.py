@@ -19,6 +19,7 @@ from shared.domain.interrupts import (
     BucketPayload,
     InterruptRecord,
     parse_payload,
+    response_of,
 )
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
@@ -90,6 +91,10 @@ async def _plan(request: ResumeRequest, repo: CaptureRepository) -> list[_Step]:
         record.id: (item, record) for item in on_thread for record in item.interrupts
     }
     steps: list[_Step] = []
+    ids = [a.interrupt_id for a in request.answers]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ResumeRefused("DUPLICATE_ANSWER", f"The resume answers {twice} more than once.")
     for answer in request.answers:
         if answer.interrupt_id not in asked:
             raise ResumeRefused(
@@ -110,9 +115,10 @@ async def _plan(request: ResumeRequest, repo: CaptureRepository) -> list[_Step]:
                 "INTERRUPT_CLOSED", f"The question {record.id!r} was answered already."
             )
         steps.append(_Step(item, answer, payload, replay=not record.is_open))
-    answered = {a.interrupt_id for a in request.answers}
-    still_open = [i.open_interrupt.id for i in on_thread if i.open_interrupt]
-    missing = [interrupt_id for interrupt_id in still_open if interrupt_id not in answered]
+    # A capture the resume answers for is answered, even if its answer (replayed now) has
+    # since led to a new question of its own.
+    answered = {step.item.id for step in steps}
+    missing = [i.open_interrupt.id for i in on_thread if i.open_interrupt and i.id not in answered]
     if missing:
         raise ResumeRefused(
             "PARTIAL_RESUME",
@@ -126,9 +132,7 @@ async def _plan(request: ResumeRequest, repo: CaptureRepository) -> list[_Step]:
 def _same_answer(
     record: InterruptRecord, answer: ResumeAnswer, payload: AnswerPayload | BucketPayload | None
 ) -> bool:
-    if record.status != answer.status:
-        return False
-    return payload is None or payload.model_dump(mode="json") == record.response
+    return record.closed_with(answer.status, response_of(payload) if payload else None)
 
 
 async def _carry_out(
@@ -146,13 +150,19 @@ async def _carry_out(
         if to_client and current.outcome is not None:
             shown(current, adapters.repo)
     elif step.answer.status == "cancelled":
-        kept = await _cancel(item, adapters.repo)
+        kept = await _cancel(item, step.answer.interrupt_id, adapters.repo)
         yield agui.run_finished(
             item.thread_id, run_id, {"status": kept.status.value, "inboxItemId": kept.id}
         )
     elif isinstance(step.payload, BucketPayload):
         try:
-            picked = await pick_bucket(item.user_id, item.id, step.payload.bucket, adapters)
+            picked = await pick_bucket(
+                item.user_id,
+                item.id,
+                step.payload.bucket,
+                adapters,
+                answering=step.answer.interrupt_id,
+            )
         except Refused as refused:
             raise ResumeRefused(refused.code or "CONFLICT", refused.message) from None
         for event in agui.outcome_events(picked, run_id, request.conversation):
@@ -165,7 +175,7 @@ async def _carry_out(
             user_id=item.user_id,
             thread_id=item.thread_id,
             run_id=run_id,
-            text=step.payload.answer.strip(),
+            text=step.payload.answer,
             capture_key=run_id,
             conversation=request.conversation,
         )
@@ -173,7 +183,7 @@ async def _carry_out(
             item.thread_id,
             run_id,
             ClassifyJob(capture_id=item.id, user_id=item.user_id),
-            lambda: store_clarification(item, answer, adapters.repo),
+            lambda: store_clarification(item, answer, adapters.repo, step.answer.interrupt_id),
             adapters,
             request.conversation,
             to_client=to_client,
@@ -194,12 +204,17 @@ def _told(item: InboxItem, request: ResumeRequest) -> list[BaseEvent]:
     return agui.outcome_events(item, request.run_id, request.conversation)
 
 
-async def _cancel(item: InboxItem, repo: CaptureRepository) -> InboxItem:
+async def _cancel(item: InboxItem, interrupt_id: str, repo: CaptureRepository) -> InboxItem:
     async def attempt(item: InboxItem) -> InboxItem:
         if item.is_deleted:
             raise _deleted()
-        if item.open_interrupt is None:
-            return item  # closed meanwhile (answered through REST, or this very cancel)
+        question = item.interrupt(interrupt_id)
+        if question is not None and not question.is_open:
+            if question.closed_with("cancelled", None):
+                return item  # this very cancel, taken already
+            raise ResumeRefused(
+                "INTERRUPT_CLOSED", f"The question {interrupt_id!r} was answered already."
+            )
         return await repo.save(item.interrupt_cancelled())
 
     return await on_latest(item, repo, attempt, gone=_deleted, busy=_busy)

@@ -21,9 +21,10 @@ from shared.services import agui
 from shared.services.agui import Conversation
 from shared.services.background import spawn
 from shared.services.capture import TextCapture, store_text_capture
+from shared.services.checks import schedule_check
 from shared.services.filing import classify_and_file
 from shared.services.shown import shown
-from shared.services.worker import queue_for_worker, schedule_check
+from shared.services.worker import queue_for_worker
 from shared.settings import get_settings
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ from shared.domain.errors import Conflict, Invalid, TooLarge, VoiceNoteTooLarge
 from shared.domain.ids import voice_capture_id
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
-from shared.services.worker import schedule_check, upload_deadline
+from shared.services.checks import schedule_check
+from shared.services.worker import upload_deadline
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,6 @@ a voice note whose audio never came, removed once its upload URL has expired."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from datetime import timedelta
 
@@ -14,9 +13,9 @@ from shared.domain.documents import utcnow
 from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
-from shared.services.background import spawn
 from shared.services.filing import classify_and_file, record
-from shared.services.inbox import delete_capture
+from shared.services.inbox import delete_capture, finish_delete
+from shared.services.placement import converge
 from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -32,25 +31,6 @@ async def queue_for_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
     return await record(item, InboxItem.queued, adapters.repo)
 
 
-# How long storing a capture waits for its check to be sent: normally the job is out before
-# the capture is stored, so no moment exists in which a process could die leaving a stored
-# capture that nothing will come back to; a slow queue holds the capture up no longer.
-CHECK_FIRST_S = 1.0
-
-
-async def schedule_check(job: ClassifyJob, adapters: Adapters, delay_s: float) -> None:
-    """Send the delayed job that settles the capture if its own process never does. Call it
-    before storing the capture; best effort, and never more than CHECK_FIRST_S in the way."""
-    await asyncio.wait({spawn(_send_check(job, adapters, delay_s))}, timeout=CHECK_FIRST_S)
-
-
-async def _send_check(job: ClassifyJob, adapters: Adapters, delay_s: float) -> None:
-    try:
-        await adapters.queues.enqueue_classify(job, delay_s=delay_s)
-    except Exception:
-        log.warning("could not schedule the check of capture %s", job.capture_id, exc_info=True)
-
-
 def upload_deadline() -> timedelta:
     """How long after it was created a voice note may still receive its audio."""
     s = get_settings()
@@ -58,23 +38,31 @@ def upload_deadline() -> timedelta:
 
 
 async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
-    """Idempotent: a settled capture is left as it is. ClassifierUnavailable propagates so
-    that the host retries the message and, after maxDequeueCount, poisons it."""
+    """Idempotent: a settled capture is left as it is, but for its buckets, which converge to
+    it (a writer that died after its save left them for this check). ClassifierUnavailable
+    propagates so that the host retries the message and, after maxDequeueCount, poisons it."""
     tracing.annotate(capture_id=job.capture_id, user_id=job.user_id)
-    item = await adapters.repo.get(job.user_id, job.capture_id)
+    repo = adapters.repo
+    item = await repo.get(job.user_id, job.capture_id)
     if item is None or item.is_deleted:
-        log.info("classify job for capture %s: no such capture (deleted?)", job.capture_id)
+        log.info("classify job for capture %s: deleted, or being deleted", job.capture_id)
+        if item is None:
+            await converge(job.user_id, job.capture_id, repo, known=None)
+        else:
+            await finish_delete(item, adapters)  # a removal cut short
         return None
     if item.status is Status.AWAITING_UPLOAD:
         return await _expire_upload(item, job, adapters)
-    if not item.may_be_classified():
-        # Settled already, the blob trigger's retries own it, or it has nothing to classify.
-        return item
-    try:
-        return await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
-    except CaptureDeleted:
-        log.info("classify job for capture %s: deleted meanwhile", job.capture_id)
-        return None
+    if item.may_be_classified():
+        try:
+            item = await classify_and_file(item, repo, adapters.classifier, adapters.queues)
+        except CaptureDeleted:
+            log.info("classify job for capture %s: deleted meanwhile", job.capture_id)
+            return None
+    elif not item.is_settled:
+        return item  # the blob trigger's retries own it, or it has nothing to classify
+    # A process that died between its filed item and its save may have left a copy elsewhere.
+    return await converge(item.user_id, item.id, repo, known=item)
 
 
 async def _expire_upload(item: InboxItem, job: ClassifyJob, adapters: Adapters) -> InboxItem | None:

@@ -147,3 +147,21 @@ async def test_a_capture_that_keeps_changing_is_a_conflict(fakes: Fakes) -> None
     )
     assert fakes.repo.stored(USER, low.id).filed_bucket is Bucket.IDEAS
     assert fakes.repo.filed_buckets(USER, low.id) == [Bucket.IDEAS]  # each try took its own back
+
+
+async def test_two_picks_racing_leave_the_capture_filed_where_the_last_save_says(
+    fakes: Fakes,
+) -> None:
+    """The probe's case: the first pick saved, the second saved after it, and then the first
+    swept every bucket but its own, taking the second's filed item with it."""
+    low = await settled(fakes, "tiles?", Bucket.IDEAS, 0.45, "Tiles")
+
+    async def second_pick() -> None:
+        await pick(fakes, low, Bucket.ADMIN)
+
+    # The first pick has saved; its sweep of the other buckets is about to start.
+    fakes.repo.before_next("delete_filed", second_pick)
+    await pick(fakes, low, Bucket.PEOPLE)
+    stored = fakes.repo.stored(USER, low.id)
+    assert stored.filed_bucket is Bucket.ADMIN
+    assert fakes.repo.filed_buckets(USER, low.id) == [Bucket.ADMIN]

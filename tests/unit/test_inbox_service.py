@@ -68,7 +68,9 @@ async def test_delete_tombstones_then_removes_filed_items_audio_and_the_item(fak
     fakes.voice.before_next("delete", lambda: steps.append("audio"))
     await delete_capture(USER, item.id, fakes.adapters)
 
-    assert fakes.repo.calls == ["get", "save", *["delete_filed"] * 4, "remove"]
+    # The tombstone, every bucket emptied, one read to see that nobody wrote meanwhile.
+    assert fakes.repo.calls == ["get", "save", *["delete_filed"] * 4, "get", "remove"]
+    assert [s.delay_s > 0 for s in fakes.queues.sent] == [True]  # its check went out first
     (tombstone,) = tombstone_seen
     assert tombstone.is_deleted and tombstone.text is None and tombstone.title is None
     assert steps == ["audio"] and fakes.voice.blobs == {}

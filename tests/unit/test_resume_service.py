@@ -130,3 +130,68 @@ async def test_a_replayed_answer_tells_the_outcome_again_and_a_different_one_is_
 async def test_a_resume_on_a_thread_with_no_question_names_nothing(fakes: Fakes) -> None:
     run = await events(fakes, request(thread_id="t-quiet"))
     assert error_code(run) == "NOTHING_TO_RESUME"
+
+
+async def test_the_first_answer_saved_wins_and_a_different_one_racing_it_is_refused(
+    fakes: Fakes,
+) -> None:
+    item = await asking(fakes, 0.45)
+    question = f"{item.id}:1"
+    # Another resume's answer lands between this one's checks and its save.
+    racer: list[list[dict]] = []
+
+    async def other_answer() -> None:
+        racer.append(await events(fakes, request(resolved(question, {"bucket": "Admin"}))))
+
+    fakes.repo.before_next("put_filed", other_answer)
+    run = await events(fakes, request(resolved(question, {"bucket": "Ideas"})))
+    (won,) = racer
+    assert won[-1]["result"]["bucket"] == "Admin"
+    assert error_code(run) == "INTERRUPT_CLOSED"
+    stored = await fakes.repo.get(USER, item.id)
+    assert stored.filed_bucket is Bucket.ADMIN
+    assert stored.interrupts[0].response == {"bucket": "Admin"}
+    assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.ADMIN]
+
+
+async def test_a_replay_with_spaces_around_the_answer_is_the_same_answer(fakes: Fakes) -> None:
+    item = await asking(fakes, 0.1)
+    fakes.classifier.then(guess(Bucket.PROJECTS, 0.9, "Kitchen tiles"))
+    first = await events(fakes, request(resolved(f"{item.id}:1", {"answer": "the tiles "})))
+    assert first[-1]["result"]["outcome"] == "CLASSIFIED"
+    again = await events(fakes, request(resolved(f"{item.id}:1", {"answer": "  the tiles"})))
+    assert error_code(again) is None and again[-1]["result"]["outcome"] == "CLASSIFIED"
+    assert fakes.classifier.texts == ["the tiles\ntiles"]  # classified once
+
+
+async def test_a_replay_answers_again_after_its_answer_led_to_a_new_question(
+    fakes: Fakes,
+) -> None:
+    item = await asking(fakes, 0.1)
+    fakes.classifier.then(guess(None, 0.1, "?", "Still unclear: what about the tiles?"))
+    answer = resolved(f"{item.id}:1", {"answer": "hmm"})
+    first = await events(fakes, request(answer))
+    assert first[-1]["result"]["outcome"] == "MISUNDERSTOOD"
+    assert (await fakes.repo.get(USER, item.id)).open_interrupt.id == f"{item.id}:2"
+    again = await events(fakes, request(answer))
+    assert error_code(again) is None and again[-1]["result"]["outcome"] == "MISUNDERSTOOD"
+
+
+async def test_a_resume_answering_one_question_twice_is_refused(fakes: Fakes) -> None:
+    item = await asking(fakes, 0.45)
+    before = (await fakes.repo.get(USER, item.id)).to_json()
+    question = f"{item.id}:1"
+    run = await events(
+        fakes,
+        request(resolved(question, {"bucket": "Ideas"}), resolved(question, {"bucket": "Admin"})),
+    )
+    assert error_code(run) == "DUPLICATE_ANSWER"
+    assert (await fakes.repo.get(USER, item.id)).to_json() == before
+
+
+async def test_a_cancel_after_the_question_was_answered_is_refused(fakes: Fakes) -> None:
+    item = await asking(fakes, 0.45)
+    question = f"{item.id}:1"
+    await events(fakes, request(resolved(question, {"bucket": "Ideas"})))
+    cancel = ResumeAnswer(interrupt_id=question, status="cancelled")
+    assert error_code(await events(fakes, request(cancel))) == "INTERRUPT_CLOSED"

@@ -1,0 +1,84 @@
+"""Where a capture is filed: its inbox item's `filedBucket` is the truth, and the four bucket
+containers converge to it, whoever wrote last and whatever died half way.
+
+Any writer of a capture (the classifier, a pick, an answer, DELETE, the delayed check) saves
+the inbox item first (ETag-guarded) and then calls `converge`. One pass makes the buckets say
+what the version in hand says: the filed item of its outcome in `filedBucket`, nothing in the
+others, nothing at all for a deleted capture. Then it reads the inbox item again: if someone
+saved meanwhile, its pass may have undone their work, so it passes again on their version.
+A pass that acted on an old version is always followed by one on the newest, so the last
+write to each bucket is made from the newest version: the buckets end as the truth says.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from shared.domain.capture import InboxItem
+from shared.domain.classification import Bucket
+from shared.domain.details import details_for
+from shared.domain.documents import utcnow
+from shared.domain.filed import FILED_MODELS, FiledItem
+from shared.domain.ports import CaptureRepository
+
+log = logging.getLogger(__name__)
+
+# Each extra pass means another writer saved during ours, and that writer converges too.
+PASSES = 5
+
+
+async def converge(
+    user_id: str, capture_id: str, repo: CaptureRepository, known: InboxItem | None = None
+) -> InboxItem | None:
+    """Make the buckets agree with the inbox item (`known`: the version just saved or read,
+    else read now). Returns the version they agree with: None or a tombstone when deleted."""
+    item = known if known is not None else await repo.get(user_id, capture_id)
+    for _ in range(PASSES):
+        await _match(user_id, capture_id, item, repo)
+        latest = await repo.get(user_id, capture_id)
+        if _same_version(latest, item):
+            return latest
+        item = latest
+    # Still changing: whoever is changing it converges after its own save.
+    log.warning("capture %s kept changing while its buckets were matched", capture_id)
+    return item
+
+
+def filed_item_for(settled: InboxItem) -> FiledItem:
+    """The filed item of `settled`'s outcome, made the same way whenever it is made."""
+    assert settled.filed_bucket is not None and settled.title is not None
+    text = settled.text_to_classify()
+    # Relative dates ("tomorrow") are read from the day it was settled, not the day of a repair.
+    today = (settled.settled_at or utcnow()).date()
+    details = details_for(settled.filed_bucket, text, settled.title, today)
+    return FILED_MODELS[settled.filed_bucket](
+        id=settled.id,
+        user_id=settled.user_id,
+        inbox_item_id=settled.id,
+        title=settled.title,
+        text=text,
+        confidence=settled.confidence or 0.0,
+        settled_at=settled.settled_at,
+        **details,
+    )
+
+
+async def _match(
+    user_id: str, capture_id: str, item: InboxItem | None, repo: CaptureRepository
+) -> None:
+    truth = None if item is None or item.is_deleted else item.filed_bucket
+    for bucket in Bucket:
+        if bucket is not truth:
+            await repo.delete_filed(user_id, bucket, capture_id)
+            continue
+        assert item is not None
+        filed = await repo.get_filed(user_id, bucket, capture_id)
+        # A filed item of this very outcome stays as it is (the user may have edited it).
+        if filed is None or filed.settled_at != item.settled_at:
+            await repo.put_filed(filed_item_for(item))
+
+
+def _same_version(a: InboxItem | None, b: InboxItem | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.etag is not None and a.etag == b.etag
