@@ -30,6 +30,8 @@ SENT_KEPT = 50
 # Devices one user may subscribe: each outcome is sent to every one of them.
 MAX_SUBSCRIPTIONS = 20
 MAX_ENDPOINT_CHARS = 2048
+# The latest instant a JavaScript Date holds (ms since the epoch): expirationTime is one.
+MAX_EXPIRATION_MS = 8.64e15
 # What a phone shows of a notification; the encrypted record must stay under 4 KiB anyway.
 MAX_TITLE_CHARS = 100
 MAX_BODY_CHARS = 300
@@ -89,8 +91,13 @@ class SubscriptionRequest(RequestBody):
         max_length=MAX_ENDPOINT_CHARS,
         description="The push service URL to send to; only real push services are accepted.",
     )
+    # A finite time, or a 4xx: NaN or an infinity (1e999) cannot be stored.
     expiration_time: float | None = Field(
-        default=None, description="When the subscription expires (ms since the epoch), if ever."
+        default=None,
+        ge=0,
+        le=MAX_EXPIRATION_MS,
+        allow_inf_nan=False,
+        description="When the subscription expires (ms since the epoch), if ever.",
     )
     keys: SubscriptionKeys
 

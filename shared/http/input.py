@@ -41,7 +41,7 @@ def parse_json(body: bytes, content_type: str | None, model: type[M], what: str)
     if content_type is None or content_type.split(";")[0].strip().lower() != "application/json":
         raise Problem(415, f"Send {what} as application/json.")
     try:
-        raw = json.loads(body)
+        raw = json.loads(body, parse_constant=_not_json)
     except RecursionError as exc:  # the parser's own limit, far above ours
         raise _too_deep() from exc
     except ValueError as exc:
@@ -60,6 +60,11 @@ def parse_json(body: bytes, content_type: str | None, model: type[M], what: str)
                 for e in exc.errors(include_url=False, include_input=False)[:10]
             ],
         ) from exc
+
+
+def _not_json(constant: str) -> float:
+    # Python's json reads NaN and Infinity; JSON has no such values, and no store can keep them.
+    raise ValueError(f"{constant} is not JSON")
 
 
 def _too_deep() -> Problem:

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 # Ids are stored with the capture and echoed in every event; a client's ids are short.
 MAX_ID_CHARS = 200
+# "1.0", "1.12.3-beta": a longer protocolVersion is no version (the events feed says the same).
+MAX_VERSION_CHARS = 20
 
 
 def parse_capture_input(
@@ -68,6 +70,14 @@ def _run_input(body: bytes, content_type: str | None) -> RunAgentInput:
     for name, value in (("threadId", run_input.thread_id), ("runId", run_input.run_id)):
         if not 1 <= len(value) <= MAX_ID_CHARS:
             raise Problem(422, f"{name} must be 1 to {MAX_ID_CHARS} characters.", code="INVALID_ID")
+    version = run_input.protocol_version
+    if version is not None and len(version) > MAX_VERSION_CHARS:
+        raise Problem(
+            422,
+            f"protocolVersion must be a version such as 1.0 ({MAX_VERSION_CHARS} characters "
+            "at most).",
+            code="INVALID_PROTOCOL_VERSION",
+        )
     if len(run_input.messages) > limits.max_messages:
         raise Problem(
             422,
@@ -196,7 +206,7 @@ class FeedQuery(BaseModel):
 
     protocol_version: str | None = Field(
         default=None,
-        max_length=20,
+        max_length=MAX_VERSION_CHARS,
         description="The AG-UI protocol version the client speaks, e.g. `1.0`.",
     )
 

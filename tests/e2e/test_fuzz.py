@@ -422,22 +422,36 @@ def test_odd_inbox_queries_get_a_page_or_a_problem(raw, query: str) -> None:
     assert_answered(raw.get(url, headers=KEY))
 
 
-# Lone surrogates and numbers past Python's 4,300-digit limit, in every field of a valid body.
+# Lone surrogates, numbers past Python's 4,300-digit limit and numbers no float holds (NaN and
+# the infinities, which Python's json reads though JSON has no such thing, and 1e999), in every
+# field of a valid body.
 SURROGATE = "\udfff"
 HUGE = "__a number of 5,000 digits__"
+NUMBERS = {
+    "<5000 digits>": "9" * 5_000,
+    "NaN": "NaN",
+    "Infinity": "Infinity",
+    "-Infinity": "-Infinity",
+    "1e999": "1e999",
+    '"<5000 digits>"': '"' + "9" * 5_000 + '"',
+}
 # One valid body per JSON route, by operation id: a new route needs one here.
 VALID_BODIES = {
     "capture": {
         **run_input("Call Sarah about the budget", thread_id="surrogates"),
+        "protocolVersion": "1.0",
         "state": {"draft": "x"},
         "forwardedProps": {"n": 1},
     },
     "startVoiceNote": {"contentType": "audio/mp4", "threadId": "surrogates"},
     "pickBucket": {"bucket": "People"},
-    "followUp": run_input("It was about the budget", thread_id="surrogates"),
+    "followUp": {
+        **run_input("It was about the budget", thread_id="surrogates"),
+        "protocolVersion": "1.0",
+    },
     "subscribePush": {
         "endpoint": f"{NO_PUSH_SERVICE}/push/surrogates",
-        "expirationTime": None,
+        "expirationTime": 1_900_000_000_000,
         "keys": {
             "p256dh": "BA9Y6ijR_hdIfZDVsxEr-oQAgL02NwGGRH6GhYdzh1_h8IT0Z4l2PTRqxfqH"
             "vEX9IU3phdELjSHNuNcBrRvbBt8",
@@ -480,9 +494,10 @@ def _mutants(valid: dict) -> Iterator[tuple[str, bytes]]:
         if isinstance(leaf, str):
             for odd in (leaf + SURROGATE, SURROGATE, "\ud83d" + leaf):
                 yield f"{where}={odd!r}", json.dumps(_with(body, path, odd)).encode()
-        # Any field, whatever its type, may arrive as a number Python cannot read.
+        # Any field, whatever its type, may arrive as a number Python cannot read or hold.
         text = json.dumps(_with(original, path, HUGE))
-        yield f"{where}=<5000 digits>", text.replace(f'"{HUGE}"', "9" * 5_000).encode()
+        for name, number in NUMBERS.items():
+            yield f"{where}={name}", text.replace(f'"{HUGE}"', number).encode()
 
 
 MUTANTS = [
