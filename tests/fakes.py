@@ -37,7 +37,7 @@ from shared.domain.errors import NotConfigured, StaleItem, VoiceNoteTooLarge
 from shared.domain.filed import FILED_MODELS, FiledItem
 from shared.domain.messages import ClassifyJob, OutcomeMessage
 from shared.domain.ports import Adapters, PushAdapters
-from shared.domain.push import Delivery, PushSubscription
+from shared.domain.push import Delivery, DeviceSlots, PushSubscription
 from shared.domain.transcript import Transcript
 
 Hook = Callable[[], Awaitable[Any] | Any]
@@ -392,6 +392,7 @@ class FakePushSubscriptions(Faults):
     def __init__(self) -> None:
         super().__init__()
         self._docs: dict[tuple[str, str], str] = {}
+        self._slots: dict[str, str] = {}
         self._etags = itertools.count(1)
 
     async def add(self, subscription: PushSubscription) -> tuple[PushSubscription, bool]:
@@ -425,6 +426,21 @@ class FakePushSubscriptions(Faults):
     async def remove(self, user_id: str, subscription_id: str) -> None:
         await self._step("remove")
         self._docs.pop((user_id, subscription_id), None)
+
+    async def slots(self, user_id: str) -> DeviceSlots | None:
+        await self._step("slots")
+        text = self._slots.get(user_id)
+        return DeviceSlots.model_validate(json.loads(text)) if text else None
+
+    async def save_slots(self, slots: DeviceSlots) -> DeviceSlots:
+        await self._step("save_slots")
+        stored = self._slots.get(slots.user_id)
+        current = json.loads(stored)["_etag"] if stored else None
+        if current != slots.etag:
+            raise StaleItem(slots.id)
+        etag = f'"{next(self._etags):08x}-slots"'
+        self._slots[slots.user_id] = json.dumps({**slots.to_json(), "_etag": etag})
+        return DeviceSlots.model_validate(json.loads(self._slots[slots.user_id]))
 
     # For tests, without counting as a call
 

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from shared.adapters.storage_errors import bounded
 from shared.domain.errors import StaleItem
-from shared.domain.push import PushSubscription
+from shared.domain.push import DEVICE_SLOTS_ID, DeviceSlots, PushSubscription
 from shared.settings import PUSH_SUBSCRIPTIONS
 
 if TYPE_CHECKING:
@@ -89,6 +89,43 @@ class CosmosPushSubscriptions:
             with contextlib.suppress(CosmosResourceNotFoundError):
                 await self._container.delete_item(subscription_id, partition_key=user_id)
 
+    async def slots(self, user_id: str) -> DeviceSlots | None:
+        from azure.cosmos.exceptions import CosmosResourceNotFoundError
+
+        async with _translated():
+            try:
+                doc = await self._container.read_item(DEVICE_SLOTS_ID, partition_key=user_id)
+            except CosmosResourceNotFoundError:
+                return None
+        return DeviceSlots.model_validate(doc)
+
+    async def save_slots(self, slots: DeviceSlots) -> DeviceSlots:
+        from azure.core import MatchConditions
+        from azure.cosmos.exceptions import (
+            CosmosAccessConditionFailedError,
+            CosmosResourceExistsError,
+            CosmosResourceNotFoundError,
+        )
+
+        async with _translated():
+            try:
+                if slots.etag is None:
+                    saved = await self._container.create_item(slots.to_json())
+                else:
+                    saved = await self._container.replace_item(
+                        slots.id,
+                        slots.to_json(),
+                        etag=slots.etag,
+                        match_condition=MatchConditions.IfNotModified,
+                    )
+            except (
+                CosmosAccessConditionFailedError,
+                CosmosResourceExistsError,
+                CosmosResourceNotFoundError,
+            ) as exc:
+                raise StaleItem(slots.id) from exc
+        return DeviceSlots.model_validate(saved)
+
     async def _read(self, user_id: str, subscription_id: str) -> PushSubscription | None:
         from azure.cosmos.exceptions import CosmosResourceNotFoundError
 
@@ -103,6 +140,8 @@ def _readable(docs: list[dict]) -> list[PushSubscription]:
     """One broken document must not stop the user's other devices being told."""
     readable = []
     for doc in docs:
+        if doc.get("id") == DEVICE_SLOTS_ID:
+            continue  # the user's slots, kept beside their subscriptions
         try:
             readable.append(PushSubscription.model_validate(doc))
         except ValidationError:

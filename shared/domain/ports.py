@@ -16,7 +16,7 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.filed import FiledItem
 from shared.domain.messages import ClassifyJob, OutcomeMessage
-from shared.domain.push import Delivery, PushSubscription
+from shared.domain.push import Delivery, DeviceSlots, PushSubscription
 from shared.domain.transcript import Transcript
 
 
@@ -139,6 +139,15 @@ class PushSubscriptions(Protocol):
 
     async def remove(self, user_id: str, subscription_id: str) -> None:
         """Idempotent: removing what is not there is fine."""
+        ...
+
+    async def slots(self, user_id: str) -> DeviceSlots | None:
+        """The user's DeviceSlots, if they have any yet."""
+        ...
+
+    async def save_slots(self, slots: DeviceSlots) -> DeviceSlots:
+        """Create (no etag) or replace (etag) the user's DeviceSlots; StaleItem if someone
+        created or changed them first."""
         ...
 
 

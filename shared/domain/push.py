@@ -13,6 +13,7 @@ import base64
 import binascii
 import hashlib
 import re
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Literal
 
@@ -113,6 +114,36 @@ def subscription_id(endpoint: str) -> str:
 
 def is_subscription_id(value: str) -> bool:
     return SUBSCRIPTION_ID.fullmatch(value) is not None
+
+
+# The id of a user's DeviceSlots document, beside their subscriptions (never a subscription id).
+DEVICE_SLOTS_ID = "device-slots"
+# A slot taken this recently may belong to a subscription still being stored.
+SLOT_GRACE = timedelta(seconds=60)
+
+
+class DeviceSlots(Document):
+    """Which devices of a user hold one of the MAX_SUBSCRIPTIONS places, and since when: one
+    document, saved ETag-guarded, so that the cap holds however many subscribe at once. A
+    removed subscription's slot is given back when the cap is next reached (`freed`)."""
+
+    id: Literal["device-slots"] = DEVICE_SLOTS_ID
+    user_id: str
+    taken: dict[str, Timestamp] = Field(default_factory=dict)
+    etag: str | None = Field(default=None, alias="_etag")
+
+    @property
+    def full(self) -> bool:
+        return len(self.taken) >= MAX_SUBSCRIPTIONS
+
+    def holding(self, subscription_id: str) -> DeviceSlots:
+        return self.model_copy(update={"taken": {**self.taken, subscription_id: utcnow()}})
+
+    def freed(self, stored: set[str], now: datetime) -> DeviceSlots:
+        """Without the slots of subscriptions that are no longer stored (past the grace a
+        subscription being stored right now needs)."""
+        kept = {sid: at for sid, at in self.taken.items() if sid in stored or now - at < SLOT_GRACE}
+        return self.model_copy(update={"taken": kept})
 
 
 class PushSubscription(Document):

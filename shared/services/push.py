@@ -18,6 +18,7 @@ from shared.domain.errors import NotConfigured, StaleItem, StorageUnavailable
 from shared.domain.messages import OutcomeMessage
 from shared.domain.ports import CaptureRepository, PushAdapters, PushSubscriptions
 from shared.domain.push import (
+    MAX_SUBSCRIPTIONS,
     Delivery,
     NotificationPayload,
     PushSubscription,
@@ -41,7 +42,11 @@ async def push_outcome(
     subscription id; None: sent before). PushUnavailable (and StorageUnavailable) propagate, so
     the queue retries the message; the devices that got it are not sent it again."""
     tracing.annotate(capture_id=message.capture_id, user_id=message.user_id)
-    subscriptions = await push.subscriptions.for_user(message.user_id)
+    # The oldest MAX_SUBSCRIPTIONS: a user's devices are capped (DeviceSlots), and one outcome
+    # never becomes more pushes than that, whatever the store holds.
+    subscriptions = sorted(
+        await push.subscriptions.for_user(message.user_id), key=lambda s: (s.created_at, s.id)
+    )[:MAX_SUBSCRIPTIONS]
     if not subscriptions:
         return {}  # most users, and no need to read the capture
     item = await repo.get(message.user_id, message.capture_id)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import logging
 
+from shared.domain.documents import utcnow
 from shared.domain.errors import Conflict, Invalid, StaleItem
 from shared.domain.ports import PushAdapters, PushSubscriptions
 from shared.domain.push import (
     MAX_SUBSCRIPTIONS,
+    DeviceSlots,
     PushKey,
     PushSubscription,
     SubscriptionRequest,
@@ -43,15 +45,38 @@ async def subscribe(
     store = push.subscriptions
     existing = await store.get(user_id, wanted.id)
     if existing is None:
-        if len(await store.for_user(user_id)) >= MAX_SUBSCRIPTIONS:
-            raise Conflict(
-                f"At most {MAX_SUBSCRIPTIONS} devices take notifications. Remove one first.",
-                "TOO_MANY_SUBSCRIPTIONS",
-            )
+        await _take_slot(user_id, wanted.id, store)
         existing, created = await store.add(wanted)
         if created:
             log.info("push subscription %s stored", existing.id)
     return await _renewed(existing, wanted, store)
+
+
+async def _take_slot(user_id: str, subscription_id: str, store: PushSubscriptions) -> None:
+    """A place among the user's MAX_SUBSCRIPTIONS for this device, or TOO_MANY_SUBSCRIPTIONS.
+    The slots are one ETag-guarded document: of many devices subscribing at once, only as many
+    as there are places get one."""
+    for _ in range(_ATTEMPTS):
+        slots = await store.slots(user_id)
+        if slots is None:  # the first device, or the first since slots were counted this way
+            held = {s.id for s in await store.for_user(user_id)}
+            slots = DeviceSlots(user_id=user_id, taken=dict.fromkeys(held, utcnow()))
+        if subscription_id in slots.taken:
+            return
+        if slots.full:
+            stored = {s.id for s in await store.for_user(user_id)}
+            slots = slots.freed(stored, utcnow())
+            if slots.full:
+                raise Conflict(
+                    f"At most {MAX_SUBSCRIPTIONS} devices take notifications. Remove one first.",
+                    "TOO_MANY_SUBSCRIPTIONS",
+                )
+        try:
+            await store.save_slots(slots.holding(subscription_id))
+            return
+        except StaleItem:
+            continue  # another device took a slot meanwhile: count again
+    raise Conflict("Too many devices are subscribing at once. Please try again.", "CONFLICT")
 
 
 async def _renewed(

@@ -91,3 +91,22 @@ async def test_remove_is_idempotent_and_within_the_users_partition(store, user) 
     await store.remove(user, mine.id)
     assert await store.get(user, mine.id) is None
     assert await store.get(theirs.user_id, theirs.id) is not None
+
+
+async def test_slots_are_created_once_and_replaced_only_unchanged(store, user) -> None:
+    from shared.domain.push import DeviceSlots
+
+    assert await store.slots(user) is None
+    first = await store.save_slots(DeviceSlots(user_id=user).holding("a" * 32))
+    assert first.etag and list(first.taken) == ["a" * 32]
+    with pytest.raises(StaleItem):  # someone else created them first
+        await store.save_slots(DeviceSlots(user_id=user).holding("b" * 32))
+    second = await store.save_slots(first.holding("b" * 32))
+    assert set(second.taken) == {"a" * 32, "b" * 32} and second.etag != first.etag
+    with pytest.raises(StaleItem):  # saved from the first version, which is gone
+        await store.save_slots(first.holding("c" * 32))
+    got = await store.slots(user)
+    assert got is not None and set(got.taken) == {"a" * 32, "b" * 32}
+    # The slots live beside the subscriptions but are none of them.
+    await store.add(a_subscription(user))
+    assert len(await store.for_user(user)) == 1

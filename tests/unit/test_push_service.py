@@ -123,6 +123,42 @@ async def test_a_user_has_at_most_so_many_devices(fakes: Fakes) -> None:
     with pytest.raises(Conflict) as refused:
         await subscribe(USER, device(), fakes.push)
     assert refused.value.code == "TOO_MANY_SUBSCRIPTIONS"
+
+
+async def test_the_cap_holds_when_many_devices_subscribe_at_once(fakes: Fakes) -> None:
+    many = [device() for _ in range(3 * MAX_SUBSCRIPTIONS)]
+    answers = await asyncio.gather(
+        *(subscribe(USER, d, fakes.push) for d in many), return_exceptions=True
+    )
+    stored = [a for a in answers if not isinstance(a, BaseException)]
+    refused = {a.code for a in answers if isinstance(a, Conflict)}
+    # Each round of a race has one winner: some lose every round and are told to retry.
+    assert 0 < len(stored) == len(fakes.subscriptions.all()) <= MAX_SUBSCRIPTIONS
+    assert refused <= {"TOO_MANY_SUBSCRIPTIONS", "CONFLICT"} and refused
+
+
+async def test_a_removed_device_gives_its_slot_back(
+    fakes: Fakes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datetime import timedelta
+
+    from shared.domain import push
+
+    monkeypatch.setattr(push, "SLOT_GRACE", timedelta(0))  # no subscription is half stored
+    phones = [await subscribe(USER, device(), fakes.push) for _ in range(MAX_SUBSCRIPTIONS)]
+    await unsubscribe(USER, phones[0].id, fakes.subscriptions)
+    assert await subscribe(USER, device(), fakes.push)  # the freed slot, past its grace
+    with pytest.raises(Conflict):
+        await subscribe(USER, device(), fakes.push)
+
+
+async def test_devices_stored_before_slots_were_counted_count(fakes: Fakes) -> None:
+    from shared.domain.push import PushSubscription
+
+    for _ in range(MAX_SUBSCRIPTIONS):
+        fakes.subscriptions.seed(PushSubscription.for_request(USER, device()))
+    with pytest.raises(Conflict):
+        await subscribe(USER, device(), fakes.push)
     first = fakes.subscriptions.all()[0]
     again = await subscribe(USER, device(first.endpoint), fakes.push)  # a known one still is
     assert again.id == first.id
