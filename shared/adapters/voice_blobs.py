@@ -13,7 +13,7 @@ from shared import tracing
 from shared.adapters.storage_errors import bounded, unavailable_as
 from shared.domain.documents import utcnow
 from shared.domain.errors import VoiceNoteTooLarge
-from shared.settings import VOICE_CONTAINER
+from shared.settings import VOICE_CONTAINER, get_settings
 
 if TYPE_CHECKING:
     from azure.storage.blob import UserDelegationKey
@@ -67,12 +67,15 @@ class BlobVoiceNotes:
         counter = _Counter(limit)
         blob = self._service.get_blob_client(VOICE_CONTAINER, name)
         # A retried request finds the first attempt's upload there: that one stands.
-        async with unavailable_as("Blob storage"):
+        async with unavailable_as("Blob storage"), asyncio.timeout(None) as storage_time:
+            # Bounded like every storage call, but by the time storage takes, not the client:
+            # the clock runs only while the SDK works (between two chunks, and at the commit).
+            chunks = counter.counted(chunks, storage_time, get_settings().storage_timeout_s)
             with contextlib.suppress(ResourceExistsError):
                 # Unknown length: the SDK stages 4 MiB blocks as they come, then commits them,
                 # so the upload never sits in memory whole. Past the limit nothing is committed.
                 await blob.upload_blob(
-                    counter.counted(chunks),
+                    chunks,
                     overwrite=False,
                     content_settings=ContentSettings(content_type=content_type),
                     # The blob trigger continues this trace from the blob's metadata.
@@ -116,8 +119,21 @@ class _Counter:
         self.limit = limit
         self.size = 0
 
-    async def counted(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        async for chunk in chunks:
+    async def counted(
+        self, chunks: AsyncIterator[bytes], storage_time: asyncio.Timeout, bound_s: float
+    ) -> AsyncIterator[bytes]:
+        """The chunks, counted against the limit; `storage_time` is stopped while the client
+        is waiting on and restarted (from `bound_s`) once storage has the next chunk to take."""
+        loop = asyncio.get_running_loop()
+        iterator = aiter(chunks)
+        while True:
+            storage_time.reschedule(None)
+            try:
+                chunk = await anext(iterator)
+            except StopAsyncIteration:
+                break
+            finally:
+                storage_time.reschedule(loop.time() + bound_s)
             self.size += len(chunk)
             if self.size > self.limit:
                 raise VoiceNoteTooLarge(f"more than {self.limit} bytes")

@@ -41,7 +41,7 @@ from azure.storage.queue import QueueClient
 from devhost.emulators import Emulators, Ports, storage_connection_string
 from shared.adapters.vapid import generate_keys
 from shared.domain.documents import utc_text, utcnow
-from shared.domain.ids import capture_id_for
+from shared.domain.ids import capture_id_for, voice_capture_id
 from tests import fake_openai
 from tests.fault_proxy import FaultProxy
 from tests.sse import (
@@ -768,12 +768,20 @@ def queue_line(emulators: Emulators) -> Iterator[FaultProxy]:
 
 
 @pytest.fixture(scope="module")
+def blob_line(emulators: Emulators) -> Iterator[FaultProxy]:
+    with FaultProxy(emulators.ports.blob) as proxy:
+        yield proxy
+
+
+@pytest.fixture(scope="module")
 def hung_env(
-    base_env: dict[str, str], emulators: Emulators, cosmos_line: FaultProxy, queue_line: FaultProxy
+    base_env: dict[str, str],
+    emulators: Emulators,
+    cosmos_line: FaultProxy,
+    queue_line: FaultProxy,
+    blob_line: FaultProxy,
 ) -> dict[str, str]:
-    ports = Ports(
-        blob=emulators.ports.blob, queue=queue_line.port, table=emulators.ports.table, cosmos=0
-    )
+    ports = Ports(blob=blob_line.port, queue=queue_line.port, table=emulators.ports.table, cosmos=0)
     return {
         **base_env,
         "COSMOS_ENDPOINT": f"https://127.0.0.1:{cosmos_line.port}",
@@ -785,12 +793,15 @@ def hung_env(
 
 
 @pytest.fixture
-def hung(hosts: Hosts, hung_env, fake, cosmos_line, queue_line) -> Iterator[httpx.Client]:
+def hung(
+    hosts: Hosts, hung_env, fake, cosmos_line, queue_line, blob_line
+) -> Iterator[httpx.Client]:
     try:
         yield from client_on(hosts.use("hung", hung_env), fake)
     finally:
         cosmos_line.restore()
         queue_line.restore()
+        blob_line.restore()
 
 
 def test_a_hung_cosmos_is_answered_as_unavailable(hung, cosmos_line, cosmos) -> None:
@@ -815,6 +826,19 @@ def test_a_hung_cosmos_is_answered_as_unavailable(hung, cosmos_line, cosmos) -> 
     assert retried.custom()["name"] == "CLASSIFIED"
     assert status_of(cosmos, capture_id) == "filed"
     assert filed_in(cosmos, capture_id) == ["People"]
+
+
+def test_a_hung_blob_store_is_answered_within_the_storage_bound(hung, blob_line, cosmos) -> None:
+    # The SDK's own read timeout (20 s, retried) is longer than this client waits: only the
+    # storage bound (STORAGE_TIMEOUT_S, 1 s here) answers in time.
+    key = {**KEY, "Idempotency-Key": f"hung-blob-{uuid.uuid4()}"}
+    capture_id = voice_capture_id("dev", key["Idempotency-Key"])
+    blob_line.hang()
+    upload = {"file": ("tiles.m4a", SARAH, "audio/mp4")}
+    refused = hung.post("/api/voice-capture", files=upload, headers=key)
+    assert_problem(refused, 503)
+    assert int(refused.headers["retry-after"]) > 0
+    assert stored(cosmos, capture_id) is None  # the half-made capture was removed again
 
 
 def test_a_hung_queue_holds_up_no_text_capture(hung, queue_line, cosmos) -> None:
