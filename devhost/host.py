@@ -1,4 +1,5 @@
-"""The devhost itself: loads the app, then serves HTTP and runs queue and blob triggers."""
+"""The devhost itself: loads the app, then serves HTTP and runs queue, blob and timer
+triggers, and the admin endpoint that runs a function by hand."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import uvicorn
 
-from .blob_queue import BlobTriggerQueue
+from .admin import AdminFunctions
+from .blob_queue import HOST_CONNECTION, BlobTriggerQueue
 from .blob_webhook import BlobWebhook
 from .blobs import BlobScanner, is_event_grid_source
 from .config import HostConfig, is_disabled, load_host_config, load_local_settings
@@ -23,6 +25,8 @@ from .invoke import Invoker
 from .loader import LoadedFunction, import_app
 from .queues import QueueListener, watch_app_enqueues
 from .storage import StorageClients
+from .timer_schedule import TimerSpec
+from .timers import HOSTS_CONTAINER, BlobStatusStore, Clock, SystemClock, TimerListener
 
 log = logging.getLogger("devhost")
 
@@ -65,6 +69,7 @@ class DevHost:
         config: HostConfig,
         functions: list[LoadedFunction],
         cors: CorsPolicy | None = None,
+        clock: Clock | None = None,
     ) -> None:
         functions = enabled(functions)
         self.storage = StorageClients()
@@ -85,12 +90,27 @@ class DevHost:
         self.blob_queue = BlobTriggerQueue(
             blob_triggers, config.queues, self.storage, self.invoker, hid
         )
+        status = BlobStatusStore(
+            self.storage.blob_service(HOST_CONNECTION).get_container_client(HOSTS_CONTAINER), hid
+        )
+        self.timers = {
+            f.name: TimerListener(
+                f,
+                TimerSpec.from_binding(f.trigger.raw),
+                self.invoker.call,
+                status,
+                clock or SystemClock(),
+            )
+            for f in functions
+            if f.trigger.type == "timerTrigger"
+        }
         watch_app_enqueues(self._woken)
         self.gateway = HttpGateway(
             build_routes(functions),
             config.route_prefix,
             self.invoker,
             webhooks={"blobs": BlobWebhook(self.blob_queue)},
+            admin=AdminFunctions(functions, self.invoker, self.storage, self.timers),
         )
         # Like the host's CORS middleware: in front of routing, only when origins are set.
         self.http = CorsMiddleware(self.gateway, cors) if cors else self.gateway
@@ -115,7 +135,7 @@ class DevHost:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, server.stop)
-        triggers = [*self.queue_listeners, *self.blob_scanners]
+        triggers = [*self.queue_listeners, *self.blob_scanners, *self.timers.values()]
         if self.blob_queue.listener is not None:
             triggers.append(self.blob_queue.listener)
         workers = [asyncio.create_task(t.run()) for t in triggers]
