@@ -10,8 +10,9 @@ master key (`x-functions-key`); `func start` lets every request through, and so 
 
 Stricter than the host, so that a wrong call shows at once: an unknown name is 404 naming the
 functions there are, a body that is not a JSON object with a string, number or boolean
-`input` is 400, and so is an HTTP function (call its route) or a queue or blob function
-without input, or a blob path outside its trigger's path (the host would answer 202 and fail).
+`input` is 400, and so is an HTTP function (call its route), a queue or blob function
+without input, and a blob outside its trigger's path or not there (the host would answer
+202 and fail the run).
 """
 
 from __future__ import annotations

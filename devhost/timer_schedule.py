@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from .ncrontab import CronSchedule, ScheduleError
 
@@ -112,12 +112,13 @@ class ScheduleStatus(BaseModel):
         if self.next is not None:
             self.next = _utc(self.next)
 
+    @field_serializer("last", "next", "last_updated")
+    def _iso(self, value: datetime | None) -> str | None:
+        # With an offset, as the host writes a DateTime of its UTC instances.
+        return value.isoformat() if value else None
+
     def as_shown(self) -> dict[str, str | None]:
-        return {
-            "Last": self.last.isoformat(),
-            "Next": self.next.isoformat() if self.next else None,
-            "LastUpdated": self.last_updated.isoformat(),
-        }
+        return self.model_dump(by_alias=True)
 
 
 def _known(t: datetime) -> bool:
