@@ -18,7 +18,7 @@ from azure.core.exceptions import ResourceExistsError
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueServiceClient
 
-from tests.support import REPO, DevhostProcess, eventually, read_records, run_devhost_check
+from testkit.support import REPO, DevhostProcess, eventually, read_records, run_devhost_check
 
 APPS = REPO / "tests" / "apps"
 YEARLY_STATUS = "timers/{host}/Host.Functions.yearly/status"
