@@ -120,6 +120,13 @@ class TimerListener:
                 await self._save()
         else:
             self.status = ScheduleStatus(next=self.spec.next_after(now))
+        log.info(
+            "timer %s: schedule %r (%s); the next occurrences: %s",
+            name,
+            self.spec.schedule.expression,
+            self.spec.zone,
+            ", ".join(t.isoformat() for t in self._occurrences(now, 5)) or "none",
+        )
         if past_due:
             log.info("timer %s: past due (missed %s), running now", name, _shown(self.status))
             await self._run(past_due=True)
@@ -132,6 +139,12 @@ class TimerListener:
             await self._clock.sleep_until(self.status.next)
             await self._run()
         log.warning("timer %s: schedule %r never fires", name, self.spec.schedule.expression)
+
+    def _occurrences(self, after: datetime, count: int) -> list[datetime]:
+        found: list[datetime] = []
+        while len(found) < count and (after := self.spec.next_after(after)) is not None:
+            found.append(after)
+        return found
 
     def manual_value(self) -> TimerRequest:
         """What a run by hand (the admin endpoint) gets: not past due, the status as it is."""

@@ -153,6 +153,25 @@ def test_the_admin_endpoint_runs_a_queue_function_and_a_timer_by_hand(
         assert client.get("/api/ping").json() == {"pong": True}
 
 
+def test_the_admin_endpoint_runs_a_blob_function_on_the_blob_it_names(
+    devhost: DevhostProcess, blobs: BlobServiceClient, record_file: Path
+) -> None:
+    container = blobs.get_container_client("by-hand-blobs")
+    with contextlib.suppress(ResourceExistsError):
+        container.create_container()
+    container.upload_blob("b1.txt", b"by hand", overwrite=True)
+    devhost.start()
+    with httpx.Client(base_url=devhost.base_url, timeout=15) as client:
+        ran = client.post("/admin/functions/blob_by_hand", json={"input": "by-hand-blobs/b1.txt"})
+        assert ran.status_code == 202
+        (row,) = eventually(lambda: read_records(record_file, "blob_by_hand"))
+        assert row["name"] == "by-hand-blobs/b1.txt" and row["content"] == "by hand"
+        for wrong in ("elsewhere/b1.txt", "by-hand-blobs/missing.txt", "b1.txt"):
+            refused = client.post("/admin/functions/blob_by_hand", json={"input": wrong})
+            assert refused.status_code == 400, wrong
+    assert len(read_records(record_file, "blob_by_hand")) == 1
+
+
 def test_check_accepts_timers_and_refuses_a_schedule_the_host_would_not_read(
     app_env: dict[str, str],
 ) -> None:

@@ -46,6 +46,14 @@ def by_hand(msg: func.QueueMessage, copy: func.Out[str]) -> None:
     copy.set(body.upper())
 
 
+# The Event Grid source is never scanned, and these tests run no Event Grid: only by hand.
+@app.blob_trigger(
+    arg_name="blob", path="by-hand-blobs/{name}", connection=CONN, source=func.BlobSource.EVENT_GRID
+)
+async def blob_by_hand(blob: func.InputStream) -> None:
+    record("blob_by_hand", name=blob.name, content=blob.read().decode())
+
+
 @app.route(route="ping", methods=["GET"])
 async def ping(req: Request) -> JSONResponse:
     return JSONResponse({"pong": True})
