@@ -90,7 +90,7 @@ class AdminFunctions:
     ) -> tuple[Any, dict[str, str]]:
         kind = function.trigger.type
         if kind == "timerTrigger":
-            return self._timers[function.name].manual_value(), {}
+            return await self._timers[function.name].manual_value(), {}
         if kind == "httpTrigger":
             raise BadInvocation(f"{function.name} is an HTTP function: call its route")
         if given is None:

@@ -22,6 +22,7 @@ from .config import HostConfig, is_disabled, load_host_config, load_local_settin
 from .cors import CorsMiddleware, CorsPolicy
 from .http import HttpGateway, build_routes
 from .invoke import Invoker
+from .listener_lock import ListenerLock
 from .loader import LoadedFunction, import_app
 from .queues import QueueListener, watch_app_enqueues
 from .storage import StorageClients
@@ -90,9 +91,8 @@ class DevHost:
         self.blob_queue = BlobTriggerQueue(
             blob_triggers, config.queues, self.storage, self.invoker, hid
         )
-        status = BlobStatusStore(
-            self.storage.blob_service(HOST_CONNECTION).get_container_client(HOSTS_CONTAINER), hid
-        )
+        hosts = self.storage.blob_service(HOST_CONNECTION).get_container_client(HOSTS_CONTAINER)
+        status = BlobStatusStore(hosts, hid)
         self.timers = {
             f.name: TimerListener(
                 f,
@@ -104,6 +104,11 @@ class DevHost:
             for f in functions
             if f.trigger.type == "timerTrigger"
         }
+        # Each timer listens only while this host holds its listener lock, as in the host.
+        self.timer_locks = [
+            (ListenerLock(hosts, hid, name, config.singleton), timer)
+            for name, timer in self.timers.items()
+        ]
         watch_app_enqueues(self._woken)
         self.gateway = HttpGateway(
             build_routes(functions),
@@ -135,10 +140,11 @@ class DevHost:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, server.stop)
-        triggers = [*self.queue_listeners, *self.blob_scanners, *self.timers.values()]
+        triggers = [*self.queue_listeners, *self.blob_scanners]
         if self.blob_queue.listener is not None:
             triggers.append(self.blob_queue.listener)
         workers = [asyncio.create_task(t.run()) for t in triggers]
+        workers += [asyncio.create_task(lock.hold_while(t.run)) for lock, t in self.timer_locks]
         try:
             await server.serve()
         finally:

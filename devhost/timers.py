@@ -3,10 +3,11 @@ schedule, `runOnStartup`, and with `useMonitor` the schedule status kept in
 `azure-webjobs-hosts` (`timers/<hostId>/Host.Functions.<name>/status`) so that a host that
 was down past an occurrence runs the timer once, with `past_due`, when it starts.
 
-One run at a time per timer, as the host's listener holds a lock around each: a run that
-outlasts the next occurrence is followed at once by one run for all it overlapped, never by
-runs side by side. A failed run is not retried; the schedule goes on. The clock is a
-parameter, so tests drive the schedule without waiting for it.
+One host of an app runs a timer (listener_lock.py), one run at a time, as the host's
+listener holds a lock around each: a run that outlasts the next occurrence is followed at
+once by one run for all it overlapped, never by runs side by side. A failed run is not
+retried; the schedule goes on. The clock is a parameter, so tests drive the schedule
+without waiting for it.
 """
 
 from __future__ import annotations
@@ -146,9 +147,20 @@ class TimerListener:
             found.append(after)
         return found
 
-    def manual_value(self) -> TimerRequest:
-        """What a run by hand (the admin endpoint) gets: not past due, the status as it is."""
-        return self._request(past_due=False)
+    async def manual_value(self) -> TimerRequest:
+        """What a run by hand (the admin endpoint) gets: not past due, with the status as it is
+        stored (this host may not be the one whose listener runs the timer)."""
+        shown = None
+        if self.spec.use_monitor:
+            try:
+                stored = await self._store.get(self.function.name)
+            except Exception as exc:
+                log.warning(
+                    "timer %s: reading its schedule status failed: %r", self.function.name, exc
+                )
+                stored = None
+            shown = (stored or self.status).as_shown()
+        return TimerRequest(past_due=False, schedule_status=shown, schedule=_SCHEDULE_SHOWN)
 
     async def _run(self, *, past_due: bool = False, run_on_startup: bool = False) -> None:
         invoked_at = self._clock.now()

@@ -172,6 +172,46 @@ def test_the_admin_endpoint_runs_a_blob_function_on_the_blob_it_names(
     assert len(read_records(record_file, "blob_by_hand")) == 1
 
 
+def test_two_hosts_of_one_app_run_a_timer_on_one_of_them(
+    devhost: DevhostProcess, record_file: Path, tmp_path: Path
+) -> None:
+    # The host's listener lock: shorter periods than the host's minute, so the test is short.
+    lock = {
+        "AzureFunctionsJobHost__singleton__listenerLockPeriod": "00:00:15",
+        "AzureFunctionsJobHost__singleton__listenerLockRecoveryPollingInterval": "00:00:01",
+    }
+    devhost.env.update(lock)
+    first = devhost.start()
+    second = DevhostProcess(devhost.app_dir, devhost.env, tmp_path / "second.log", event_grid=False)
+
+    def ticks(host: DevhostProcess) -> list[dict]:
+        pid = host.proc.pid if host.proc else None
+        return [t for t in read_records(record_file, "every_second") if t["pid"] == pid]
+
+    eventually(lambda: ticks(first))
+    second.start()
+    second_pid = second.proc.pid
+    try:
+        waiting = "timer every_second: listener lock not taken"
+        eventually(lambda: waiting in second.log_path.read_text(), timeout=20)
+        seen = len(ticks(first))
+        eventually(lambda: len(ticks(first)) >= seen + 3, timeout=20)
+        assert ticks(second) == []
+        # The first host stops and lets the lock go: the second takes the timers over, and its
+        # runOnStartup timer runs as its listener starts.
+        first.stop()
+        eventually(
+            lambda: [
+                t for t in read_records(record_file, "every_second") if t["pid"] == second_pid
+            ],
+            timeout=20,
+        )
+        startups = [r["pid"] for r in read_records(record_file, "on_startup")]
+        assert startups[-1] == second_pid and len(startups) == 2
+    finally:
+        second.stop()
+
+
 def test_check_accepts_timers_and_refuses_a_schedule_the_host_would_not_read(
     app_env: dict[str, str],
 ) -> None:

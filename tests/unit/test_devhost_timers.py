@@ -302,7 +302,7 @@ async def test_a_run_by_hand_is_not_past_due_and_leaves_the_status(
 ) -> None:
     store = MemoryStore()
     listener, task = await started(timer_function(), clock, store, calls)
-    request = listener.manual_value()
+    request = await listener.manual_value()
     assert request.past_due is False
     assert request.schedule_status["Next"] == "2026-11-23T19:00:00+00:00"
     assert len(store.writes) == 1  # the initial status only

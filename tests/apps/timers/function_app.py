@@ -21,7 +21,7 @@ def record(kind: str, **fields: object) -> None:
 # Every second: a sub-minute schedule, which the host does not monitor.
 @app.timer_trigger(arg_name="timer", schedule="* * * * * *")
 async def every_second(timer: func.TimerRequest) -> None:
-    record("every_second", past_due=timer.past_due, status=timer.schedule_status)
+    record("every_second", pid=os.getpid(), past_due=timer.past_due, status=timer.schedule_status)
 
 
 # At midnight on New Year's Day: monitored, so a host that was down then runs it on start.
@@ -35,7 +35,7 @@ def yearly(timer: func.TimerRequest, out: func.Out[str]) -> None:
 # The schedule from an app setting, as the host resolves %NAME%; runs once as the host starts.
 @app.timer_trigger(arg_name="timer", schedule="%STARTUP_SCHEDULE%", run_on_startup=True)
 def on_startup(timer: func.TimerRequest) -> None:
-    record("on_startup", past_due=timer.past_due)
+    record("on_startup", pid=os.getpid(), past_due=timer.past_due)
 
 
 @app.queue_trigger(arg_name="msg", queue_name="by-hand", connection=CONN)
