@@ -217,7 +217,9 @@ def test_check_accepts_timers_and_refuses_a_schedule_the_host_would_not_read(
 ) -> None:
     accepted = run_devhost_check(APPS / "timers", {**app_env, "STARTUP_SCHEDULE": "0 0 7 * * *"})
     assert accepted.returncode == 0, accepted.stderr
-    assert "yearly" in accepted.stdout and "timerTrigger" in accepted.stdout
+    (yearly,) = [line for line in accepted.stdout.splitlines() if "yearly" in line]
+    assert "timerTrigger  '0 0 0 1 Jan *' in UTC, next " in yearly
+    assert f"next {datetime.now(UTC).year + 1}-01-01T00:00:00+00:00" in yearly
     refused = run_devhost_check(APPS / "broken_schedule", app_env)
     assert refused.returncode == 1
     assert "must have six fields" in refused.stderr
