@@ -21,7 +21,7 @@ from pathlib import Path
 from bench import app, classify, coldstart, concurrency, costs, labelled, text, voice, worker
 from bench.measure import machine
 from bench.stack import Stack, stack
-from tests import fake_openai, webapp
+from testkit import fake_openai, webapp
 
 RESULTS = Path(__file__).resolve().parent / "results"
 MODEL_DELAY_S = 0.3

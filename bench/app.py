@@ -10,8 +10,8 @@ import uuid
 import httpx
 
 from bench.measure import median
-from tests import webapp
-from tests.support import KEY, run_input
+from testkit import webapp
+from testkit.support import KEY, run_input
 
 CPU_SLOWDOWN = 4  # a mid-range phone, as Lighthouse's mobile profile takes it
 

@@ -15,7 +15,7 @@ import httpx
 from bench.cosmos_count import cosmos_requests
 from bench.measure import async_timed_run, percentiles
 from bench.text import capture_texts
-from tests.support import KEY, run_input
+from testkit.support import KEY, run_input
 
 LEVELS = (1, 8, 16, 32, 64, 128)
 # A level whose outcome p95 is this many times the one at N = 1 is the last one taken.

@@ -21,9 +21,9 @@ from bench.voice import CLIP
 from devhost.emulators import Ports, storage_connection_string
 from devhost.eventgrid import STATE_CONTAINER as EVENT_GRID_STATE
 from shared.settings import BUCKET_CONTAINERS, INBOX
-from tests import fake_openai
-from tests.storage_tap import Exchange, StorageTap
-from tests.support import KEY
+from testkit import fake_openai
+from testkit.storage_tap import Exchange, StorageTap
+from testkit.support import KEY
 
 # Each capture's recovery check (a delayed job on captures-classify that reads it once more)
 # comes due after RECOVERY_DELAY_S, 120 s by default: brought forward so it is counted here.

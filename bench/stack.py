@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from devhost.emulators import REPO, Emulators, Ports
-from tests.fake_openai import FakeOpenAI
-from tests.support import DEV_KEYS, DevhostProcess
+from testkit.fake_openai import FakeOpenAI
+from testkit.support import DEV_KEYS, DevhostProcess
 
 
 @dataclass

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 
 from bench.measure import RunTiming, percentiles, timed_run
-from tests.support import KEY, docs, run_input
+from testkit.support import KEY, docs, run_input
 
 LABELLED = Path(__file__).resolve().parent.parent / "tests" / "data" / "labelled_captures.jsonl"
 

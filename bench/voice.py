@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 
 from bench.measure import RunTiming, median, timed_run
-from tests.support import KEY
+from testkit.support import KEY
 
 CLIP = Path(__file__).resolve().parent / "data" / "dentist_5s.m4a"
 

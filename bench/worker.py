@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from azure.storage.queue import QueueClient
 
 from bench.text import capture_texts
-from tests.support import DevhostProcess, clear_queue
+from testkit.support import DevhostProcess, clear_queue
 
 
 async def _prefill(count: int) -> None:

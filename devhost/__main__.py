@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .config import HostConfig, load_local_settings
@@ -19,6 +20,7 @@ from .emulators import REPO, Emulators, Ports
 from .eventgrid import BlobEventPublisher, Subscription, SubscriptionError, subscriptions_for
 from .host import DevHost, load
 from .loader import AppLoadError, LoadedFunction
+from .timer_schedule import TimerSpec
 from .webapp import WEB_DIST, WEB_PORT, WebAppServer
 
 
@@ -132,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if args.command == "check":
         for fn in functions:
-            print(f"ok  {fn.name:<28} {fn.trigger.type}")
+            print(f"ok  {fn.name:<28} {fn.trigger.type}{_timer_line(fn)}")
         return 0
     devhost = _host(app_dir, config, functions, cors)
     if devhost is None:
@@ -140,6 +142,16 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(devhost, args.host, args.port, args.event_grid))
     return 0
+
+
+def _timer_line(function: LoadedFunction) -> str:
+    """For a timer, its schedule and next occurrence, so a schedule can be checked by eye."""
+    if function.trigger.type != "timerTrigger":
+        return ""
+    spec = TimerSpec.from_binding(function.trigger.raw)
+    upcoming = spec.next_after(datetime.now(UTC))
+    shown = upcoming.isoformat() if upcoming else "never"
+    return f"  {spec.schedule.expression!r} in {spec.zone}, next {shown}"
 
 
 async def _serve(devhost: DevHost, host: str, port: int, event_grid: bool) -> None:

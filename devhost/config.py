@@ -66,10 +66,24 @@ class BlobOptions:
 
 
 @dataclass(frozen=True)
+class SingletonOptions:
+    """host.json `singleton`: the listener lock that keeps a timer to one host of an app."""
+
+    listener_lock_period: timedelta = timedelta(minutes=1)
+    listener_lock_recovery_polling_interval: timedelta = timedelta(minutes=1)
+
+    def __post_init__(self) -> None:
+        # A blob lease lasts 15 to 60 seconds, and the host refuses other periods.
+        if not timedelta(seconds=15) <= self.listener_lock_period <= timedelta(minutes=1):
+            raise ValueError("host.json singleton.listenerLockPeriod must be 00:00:15 to 00:01:00")
+
+
+@dataclass(frozen=True)
 class HostConfig:
     route_prefix: str = "api"
     queues: QueueOptions = field(default_factory=QueueOptions)
     blobs: BlobOptions = field(default_factory=BlobOptions)
+    singleton: SingletonOptions = field(default_factory=SingletonOptions)
 
 
 def load_local_settings(app_dir: Path) -> dict[str, str]:
@@ -109,8 +123,18 @@ def load_host_config(app_dir: Path) -> HostConfig:
         max_degree_of_parallelism=int(b.get("maxDegreeOfParallelism", 8)),
         max_dequeue_count=queues.max_dequeue_count,
     )
+    lock = raw.get("singleton", {})
+    singleton = SingletonOptions(
+        listener_lock_period=parse_timespan(lock.get("listenerLockPeriod", "00:01:00")),
+        listener_lock_recovery_polling_interval=parse_timespan(
+            lock.get("listenerLockRecoveryPollingInterval", "00:01:00")
+        ),
+    )
     return HostConfig(
-        route_prefix=str(http.get("routePrefix", "api")).strip("/"), queues=queues, blobs=blobs
+        route_prefix=str(http.get("routePrefix", "api")).strip("/"),
+        queues=queues,
+        blobs=blobs,
+        singleton=singleton,
     )
 
 

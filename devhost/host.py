@@ -1,4 +1,5 @@
-"""The devhost itself: loads the app, then serves HTTP and runs queue and blob triggers."""
+"""The devhost itself: loads the app, then serves HTTP and runs queue, blob and timer
+triggers, and the admin endpoint that runs a function by hand."""
 
 from __future__ import annotations
 
@@ -13,16 +14,20 @@ from pathlib import Path
 
 import uvicorn
 
-from .blob_queue import BlobTriggerQueue
+from .admin import AdminFunctions
+from .blob_queue import HOST_CONNECTION, BlobTriggerQueue
 from .blob_webhook import BlobWebhook
 from .blobs import BlobScanner, is_event_grid_source
 from .config import HostConfig, is_disabled, load_host_config, load_local_settings
 from .cors import CorsMiddleware, CorsPolicy
 from .http import HttpGateway, build_routes
 from .invoke import Invoker
+from .listener_lock import ListenerLock
 from .loader import LoadedFunction, import_app
 from .queues import QueueListener, watch_app_enqueues
 from .storage import StorageClients
+from .timer_schedule import TimerSpec
+from .timers import HOSTS_CONTAINER, BlobStatusStore, Clock, SystemClock, TimerListener
 
 log = logging.getLogger("devhost")
 
@@ -65,6 +70,7 @@ class DevHost:
         config: HostConfig,
         functions: list[LoadedFunction],
         cors: CorsPolicy | None = None,
+        clock: Clock | None = None,
     ) -> None:
         functions = enabled(functions)
         self.storage = StorageClients()
@@ -85,12 +91,31 @@ class DevHost:
         self.blob_queue = BlobTriggerQueue(
             blob_triggers, config.queues, self.storage, self.invoker, hid
         )
+        hosts = self.storage.blob_service(HOST_CONNECTION).get_container_client(HOSTS_CONTAINER)
+        status = BlobStatusStore(hosts, hid)
+        self.timers = {
+            f.name: TimerListener(
+                f,
+                TimerSpec.from_binding(f.trigger.raw),
+                self.invoker.call,
+                status,
+                clock or SystemClock(),
+            )
+            for f in functions
+            if f.trigger.type == "timerTrigger"
+        }
+        # Each timer listens only while this host holds its listener lock, as in the host.
+        self.timer_locks = [
+            (ListenerLock(hosts, hid, name, config.singleton), timer)
+            for name, timer in self.timers.items()
+        ]
         watch_app_enqueues(self._woken)
         self.gateway = HttpGateway(
             build_routes(functions),
             config.route_prefix,
             self.invoker,
             webhooks={"blobs": BlobWebhook(self.blob_queue)},
+            admin=AdminFunctions(functions, self.invoker, self.storage, self.timers),
         )
         # Like the host's CORS middleware: in front of routing, only when origins are set.
         self.http = CorsMiddleware(self.gateway, cors) if cors else self.gateway
@@ -119,6 +144,7 @@ class DevHost:
         if self.blob_queue.listener is not None:
             triggers.append(self.blob_queue.listener)
         workers = [asyncio.create_task(t.run()) for t in triggers]
+        workers += [asyncio.create_task(lock.hold_while(t.run)) for lock, t in self.timer_locks]
         try:
             await server.serve()
         finally:

@@ -1,5 +1,6 @@
 """HTTP triggers: routePrefix, route templates, methods, and responses streamed as yielded;
-and, outside the routePrefix as in the host, the extensions' `/runtime/webhooks/<name>`."""
+and, outside the routePrefix as in the host, the extensions' `/runtime/webhooks/<name>` and
+the admin endpoint `/admin/functions/<name>`."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .routes import RouteTemplate, compile_route
 log = logging.getLogger("devhost.http")
 
 WEBHOOKS_PREFIX = "/runtime/webhooks/"
+ADMIN_PREFIX = "/admin/functions/"
 
 
 @dataclass(frozen=True)
@@ -51,11 +53,13 @@ class HttpGateway:
         route_prefix: str,
         invoker: Invoker,
         webhooks: Mapping[str, ASGIApp] | None = None,
+        admin: ASGIApp | None = None,
     ) -> None:
         self._routes = routes
         self._prefix = f"/{route_prefix}" if route_prefix else ""
         self._invoker = invoker
         self._webhooks = {name.lower(): app for name, app in (webhooks or {}).items()}
+        self._admin = admin
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -66,6 +70,9 @@ class HttpGateway:
             extension = path[len(WEBHOOKS_PREFIX) :].split("/", 1)[0].lower()
             webhook = self._webhooks.get(extension)
             await (webhook or Response(status_code=404))(scope, receive, send)
+            return
+        if path.lower().startswith(ADMIN_PREFIX):
+            await (self._admin or Response(status_code=404))(scope, receive, send)
             return
         if self._prefix and not (path == self._prefix or path.startswith(self._prefix + "/")):
             await Response(status_code=404)(scope, receive, send)

@@ -16,6 +16,11 @@ from azure.functions import meta
 from starlette.requests import Request as StarletteRequest
 from starlette.responses import Response as StarletteResponse
 
+from .ncrontab import ScheduleError
+from .timer_schedule import TimerSpec
+
+TRIGGERS = ("httpTrigger", "queueTrigger", "blobTrigger", "timerTrigger")
+
 
 class AppLoadError(Exception):
     """The app would not load on the real Python worker; the message says why."""
@@ -114,8 +119,13 @@ def validate(function: func.FunctionBuilder | Any) -> LoadedFunction:
             raise AppLoadError(
                 f"function {name!r}: output binding type {out.type!r} is not supported"
             )
-    if trigger.type not in ("httpTrigger", "queueTrigger", "blobTrigger"):
+    if trigger.type not in TRIGGERS:
         raise AppLoadError(f"function {name!r}: trigger {trigger.type!r} is not supported here")
+    if trigger.type == "timerTrigger":
+        try:  # as the host indexes it: a schedule it cannot read keeps the app from starting
+            TimerSpec.from_binding(trigger.raw)
+        except ScheduleError as exc:
+            raise AppLoadError(f"function {name!r}: {exc}") from exc
     return LoadedFunction(
         name=name,
         callable=user_fn,

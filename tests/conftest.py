@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from devhost.emulators import Emulators, Ports
-from tests.fake_openai import FakeOpenAI
-from tests.support import DEV_KEYS
+from testkit.fake_openai import FakeOpenAI
+from testkit.support import DEV_KEYS
 
 
 @pytest.fixture(scope="session")

@@ -33,7 +33,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from tests.loopback_server import LoopbackServer
+from testkit.loopback_server import LoopbackServer
 
 MAX_JWT_LIFETIME_S = 24 * 3600
 

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tests import webapp
-from tests.support import KEY, running_devhost
+from testkit import webapp
+from testkit.support import KEY, running_devhost
 
 
 @pytest.fixture(scope="session")

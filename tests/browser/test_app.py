@@ -8,8 +8,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests import fake_openai
-from tests.support import KEY, docs, run_input
+from testkit import fake_openai
+from testkit.support import KEY, docs, run_input
 
 FILED = fake_openai.classification("People", 0.92, "Call Sarah about the budget")
 UNCLEAR = fake_openai.classification(None, 0.1, "?", question="What about the tiles?")

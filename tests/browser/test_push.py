@@ -26,10 +26,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests import fake_openai
+from testkit import fake_openai
+from testkit.support import DEV_KEYS, running_devhost
+from testkit.support import KEY as OTHER_KEY
 from tests.push_service import Device, PushServiceStandIn, b64url
-from tests.support import DEV_KEYS, running_devhost
-from tests.support import KEY as OTHER_KEY
 
 USER = "browser-pusher"  # this module's own user: subscriptions outlive a module
 KEY = "browser-push-key"

@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from testkit.support import DEV_KEYS, KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 from tests.sse import get_run, post_voice_capture
-from tests.support import DEV_KEYS, KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
 JSON = {**KEY, "Content-Type": "application/json"}

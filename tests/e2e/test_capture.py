@@ -12,9 +12,8 @@ import httpx
 import pytest
 from azure.storage.queue import QueueClient
 
-from tests import fake_openai
-from tests.sse import assert_valid_run, post_run
-from tests.support import (
+from testkit import fake_openai
+from testkit.support import (
     DEV_KEYS,
     KEY,
     LOOKING_AT_OUTCOMES,
@@ -24,6 +23,7 @@ from tests.support import (
     run_input,
     running_devhost,
 )
+from tests.sse import assert_valid_run, post_run
 
 
 @pytest.fixture(scope="module")

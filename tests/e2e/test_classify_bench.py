@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests import fake_openai
-from tests.fake_openai import FakeOpenAI
+from testkit import fake_openai
+from testkit.fake_openai import FakeOpenAI
+from testkit.support import KEY, bench_classify, run_input, running_devhost
 from tests.sse import post_run
-from tests.support import KEY, bench_classify, run_input, running_devhost
 
 TEXT = "Lunch with Priya: she is looking for a data engineering job, ask Marco if his team hires"
 

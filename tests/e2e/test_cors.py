@@ -24,8 +24,8 @@ import pytest
 
 from devhost.emulators import free_port
 from shared.http.contract import ROUTES
+from testkit.support import KEY, REPO, DevhostProcess, run_input, running_devhost
 from tests.sse import assert_valid_run, get_run, post_run
-from tests.support import KEY, REPO, DevhostProcess, run_input, running_devhost
 
 APP = "http://127.0.0.1:7072"  # the web app as `make dev` serves it
 APP_BY_NAME = "http://localhost:7072"  # the same page opened as localhost

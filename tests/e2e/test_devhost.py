@@ -14,8 +14,8 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueServiceClient
 
 from devhost.emulators import AZURITE_ACCOUNT, Emulators, Ports, storage_connection_string
-from tests.storage_tap import Exchange, StorageTap
-from tests.support import REPO, DevhostProcess, eventually, read_records, run_devhost_check
+from testkit.storage_tap import Exchange, StorageTap
+from testkit.support import REPO, DevhostProcess, eventually, read_records, run_devhost_check
 
 APPS = REPO / "tests" / "apps"
 

@@ -22,7 +22,7 @@ from azure.core.exceptions import ResourceNotFoundError
 from azure.storage.blob import BlobServiceClient, ContainerClient
 from azure.storage.queue import QueueClient
 
-from tests.support import (
+from testkit.support import (
     DEV_KEYS,
     KEY,
     LOOKING_AT_OUTCOMES,

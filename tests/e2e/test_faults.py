@@ -21,10 +21,9 @@ from shared.domain.ids import capture_id_for
 from shared.domain.outcomes import FailureCode
 from shared.domain.ports import Adapters, CaptureRepository
 from shared.services.poison import fail_poisoned_classify_job, settle_poisoned_voice_note
-from tests import fake_openai
-from tests.fault_proxy import FaultProxy
-from tests.sse import SseRun, assert_valid_run, get_run, post_run, post_voice_capture
-from tests.support import (
+from testkit import fake_openai
+from testkit.fault_proxy import FaultProxy
+from testkit.support import (
     BUCKETS,
     KEY,
     REPO,
@@ -35,6 +34,7 @@ from tests.support import (
     eventually,
     run_input,
 )
+from tests.sse import SseRun, assert_valid_run, get_run, post_run, post_voice_capture
 
 CLASSIFY_FAILED = FailureCode.CLASSIFY_FAILED
 TRANSCRIPTION_FAILED = FailureCode.TRANSCRIPTION_FAILED

@@ -31,8 +31,8 @@ from shared.http.contract import (
 )
 from shared.http.openapi import openapi_document
 from shared.http.requests import BucketChoice
+from testkit.support import KEY, run_input, running_devhost
 from tests.sse import parse_sse
-from tests.support import KEY, run_input, running_devhost
 
 # Fixed seed and derandomised generation: the same cases every run, so a failure reproduces.
 SEED = 20240611

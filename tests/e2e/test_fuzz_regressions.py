@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from shared.http.openapi import openapi_document
-from tests.support import KEY, run_input, running_devhost
+from testkit.support import KEY, run_input, running_devhost
 
 
 @pytest.fixture(scope="module")

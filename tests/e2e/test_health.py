@@ -7,7 +7,7 @@ from pathlib import Path
 import httpx
 
 from devhost.emulators import free_port
-from tests.support import REPO, DevhostProcess
+from testkit.support import REPO, DevhostProcess
 
 
 def _health(env: dict[str, str], log: Path) -> httpx.Response:

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests import fake_openai
+from testkit import fake_openai
+from testkit.support import KEY, docs, running_devhost
 from tests.sse import SseRun, assert_valid_run, get_run, post_run
-from tests.support import KEY, docs, running_devhost
 
 BUCKET_GUESS = fake_openai.classification("Projects", 0.45, "Kitchen tiles")
 UNCLEAR = fake_openai.classification(None, 0.1, "?", question="What about the tiles?")

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests import fake_openai
-from tests.fake_openai import FakeOpenAI
+from testkit import fake_openai
+from testkit.fake_openai import FakeOpenAI
+from testkit.support import BUCKETS, KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 from tests.sse import SseRun, assert_valid_run, post_run, post_voice_capture
-from tests.support import BUCKETS, KEY, OTHER_KEY, docs, eventually, run_input, running_devhost
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
 

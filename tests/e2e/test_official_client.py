@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import fake_openai
-from tests.support import KEY, docs, running_devhost
+from testkit import fake_openai
+from testkit.support import KEY, docs, running_devhost
 
 SCENARIO = Path(__file__).parents[1] / "agui_client" / "scenario.mjs"
 AUDIO = Path(__file__).parents[1] / "data" / "audio" / "call_sarah.wav"

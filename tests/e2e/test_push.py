@@ -16,10 +16,10 @@ import httpx
 import pytest
 from azure.storage.queue import QueueClient
 
-from tests import fake_openai
+from testkit import fake_openai
+from testkit.support import DEV_KEYS, clear_queue, eventually, run_input, running_devhost
 from tests.push_service import Device, PushServiceStandIn
 from tests.sse import post_run
-from tests.support import DEV_KEYS, clear_queue, eventually, run_input, running_devhost
 
 # A user of this module alone: subscriptions outlive a module in the shared database.
 USER = "pusher"

@@ -42,17 +42,9 @@ from devhost.emulators import Emulators, Ports, storage_connection_string
 from shared.adapters.vapid import generate_keys
 from shared.domain.documents import utc_text, utcnow
 from shared.domain.ids import capture_id_for, voice_capture_id
-from tests import fake_openai
-from tests.fault_proxy import FaultProxy
-from tests.sse import (
-    SseRun,
-    assert_valid_run,
-    get_run,
-    post_run,
-    post_voice_capture,
-    stream_run,
-)
-from tests.support import (
+from testkit import fake_openai
+from testkit.fault_proxy import FaultProxy
+from testkit.support import (
     BUCKETS,
     KEY,
     OTHER_KEY,
@@ -63,7 +55,15 @@ from tests.support import (
     docs,
     eventually,
 )
-from tests.support import run_input as make_run_input
+from testkit.support import run_input as make_run_input
+from tests.sse import (
+    SseRun,
+    assert_valid_run,
+    get_run,
+    post_run,
+    post_voice_capture,
+    stream_run,
+)
 
 SAID = "Call Sarah about the budget review"
 # Long enough for a loaded machine, far shorter than anything the app could leave unbounded.

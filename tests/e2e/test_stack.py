@@ -17,7 +17,7 @@ from devhost.__main__ import _web_app, _web_app_lines
 from devhost.cors import CorsPolicy
 from devhost.emulators import AZURITE_ACCOUNT, Ports, free_port
 from devhost.webapp import WebAppServer
-from tests.support import REPO, eventually
+from testkit.support import REPO, eventually
 
 
 def _listening(port: int) -> bool:

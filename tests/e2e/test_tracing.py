@@ -16,10 +16,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests import fake_openai
+from testkit import fake_openai
+from testkit.support import KEY, REPO, clear_queue, eventually, run_input, running_devhost
 from tests.otlp_sink import OtlpSink, SpanRecord
 from tests.sse import assert_valid_run, post_run, post_voice_capture
-from tests.support import KEY, REPO, clear_queue, eventually, run_input, running_devhost
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
 

@@ -20,8 +20,7 @@ from azure.storage.queue import QueueClient
 
 from shared.domain.capture import InboxItem
 from shared.services.feed import follow_capture
-from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, post_voice_capture
-from tests.support import (
+from testkit.support import (
     DEV_KEYS,
     KEY,
     LOOKING_AT_OUTCOMES,
@@ -31,6 +30,7 @@ from tests.support import (
     eventually,
     running_devhost,
 )
+from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, post_voice_capture
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
 VOICE_FUNCTION = "Host.Functions.voice_note_uploaded"

@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from testkit.support import REPO
 from tests.azurite_oauth import _write_tls_files
-from tests.support import REPO
 
 
 class Ingestion(NamedTuple):

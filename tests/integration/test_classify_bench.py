@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from shared.adapters.classifier.openai_chat import SYSTEM_PROMPT, ModelAnswer
-from tests.fake_openai import FakeOpenAI, classification, http_error
-from tests.support import bench_classify
+from testkit.fake_openai import FakeOpenAI, classification, http_error
+from testkit.support import bench_classify
 
 MODEL = "bench-deployment"
 # (capture, the scripted answer): the answers make every figure a known fraction.

@@ -24,7 +24,7 @@ from shared.services.bucket_pick import pick_bucket
 from shared.services.filing import file_capture, filed_item_for
 from shared.services.inbox import delete_capture
 from shared.services.worker import handle_classify_job
-from tests.support import BUCKETS, clear_queue, docs
+from testkit.support import BUCKETS, clear_queue, docs
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from shared.adapters.classifier.openai_chat import (
 from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import ClassifierUnavailable
 from shared.domain.outcomes import Outcome, decide
-from tests.fake_openai import (
+from testkit.fake_openai import (
     FakeOpenAI,
     classification,
     completion,

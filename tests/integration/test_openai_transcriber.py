@@ -14,7 +14,7 @@ import pytest
 from shared.adapters.transcriber.openai_audio import OpenAITranscriber
 from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
 from shared.domain.transcript import Transcript
-from tests.fake_openai import (
+from testkit.fake_openai import (
     TRANSCRIBE,
     FakeOpenAI,
     Step,

@@ -39,8 +39,8 @@ from shared.services.runs import text_capture_run
 from shared.services.transcription import transcribe_voice_note
 from shared.services.worker import handle_classify_job
 from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER, get_settings
-from tests import fake_openai
-from tests.support import BUCKETS, SARAH, clear_queue, docs
+from testkit import fake_openai
+from testkit.support import BUCKETS, SARAH, clear_queue, docs
 
 UNSETTLED = {Status.RECEIVED, Status.QUEUED, Status.TRANSCRIBING}
 
@@ -357,7 +357,7 @@ async def test_a_delete_racing_a_write_at_any_step_leaves_nothing(
 async def jobs_for(storage_conn: str, capture_id: str) -> list[ClassifyJob]:
     """The delayed check (and any other job) sent for this capture, taken off the queue once
     they are due, as the worker would take them."""
-    from tests.support import eventually
+    from testkit.support import eventually
 
     queue = QueueClient.from_connection_string(storage_conn, CLASSIFY_QUEUE)
     found: list[ClassifyJob] = []

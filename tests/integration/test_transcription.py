@@ -26,8 +26,8 @@ from shared.domain.ports import Adapters
 from shared.services.transcription import transcribe_voice_note
 from shared.services.voice import NewVoiceCapture, start_voice_note
 from shared.services.worker import handle_classify_job
-from tests import fake_openai
-from tests.support import clear_queue, docs
+from testkit import fake_openai
+from testkit.support import clear_queue, docs
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
 SARAH = (AUDIO / "call_sarah.m4a").read_bytes()

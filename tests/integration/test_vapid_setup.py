@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from shared.adapters.vapid import load_keys
-from tests.support import REPO
+from testkit.support import REPO
 
 
 def vapid(app_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -17,8 +17,8 @@ from shared.domain.transcript import Transcript
 from shared.services import background
 from shared.services.transcription import transcribe_voice_note
 from shared.services.worker import handle_classify_job
+from testkit.support import SARAH  # plays for 3.06 s
 from tests.fakes import USER, Fakes, guess, new_id, text_item, voice_item
-from tests.support import SARAH  # plays for 3.06 s
 
 AUDIO = b"\x00 not a container mutagen reads: no duration known"
 LIMIT = 1_000_000

@@ -26,7 +26,7 @@ T = TypeVar("T")
 
 BUCKETS = BUCKET_CONTAINERS
 # A real voice note: "Call Sarah about the budget review", spoken, in an m4a container.
-SARAH = (Path(__file__).parent / "data" / "audio" / "call_sarah.m4a").read_bytes()
+SARAH = (REPO / "tests" / "data" / "audio" / "call_sarah.m4a").read_bytes()
 
 # The sample settings' dev user (key `local-dev-key`) and a second user for isolation tests.
 KEY = {"X-API-Key": "local-dev-key"}

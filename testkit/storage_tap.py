@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from tests.fault_proxy import FaultProxy, Observer
+from testkit.fault_proxy import FaultProxy, Observer
 
 BODY_KEPT = 64 * 1024  # bytes of each response body kept for assertions (queue polls are small)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from aiohttp import BodyPartReader, hdrs, web
 
-from tests.loopback_server import LoopbackServer
+from testkit.loopback_server import LoopbackServer
 
 # Never keep credentials in the records: tests assert on headers and may print them on failure.
 SECRET_HEADERS = frozenset(
