@@ -66,6 +66,7 @@ NOT_SET_IN_AZURE = {
     "RATE_LIMIT_BURST": "default",
     "MODEL_TIMEOUT_S": "default",
     "MODEL_MAX_RETRIES": "default",
+    "MODEL_MAX_COMPLETION_TOKENS": "default: unset, for a reasoning deployment",
     "MAX_CAPTURE_CHARS": "default",
     "MAX_MESSAGES": "default",
     "MAX_BODY_BYTES": "default",
