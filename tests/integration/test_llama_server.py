@@ -10,6 +10,7 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import openai
 import pytest
@@ -27,6 +28,7 @@ from shared.adapters.classifier.openai_chat import (
 from shared.adapters.openai_client import build_openai_client
 from shared.domain.classification import Bucket, Classification
 from shared.domain.outcomes import Outcome, decide
+from tests.support import bench_classify
 
 # The answer is some 60 tokens; the README's advice for a classic model or a local server.
 CAP = 200
@@ -111,3 +113,23 @@ async def test_an_answer_cut_by_the_cap_is_invalid_json_and_misunderstood(
     )
     assert decide(result) is Outcome.MISUNDERSTOOD
     assert any("cut off" in r.getMessage() for r in caplog.records)
+
+
+def test_the_benchmark_runs_against_it(llama: LlamaServer, tmp_path: Path) -> None:
+    """`python -m bench classify --model openai` with the server as OPENAI_BASE_URL (as
+    BENCHMARKS.md's SmolLM2 figures were taken): every capture is answered and judged."""
+    rows = [
+        {"text": CAPTURE, "label": "People", "people": ["Sarah"]},
+        {"text": "asdf qwer zxcv", "label": "unintelligible"},
+    ]
+    settings = {"MODEL_MAX_COMPLETION_TOKENS": str(CAP), "MODEL_TIMEOUT_S": "120"}
+    done, report = bench_classify(
+        llama.base_url, rows, tmp_path, model=MODEL_NAME, settings=settings
+    )
+    assert done.returncode == 0, done.stderr
+    assert report is not None
+    assert report["deployment"] == MODEL_NAME
+    assert report["unavailable"] == []
+    assert [c["label"] for c in report["captures"]] == ["People", "unintelligible"]
+    usage = report["figures"]["usage"]
+    assert usage["reported"] == 2 and 0 < usage["completion_tokens_mean"] < CAP
