@@ -35,6 +35,7 @@ CAP = 200
 # Four tokens in, the answer stands inside its first key: '{\n  "b'.
 CUT = 4
 CAPTURE = "Call Sarah about the budget review"
+CLASSIFIER_LOG = "shared.adapters.classifier"
 
 
 @asynccontextmanager
@@ -59,7 +60,7 @@ async def llama_client(llama: LlamaServer) -> AsyncIterator[openai.AsyncOpenAI]:
 async def test_our_request_is_accepted_and_the_answer_parsed(
     llama: LlamaServer, text: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="shared.adapters.classifier")
+    caplog.set_level(logging.WARNING, logger=CLASSIFIER_LOG)
     usage: list[CompletionUsage] = []
     async with llama_client(llama) as client:
         model = OpenAIClassifier(
@@ -67,8 +68,10 @@ async def test_our_request_is_accepted_and_the_answer_parsed(
         )
         result = await model.classify(text)
 
-    # Any warning means the fallback: output that failed the schema, or a cut answer.
-    assert not caplog.records, [r.getMessage() for r in caplog.records]
+    # Any warning of the classifier's means its fallback: output that failed the schema, or a
+    # cut answer.
+    warned = [r.getMessage() for r in caplog.records if r.name.startswith(CLASSIFIER_LOG)]
+    assert not warned
     assert isinstance(result, Classification)
     assert result.bucket is None or isinstance(result.bucket, Bucket)
     assert 0.0 <= result.confidence <= 1.0
@@ -102,7 +105,7 @@ async def test_an_answer_cut_by_the_cap_is_invalid_json_and_misunderstood(
         with pytest.raises(json.JSONDecodeError):
             json.loads(content)
 
-        caplog.set_level(logging.WARNING, logger="shared.adapters.classifier")
+        caplog.set_level(logging.WARNING, logger=CLASSIFIER_LOG)
         result = await OpenAIClassifier(client, MODEL_NAME, max_completion_tokens=CUT).classify(
             CAPTURE
         )
