@@ -66,7 +66,13 @@ def openai_classifier(
     (the benchmark's cost figures)."""
     from shared.adapters.classifier.openai_chat import OpenAIClassifier
 
-    return OpenAIClassifier(openai_client(), get_settings().chat_model, on_usage=on_usage)
+    s = get_settings()
+    return OpenAIClassifier(
+        openai_client(),
+        s.chat_model,
+        max_completion_tokens=s.model_max_completion_tokens,
+        on_usage=on_usage,
+    )
 
 
 def build_transcriber() -> Transcriber:

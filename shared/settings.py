@@ -95,6 +95,13 @@ class Settings(BaseSettings):
     )
     model_timeout_s: float = Field(default=10.0, validation_alias=AliasChoices("MODEL_TIMEOUT_S"))
     model_max_retries: int = Field(default=2, validation_alias=AliasChoices("MODEL_MAX_RETRIES"))
+    # A cap on the classifier's answer (sent as max_completion_tokens). Unset by default:
+    # reasoning deployments count their hidden reasoning against it. Set it for a classic chat
+    # model or a local server (about 200: the answer is some 60 tokens), so a model that rambles
+    # inside a string is cut, not waited for.
+    model_max_completion_tokens: int | None = Field(
+        default=None, ge=1, validation_alias=AliasChoices("MODEL_MAX_COMPLETION_TOKENS")
+    )
 
     max_capture_chars: int = Field(
         default=10_000, validation_alias=AliasChoices("MAX_CAPTURE_CHARS")

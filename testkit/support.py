@@ -223,11 +223,17 @@ def run_devhost_check(app_dir: Path, env: dict[str, str]) -> subprocess.Complete
 
 
 def bench_classify(
-    model_url: str, rows: list[dict], tmp: Path, *extra: str, model: str | None = None
+    model_url: str,
+    rows: list[dict],
+    tmp: Path,
+    *extra: str,
+    model: str | None = None,
+    settings: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], dict | None]:
     """`python -m bench classify --model openai` over `rows` (a labelled set), with the model
     server at `model_url` as the only app setting in the environment (an operator's shell),
-    and `model` as its chat model (None: the app's default). The run, and its results file."""
+    besides `settings`, and `model` as its chat model (None: the app's default). The run, and
+    its results file."""
     from shared.settings import Settings
 
     labelled = tmp / "set.jsonl"
@@ -243,6 +249,7 @@ def bench_classify(
     env |= {"AZURE_OPENAI_ENDPOINT": "", "OPENAI_BASE_URL": model_url, "MODEL_MAX_RETRIES": "0"}
     if model is not None:
         env["OPENAI_CHAT_MODEL"] = model
+    env |= settings or {}
     command = ["classify", "--model", "openai", "--set", str(labelled), "--out", str(out)]
     done = subprocess.run(
         [sys.executable, "-m", "bench", *command, *extra],

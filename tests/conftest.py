@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from devhost.emulators import Emulators, Ports
+from devhost.llama_server import LlamaServer
 from testkit.fake_openai import FakeOpenAI
 from testkit.support import DEV_KEYS
 
@@ -22,6 +23,15 @@ def emulators(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulators]:
     data_dir = tmp_path_factory.mktemp("emulators")
     with Emulators(data_dir=data_dir, ports=Ports.free()) as stack:
         yield stack
+
+
+@pytest.fixture(scope="session")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """A real OpenAI-compatible server (llama.cpp, SmolLM2-135M) for the whole session: about
+    250 MB and a few seconds to start, so one, and only for the tests that ask for it."""
+    log_dir = tmp_path_factory.mktemp("llama")
+    with LlamaServer(log_dir / "llama.log") as server:
+        yield server
 
 
 @pytest.fixture(scope="session")

