@@ -280,7 +280,7 @@ def table(report: dict) -> str:
     if lat:
         lines.append(f"latency per capture: p50 {lat['p50']} ms, p95 {lat['p95']} ms")
     if "warm_up_s" in report:
-        lines.append(f"warm-up (model load + example index): {report['warm_up_s']} s")
+        lines.append(f"warm-up (model load, example index, one capture): {report['warm_up_s']} s")
     if cv := report.get("examples_cross_validated"):
         cf = cv["figures"]
         lines += [

@@ -10,18 +10,29 @@ import contextlib
 import logging
 import os
 import sys
-import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
+
 from .config import HostConfig, load_local_settings
-from .cors import CorsConfigError, CorsPolicy, cors_policy
+from .cors import (
+    CorsConfigError,
+    CorsPolicy,
+    cors_policy,
+    stack_cors_policy,
+    web_app_origins,
+)
 from .emulators import REPO, Emulators, Ports
 from .eventgrid import BlobEventPublisher, Subscription, SubscriptionError, subscriptions_for
 from .host import DevHost, load
 from .loader import AppLoadError, LoadedFunction
 from .timer_schedule import TimerSpec
 from .webapp import WEB_DIST, WEB_PORT, WebAppServer
+
+# Start-up is timed from here: "Ready in N s" counts the emulators, provisioning and warm-up.
+_STARTED = time.monotonic()
 
 
 class FieldsFormatter(logging.Formatter):
@@ -52,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         "--web-port",
         type=int,
         default=int(os.environ.get("DEVHOST_WEB_PORT", WEB_PORT)),
-        help="stack: the web app's port (its origin must be among the CORS origins)",
+        help="stack: the web app's port (a Host.CORS left as the sample's follows it)",
     )
     # As `func start`: these override Host.CORS and Host.CORSCredentials of local.settings.json.
     parser.add_argument(
@@ -101,7 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # the local Event Grid's posts
     app_dir = args.app_dir.resolve()
     try:
-        cors = cors_policy(app_dir, args.cors, args.cors_credentials)
+        if args.command == "stack":
+            web_origins = web_app_origins(args.host, args.web_port)
+            cors = stack_cors_policy(app_dir, web_origins, args.cors, args.cors_credentials)
+        else:
+            cors = cors_policy(app_dir, args.cors, args.cors_credentials)
     except CorsConfigError as exc:
         print(f"devhost: {exc}", file=sys.stderr)
         return 1
@@ -123,10 +138,11 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         try:
             web_lines = _web_app_lines(web, args.web_dir, cors)
-            return _stack(app_dir, args.host, args.port, args.data_dir, cors, web_lines)
+            code = _stack(app_dir, args.host, args.port, args.data_dir, cors, web_lines)
         finally:
             if web is not None:
                 web.stop()
+        return _leave_if_warming(code)
     try:
         config, functions = load(app_dir)
     except AppLoadError as exc:
@@ -141,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(_serve(devhost, args.host, args.port, args.event_grid))
-    return 0
+    return _leave_if_warming(0)
 
 
 def _timer_line(function: LoadedFunction) -> str:
@@ -270,39 +286,61 @@ def _stack(
             asyncio.run(_provision_and_serve(devhost, host, port, cors, web_lines))
     finally:
         emulators.stop()
-    if any(thread.is_alive() for thread in _warming):
-        # A model still loading holds nothing worth saving, and finalising the interpreter
-        # under its native code can crash: everything we started is stopped, so leave now.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        logging.shutdown()
-        os._exit(0)
     return 0
 
 
-_warming: list[threading.Thread] = []
+def _leave_if_warming(code: int) -> int:
+    """A model still loading (the app's warm-up threads) holds nothing worth saving, and
+    finalising the interpreter under its native code can crash: once everything we started
+    is stopped, leave at once."""
+    warm_up = sys.modules.get("shared.adapters.warm_up")  # only if the app warms models
+    if warm_up is not None and warm_up.in_progress():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
+    return code
 
 
 async def _provision_and_serve(
     devhost: DevHost, host: str, port: int, cors: CorsPolicy | None, web_lines: str
 ) -> None:
-    from shared.bootstrap import adapters, reset
+    from shared.bootstrap import reset
 
     from .provision import provision
 
     await provision(cors.origins if cors else ())
-    # Load the offline models while the server starts, not on the first capture.
-    # Daemon threads, not the loop's executor: asyncio.run would wait for a half-loaded model
-    # on Ctrl-C (half a minute on a busy machine).
-    for model in (adapters().classifier, adapters().transcriber):
-        warm_up = getattr(model, "warm_up", None)
-        if warm_up is not None:
-            thread = threading.Thread(target=warm_up, name="warm-up", daemon=True)
-            _warming.append(thread)
-            thread.start()
     base = f"http://{host}:{port}/api"
+    ready = asyncio.create_task(_announce_when_ready(base, web_lines))
+    try:
+        await _serve(devhost, host, port, event_grid=True)
+    finally:
+        ready.cancel()
+        await asyncio.gather(ready, return_exceptions=True)
+        await reset()
+
+
+async def _announce_when_ready(base: str, web_lines: str) -> None:
+    """Ask the app's own health, as a platform's probe would (the first answer starts warming
+    the offline models), and say "ready" only once it answers ok: a capture sent then is
+    classified at full speed."""
+    said: set[str] = set()
+    async with httpx.AsyncClient(timeout=30) as client:
+        while True:
+            try:
+                body = (await client.get(f"{base}/health")).json()
+            except (httpx.HTTPError, ValueError):
+                body = {"status": "starting"}  # not listening yet
+            status = str(body.get("status"))
+            if status == "ok":
+                break
+            if status not in said:
+                said.add(status)
+                _say_not_ready(status, body)
+            await asyncio.sleep(0.5)
+    elapsed = time.monotonic() - _STARTED
     print(
-        f"\nCapture pipeline running at {base}  (Ctrl-C stops everything)\n"
+        f"\nReady in {elapsed:.0f} s: the capture pipeline at {base}  (Ctrl-C stops everything)\n"
         f"{web_lines}"
         f"  dev user: dev   API key: local-dev-key\n"
         f"  curl {base}/health\n"
@@ -311,10 +349,20 @@ async def _provision_and_serve(
         f'"content":"Call Sarah about the budget review"}}]}}\' {base}/capture\n',
         flush=True,
     )
-    try:
-        await _serve(devhost, host, port, event_grid=True)
-    finally:
-        await reset()
+
+
+def _say_not_ready(status: str, body: dict) -> None:
+    if status == "warming":
+        names = " and ".join(body.get("models") or {})
+        print(
+            f"Warming the offline models ({names}): about half a minute, longer on a busy "
+            'machine; /api/health answers 503 "warming" until then.',
+            flush=True,
+        )
+    elif status == "unhealthy":
+        checks = {**body.get("checks", {}), **(body.get("models") or {})}
+        down = ", ".join(name for name, c in checks.items() if c.get("status") == "down")
+        logging.getLogger("devhost").warning("not ready: down: %s (see /api/health)", down)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """CORS as `func start` applies it: `Host.CORS` and `Host.CORSCredentials` from
-local.settings.json, overridden by `--cors` / `--cors-credentials`.
+local.settings.json, overridden by `--cors` / `--cors-credentials`. The stack, which also
+serves the web app, lets a Host.CORS left as the sample's follow the web app's port.
 
 Core Tools and the host on Flex Consumption both build one ASP.NET Core CORS policy: the
 configured origins, any header, any method, credentials if asked, and nothing else (no
@@ -28,6 +29,8 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 ANY_ORIGIN = "*"
+# What `make` copies to local.settings.json: its Host.CORS is the web app's default origins.
+SAMPLE_SETTINGS = "local.settings.sample.json"
 
 
 class CorsConfigError(ValueError):
@@ -104,8 +107,40 @@ def cors_policy(
     return CorsPolicy(allowed, credentials)
 
 
-def _host_section(app_dir: Path) -> dict[str, object]:
-    path = app_dir / "local.settings.json"
+def web_app_origins(host: str, port: int) -> tuple[str, ...]:
+    """The origins of the web app served on host:port, as browsers name them: on loopback,
+    the same page opened as 127.0.0.1 or as localhost."""
+    if host in ("127.0.0.1", "localhost"):
+        return (f"http://127.0.0.1:{port}", f"http://localhost:{port}")
+    return (f"http://{host}:{port}",)
+
+
+def stack_cors_policy(
+    app_dir: Path,
+    web_origins: tuple[str, ...],
+    origins: str | None = None,
+    credentials: bool | None = None,
+) -> CorsPolicy | None:
+    """The stack's policy: `cors_policy`'s, except that a Host.CORS left as the sample has it
+    (or left out) follows the web app to whatever port the stack serves it on, so moving it
+    (DEVHOST_WEB_PORT) needs no edit. An origin list of one's own, or --cors, is kept."""
+    if origins is None and _follows_web_app(app_dir):
+        origins = ",".join(web_origins)
+    return cors_policy(app_dir, origins, credentials)
+
+
+def _follows_web_app(app_dir: Path) -> bool:
+    configured = _host_section(app_dir).get("cors")
+    if configured is None:
+        return True
+    sample = _host_section(app_dir, SAMPLE_SETTINGS).get("cors")
+    return sample is not None and set(parse_origins(str(configured))) == set(
+        parse_origins(str(sample))
+    )
+
+
+def _host_section(app_dir: Path, name: str = "local.settings.json") -> dict[str, object]:
+    path = app_dir / name
     if not path.exists():
         return {}
     host = json.loads(path.read_text()).get("Host") or {}

@@ -3,7 +3,7 @@
 Written into local.settings.json when it has none (the Makefile runs this after making the
 file; it is git-ignored, so the private key is never committed). `--print` prints a new pair as
 shell assignments and writes nothing: the one-time step that puts a pair into Key Vault for
-Azure (README) reads it from there.
+Azure (docs/deploy.md) reads it from there.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from pathlib import Path
 from .emulators import REPO
 
 WEB_DIST = REPO / "web" / "dist"
-# Its origin, http://127.0.0.1:7072, is in local.settings.sample.json's Host.CORS.
+# Its origins at this port are local.settings.sample.json's Host.CORS; the stack moves them
+# with the port (DEVHOST_WEB_PORT) while Host.CORS is left as that (devhost/cors.py).
 WEB_PORT = 7072
 
 # Fixed types for what a PWA build holds: Python's own table depends on its version (3.11 says

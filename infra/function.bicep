@@ -132,7 +132,7 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
 }
 
 // The whole set: a provision replaces the app settings, so everything lives here.
-// Settings left out keep the defaults in shared/settings.py (README: "Settings in Azure").
+// Settings left out keep the defaults in shared/settings.py (docs/configuration.md).
 resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
   // These are app settings; checkov reads every sites/config as the site's web config.
   // checkov:skip=CKV_AZURE_13: see above (authentication: API keys, optional Easy Auth)

@@ -2,7 +2,7 @@
 // it, its public key, so the pair is set in one place). The app never calls the vault: its
 // settings are Key Vault references (function.bicep), resolved by the platform with the app's
 // identity, which may read secrets and nothing else. The secrets' values are set once, by hand
-// (README: "Web Push in Azure"): no template can make a key pair.
+// (docs/deploy.md: "Web Push in Azure"): no template can make a key pair.
 
 param name string
 param location string

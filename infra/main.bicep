@@ -221,7 +221,7 @@ module app 'function.bicep' = {
   }
 }
 
-// azd keeps these in the environment; the postdeploy hook and the README use them.
+// azd keeps these in the environment; the postdeploy hook and docs/deploy.md use them.
 output AZURE_LOCATION string = location
 output AZURE_RESOURCE_GROUP string = group.name
 output FUNCTION_APP_NAME string = app.outputs.name

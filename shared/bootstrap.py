@@ -8,12 +8,13 @@ from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING
 
-from shared.adapters import clients
+from shared.adapters import clients, warm_up
 from shared.adapters.openai_client import model_configured, openai_client
 from shared.adapters.push_subscriptions import CosmosPushSubscriptions
 from shared.adapters.queues import StorageQueues
 from shared.adapters.repository import CosmosCaptureRepository
 from shared.adapters.voice_blobs import BlobVoiceNotes
+from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import Adapters, Classifier, PushAdapters, Transcriber
 from shared.settings import get_settings
@@ -84,6 +85,20 @@ def build_transcriber() -> Transcriber:
         from shared.adapters.transcriber.whisper_local import LocalWhisperTranscriber
 
     return LocalWhisperTranscriber()
+
+
+def warm_models() -> dict[str, ModelCheck]:
+    """Start warming the offline models (once per process) and say how far they have got.
+    With a model server there is nothing to load, so nothing is built or imported for it:
+    a health probe stays as cheap as it was."""
+    if model_configured():
+        return {}
+    try:
+        built = adapters()
+    except RuntimeError as exc:  # no model server and no offline models: a missing setting
+        return {"models": ModelCheck(status="down", seconds=0, error=type(exc).__name__)}
+    warm_up.start({"classifier": built.classifier, "transcriber": built.transcriber})
+    return warm_up.checks()
 
 
 @contextmanager

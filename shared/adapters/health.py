@@ -1,4 +1,5 @@
-"""Health of the app's dependencies, reported honestly and without secrets."""
+"""Health of the app's dependencies and of its offline models, reported honestly and without
+secrets: a model still loading is "warming", not ok."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from shared.adapters import clients
+from shared.adapters.warm_up import ModelCheck
 from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER, get_settings
 
 
@@ -20,8 +22,11 @@ class Check(BaseModel):
 
 
 class HealthReport(BaseModel):
-    status: Literal["ok", "unhealthy"]
+    status: Literal["ok", "warming", "unhealthy"]
     checks: dict[str, Check]
+    # Only where the app loads models itself (the offline ones, locally); none with a model
+    # server, which has nothing to load and is not called by a probe.
+    models: dict[str, ModelCheck] | None = None
 
     @property
     def ok(self) -> bool:
@@ -47,13 +52,16 @@ CHECKS: dict[str, Callable[[], Awaitable[None]]] = {
 }
 
 
-async def check_health() -> HealthReport:
+async def check_health(models: dict[str, ModelCheck] | None = None) -> HealthReport:
+    """The dependencies, checked now, with the models' warm-up as `models` reports it. Down
+    beats warming: waiting would not help."""
     limit_s = get_settings().health_timeout_s
     names = list(CHECKS)
     results = await asyncio.gather(*(_run(CHECKS[n], limit_s) for n in names))
     checks = dict(zip(names, results, strict=True))
-    healthy = all(c.status == "ok" for c in checks.values())
-    return HealthReport(status="ok" if healthy else "unhealthy", checks=checks)
+    states = {c.status for c in checks.values()} | {m.status for m in (models or {}).values()}
+    status = "unhealthy" if "down" in states else "warming" if "warming" in states else "ok"
+    return HealthReport(status=status, checks=checks, models=models or None)
 
 
 async def _run(check: Callable[[], Awaitable[None]], limit_s: float) -> Check:

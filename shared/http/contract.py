@@ -298,10 +298,14 @@ HEALTH = Route(
     method="GET",
     route="health",
     operation_id="health",
-    summary="Health of the app's dependencies; no secrets.",
+    summary="Health of the app's dependencies and offline models; no secrets.",
     answers={
-        200: Json("Every dependency answers.", HealthReport),
-        503: Json("A dependency is down.", HealthReport),
+        200: Json("Every dependency answers and the models are loaded.", HealthReport),
+        503: Json(
+            "A dependency or a model is down (unhealthy), or the offline models are loading "
+            "(warming, with Retry-After).",
+            HealthReport,
+        ),
     },
     public=True,
 )

@@ -44,7 +44,7 @@ def browser(
     """Runs a scenario of drive.mjs against the module's devhost; what the person saw. Fails
     on any page error, CSP refusal, or serious or critical axe-core violation."""
     fake.reset()
-    # The README's pictures change only when asked: a plain test run must not dirty the tree.
+    # The app's pictures (docs/app.md) change only when asked: a test run leaves the tree as is.
     if os.environ.get("UPDATE_SCREENSHOTS"):
         screenshots = webapp.SCREENSHOTS
     else:

@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from devhost.cors import stack_cors_policy, web_app_origins
 from devhost.emulators import free_port
 from shared.http.contract import ROUTES
 from testkit.support import KEY, REPO, DevhostProcess, run_input, running_devhost
@@ -350,3 +351,40 @@ def test_a_policy_the_host_would_not_take_stops_the_devhost(small_app, cors) -> 
     )
     assert result.returncode == 1
     assert "devhost: CORS: '*'" in result.stderr
+
+
+# The stack's policy: Host.CORS as the sample has it follows the web app's port
+
+
+def settings_with_cors(app_dir: Path, cors: str | None) -> Path:
+    """An app folder with the sample settings, and local.settings.json's Host.CORS as given
+    (None: a local.settings.json without it, as made before CORS existed)."""
+    app_dir.mkdir()
+    shutil.copy(REPO / "local.settings.sample.json", app_dir / "local.settings.sample.json")
+    host = {} if cors is None else {"CORS": cors}
+    (app_dir / "local.settings.json").write_text(json.dumps({"Values": {}, "Host": host}))
+    return app_dir
+
+
+def sample_cors() -> str:
+    return json.loads((REPO / "local.settings.sample.json").read_text())["Host"]["CORS"]
+
+
+@pytest.mark.parametrize("cors", [sample_cors(), None], ids=["the sample's", "none"])
+def test_the_stacks_origins_follow_the_web_apps_port(tmp_path, cors) -> None:
+    app_dir = settings_with_cors(tmp_path / "app", cors)
+    moved = web_app_origins("127.0.0.1", 7090)
+    assert moved == ("http://127.0.0.1:7090", "http://localhost:7090")
+    policy = stack_cors_policy(app_dir, moved)
+    assert policy is not None and policy.origins == moved
+    assert not policy.allows(APP)
+
+
+def test_the_stack_keeps_origins_of_ones_own_and_the_command_line(tmp_path) -> None:
+    app_dir = settings_with_cors(tmp_path / "app", STRANGER)
+    moved = web_app_origins("127.0.0.1", 7090)
+    policy = stack_cors_policy(app_dir, moved)
+    assert policy is not None and policy.origins == (STRANGER,)
+    policy = stack_cors_policy(settings_with_cors(tmp_path / "other", None), moved, APP)
+    assert policy is not None and policy.origins == (APP,)
+    assert stack_cors_policy(app_dir, moved, "") is None  # `--cors ''`: off, as with serve

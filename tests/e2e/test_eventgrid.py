@@ -169,7 +169,7 @@ def test_a_function_that_is_no_event_grid_blob_trigger_is_404(devhost: DevhostPr
     assert httpx.post(api, json=body, headers=headers).status_code == 404
 
 
-# The local publisher, as a process of its own (as the README runs it against `func start`)
+# The local publisher, as a process of its own (as docs/local.md runs it against `func start`)
 
 
 def publisher_cmd(url: str) -> list[str]:

@@ -1,10 +1,12 @@
-"""`python -m devhost stack` (what `make dev` runs): serves a healthy app and the web app's
-build on its own origin, which the API's and Blob storage's CORS let in, with the local Event
-Grid subscribed to the voice-notes trigger's webhook; Ctrl-C stops everything it started."""
+"""`python -m devhost stack` (what `make dev` runs): says "ready" only once a capture would be
+classified at full speed, serves the web app's build on its own origin, which the API's and
+Blob storage's CORS let in wherever DEVHOST_WEB_PORT puts it, with the local Event Grid
+subscribed to the voice-notes trigger's webhook; Ctrl-C stops everything it started."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -17,7 +19,8 @@ from devhost.__main__ import _web_app, _web_app_lines
 from devhost.cors import CorsPolicy
 from devhost.emulators import AZURITE_ACCOUNT, Ports, free_port
 from devhost.webapp import WebAppServer
-from testkit.support import REPO, eventually
+from testkit.support import KEY, REPO, eventually, run_input
+from tests.sse import post_run
 
 
 def _listening(port: int) -> bool:
@@ -38,9 +41,22 @@ def a_build(folder: Path) -> Path:
     return folder
 
 
-def test_stack_serves_health_and_the_web_app_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
+def a_fresh_clone(folder: Path) -> Path:
+    """The app as `make` leaves a fresh clone: local.settings.json is the sample, untouched."""
+    folder.mkdir(parents=True)
+    for name in ("function_app.py", "host.json", "local.settings.sample.json"):
+        shutil.copy(REPO / name, folder / name)
+    shutil.copy(REPO / "local.settings.sample.json", folder / "local.settings.json")
+    return folder
+
+
+def test_stack_is_ready_when_a_capture_files_at_once_and_ctrl_c_stops_everything(
+    tmp_path: Path,
+) -> None:
     ports, http_port, web_port = Ports.free(), free_port(), free_port()
-    web = f"http://127.0.0.1:{web_port}"
+    # The web app moved off 7072 by DEVHOST_WEB_PORT alone: no --cors, no edited settings.
+    web, web_by_name = f"http://127.0.0.1:{web_port}", f"http://localhost:{web_port}"
+    api = f"http://127.0.0.1:{http_port}/api"
     env = {
         **os.environ,
         "DEVHOST_PORT": str(http_port),
@@ -49,40 +65,60 @@ def test_stack_serves_health_and_the_web_app_and_ctrl_c_stops_everything(tmp_pat
         "AZURITE_QUEUE_PORT": str(ports.queue),
         "AZURITE_TABLE_PORT": str(ports.table),
         "COSMOS_PORT": str(ports.cosmos),
+        # The offline models, as `make dev` without a model setting (empty: none from a shell).
+        "AZURE_OPENAI_ENDPOINT": "",
+        "OPENAI_BASE_URL": "",
     }
-    log = open(tmp_path / "stack.log", "wb")  # noqa: SIM115
+    log_path = tmp_path / "stack.log"
+    log = open(log_path, "wb")  # noqa: SIM115
     cmd = [sys.executable, "-m", "devhost", "stack", "--data-dir", str(tmp_path / "data")]
-    cmd += ["--web-dir", str(a_build(tmp_path / "dist")), "--cors", web]
+    cmd += ["--app-dir", str(a_fresh_clone(tmp_path / "app"))]
+    cmd += ["--web-dir", str(a_build(tmp_path / "dist"))]
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-
-        def healthy() -> dict | None:
-            try:
-                r = httpx.get(f"http://127.0.0.1:{http_port}/api/health", timeout=5)
-            except httpx.TransportError:
-                return None
-            return r.json() if r.status_code == 200 else None
-
-        assert eventually(healthy, timeout=60)["status"] == "ok"
-        output = (tmp_path / "stack.log").read_text()
+        # "Ready" only once the offline models have warmed up; it said so meanwhile.
+        eventually(lambda: "Ready in " in log_path.read_text(), timeout=300, interval=0.5)
+        output = log_path.read_text()
+        assert "Warming the offline models (classifier and transcriber)" in output
+        assert output.index("Warming the offline models") < output.index("Ready in ")
         assert "local-dev-key" in output and "curl" in output
         assert f"web app: {web}\n" in output and "not among the CORS origins" not in output
+        health = httpx.get(f"{api}/health", timeout=10)
+        assert health.status_code == 200 and health.json()["status"] == "ok", health.text
+        # A capture sent right after "ready" is classified in its own run.
+        with httpx.Client(timeout=60) as client:
+            run = post_run(
+                client,
+                f"{api}/capture",
+                run_input("Call Sarah about the budget review"),
+                headers=KEY,
+            )
+        assert run.last()["result"]["outcome"] == "CLASSIFIED", run.raw[-500:]
         page = httpx.get(f"{web}/")
         assert page.text.startswith("<!doctype html>")
-        # The page's origin may call the API, and PUT a voice note to Blob storage.
-        api = httpx.options(
-            f"http://127.0.0.1:{http_port}/api/capture",
-            headers={"Origin": web, "Access-Control-Request-Method": "POST"},
+        # The page's moved origin (either name) may call the API, and PUT a voice note to Blob
+        # storage: its origins followed the port into the API's CORS and Azurite's rules.
+        for origin in (web, web_by_name):
+            preflight = httpx.options(
+                f"{api}/capture",
+                headers={"Origin": origin, "Access-Control-Request-Method": "POST"},
+            )
+            assert preflight.status_code == 204
+            assert preflight.headers["access-control-allow-origin"] == origin
+            blob = httpx.options(
+                f"http://127.0.0.1:{ports.blob}/{AZURITE_ACCOUNT}/voice-notes/dev/x.webm",
+                headers={"Origin": origin, "Access-Control-Request-Method": "PUT"},
+            )
+            assert blob.status_code == 200 and blob.headers["access-control-allow-origin"] == origin
+        # ... and the default port's origin no longer may.
+        stale = httpx.options(
+            f"{api}/capture",
+            headers={"Origin": "http://127.0.0.1:7072", "Access-Control-Request-Method": "POST"},
         )
-        assert api.headers["access-control-allow-origin"] == web
-        blob = httpx.options(
-            f"http://127.0.0.1:{ports.blob}/{AZURITE_ACCOUNT}/voice-notes/dev/x.webm",
-            headers={"Origin": web, "Access-Control-Request-Method": "PUT"},
-        )
-        assert blob.status_code == 200 and blob.headers["access-control-allow-origin"] == web
+        assert "access-control-allow-origin" not in stale.headers
         # The local Event Grid runs with it: subscribed to voice notes through the webhook.
         validated = "Event Grid subscription validated for Host.Functions.voice_note_uploaded"
-        eventually(lambda: validated in (tmp_path / "stack.log").read_text())
+        eventually(lambda: validated in log_path.read_text())
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0

@@ -44,7 +44,7 @@ INFRA = REPO / "infra"
 HOOK = INFRA / "hooks" / "postdeploy.sh"
 
 # Settings the templates leave out on purpose, and why. A new setting must land either in
-# infra/function.bicep or here (and in the README's table), or this file fails.
+# infra/function.bicep or here (and in docs/configuration.md's table), or this file fails.
 NOT_SET_IN_AZURE = {
     # Keys: local auth is off on every service; the managed identity is used instead.
     "COSMOS_KEY": "keys are off",
@@ -270,9 +270,9 @@ def test_the_template_defaults_are_the_app_defaults() -> None:
     assert config["runtime"] == {"name": "python", "version": python}
 
 
-def test_the_readme_says_where_every_setting_comes_from_in_azure() -> None:
-    readme = (REPO / "README.md").read_text()
-    table = readme[readme.index("| setting | meaning | local default | in Azure") :]
+def test_the_configuration_says_where_every_setting_comes_from_in_azure() -> None:
+    doc = (REPO / "docs" / "configuration.md").read_text()
+    table = doc[doc.index("| setting | meaning | local default | in Azure") :]
     table = table[: table.index("\n\n")]
     for name in setting_names() | set(app_settings()):
         # Rows name a group's later members by suffix: `AzureWebJobsStorage__x`, `__y`.

@@ -276,6 +276,9 @@ def _get_index(path: Path) -> _ExampleIndex:
     return index
 
 
+_WARM_UP_CAPTURE = "Call Sarah about the budget review"
+
+
 class MiniLMClassifier:
     """Offline classifier: nearest bucket by MiniLM embedding similarity to labelled examples."""
 
@@ -283,8 +286,9 @@ class MiniLMClassifier:
         self._examples_path = (examples_path or _EXAMPLES_PATH).resolve()
 
     def warm_up(self) -> None:
-        """Load the model and embed the examples now rather than on the first capture."""
-        _get_index(self._examples_path)
+        """Load the model, embed the examples and classify one capture now, so the first
+        real capture runs at full speed."""
+        self.classify_sync(_WARM_UP_CAPTURE)
 
     async def classify(self, text: str) -> Classification:
         return await asyncio.to_thread(self.classify_sync, text)
