@@ -1,6 +1,8 @@
 """Every write of a capture, interrupted between every two of its steps, against real Cosmos and
-Azurite: a DELETE that lands there leaves nothing anywhere, and a process that dies there
-leaves a capture that the worker (or the host's redelivery) settles, filed once.
+Azurite: a DELETE that lands there leaves nothing anywhere, a process that dies there leaves a
+capture that the worker (or the host's redelivery) settles, filed once, and any two writers of
+one capture (picks, resumes, the classifier, DELETE), interleaved at every pair of steps,
+converge to one truth: the buckets say what the inbox item says, and a question has one answer.
 
 A "step" is one call the use case makes to an adapter (repository, queues, blobs, model). The
 test first counts a write's steps, then replays it once per step with the interruption in
@@ -151,9 +153,9 @@ def text_capture(text: str = "Call Sarah about the budget") -> TextCapture:
 
 
 async def stored(app: Adapters, **fields: Any) -> InboxItem:
-    item = InboxItem(
-        id=str(uuid.uuid4()), user_id="dev", source="text", thread_id="t", run_id="r", **fields
-    )
+    # A thread of its own: a resume answers every open question of its thread.
+    fields = {"thread_id": f"t-{uuid.uuid4()}", **fields}
+    item = InboxItem(id=str(uuid.uuid4()), user_id="dev", source="text", run_id="r", **fields)
     return (await app.repo.add(item))[0]
 
 
@@ -419,3 +421,182 @@ async def test_a_process_killed_between_any_two_steps_leaves_a_capture_that_sett
         doc = assert_consistent(cosmos, capture_id)
         assert doc is not None, where
         assert Status(doc["status"]) not in UNSETTLED, (where, doc["status"])
+
+
+# -- two writers of one capture, interleaved at every pair of steps ------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Told:
+    """What a writer told its client: the bucket the capture is in, or the refusal's code;
+    `asked`: the bucket the writer asked for."""
+
+    bucket: str | None = None
+    code: str | None = None
+    asked: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.code is None
+
+
+def pick_to(bucket: Bucket) -> Callable[[Adapters, InboxItem], Awaitable[Told]]:
+    async def pick(app: Adapters, item: InboxItem) -> Told:
+        from shared.domain.errors import Refused
+        from shared.services.bucket_pick import pick_bucket
+
+        try:
+            picked = await pick_bucket("dev", item.id, bucket, app)
+        except Refused as refused:
+            return Told(code=refused.code or "NOT_FOUND", asked=bucket)
+        return Told(bucket=picked.filed_bucket, asked=bucket)
+
+    return pick
+
+
+def resume_with(payload: dict) -> Callable[[Adapters, InboxItem], Awaitable[Told]]:
+    """A resume answering the capture's first question with `payload`: a bucket, or words
+    that the scripted model files under People."""
+
+    async def resume(app: Adapters, item: InboxItem) -> Told:
+        from shared.services.agui import Conversation
+        from shared.services.resume import ResumeAnswer, ResumeRequest, resume_run
+
+        answer = ResumeAnswer(interrupt_id=f"{item.id}:1", status="resolved", payload=payload)
+        request = ResumeRequest(
+            user_id="dev",
+            thread_id=item.thread_id,
+            run_id=f"r-{uuid.uuid4()}",
+            answers=[answer],
+            conversation=Conversation(interrupts=True),
+        )
+        events = [e.model_dump(mode="json", by_alias=True) async for e in resume_run(request, app)]
+        last, asked = events[-1], payload.get("bucket", "People")
+        if last["type"] == "RUN_ERROR":
+            return Told(code=last["code"], asked=asked)
+        return Told(bucket=(last.get("result") or {}).get("bucket"), asked=asked)
+
+    return resume
+
+
+async def classify(app: Adapters, item: InboxItem) -> Told:
+    """The classify worker; the scripted model files the capture under People."""
+    settled = await handle_classify_job(ClassifyJob(capture_id=item.id, user_id="dev"), app)
+    bucket = settled.filed_bucket if settled else None
+    return Told(bucket=bucket, code=None if settled else "GONE", asked="People")
+
+
+async def delete(app: Adapters, item: InboxItem) -> Told:
+    await delete_capture("dev", item.id, app)
+    return Told(code="DELETED")
+
+
+async def queued(app: Adapters) -> InboxItem:
+    return await stored(app, text="Call Sarah", status=Status.QUEUED)
+
+
+Writer = Callable[[Adapters, InboxItem], Awaitable[Told]]
+PAIRS: dict[str, tuple[Callable[[Adapters], Awaitable[InboxItem]], Writer, Writer]] = {
+    "pick x pick": (low_confidence, pick_to(Bucket.PEOPLE), pick_to(Bucket.ADMIN)),
+    "resume x pick": (low_confidence, resume_with({"bucket": "People"}), pick_to(Bucket.ADMIN)),
+    "pick x resume": (low_confidence, pick_to(Bucket.ADMIN), resume_with({"bucket": "People"})),
+    "resume x resume": (
+        low_confidence,
+        resume_with({"bucket": "People"}),
+        resume_with({"bucket": "Admin"}),
+    ),
+    "pick x classification": (queued, pick_to(Bucket.ADMIN), classify),
+    "classification x pick": (queued, classify, pick_to(Bucket.ADMIN)),
+    "pick x DELETE": (low_confidence, pick_to(Bucket.ADMIN), delete),
+    "DELETE x pick": (low_confidence, delete, pick_to(Bucket.ADMIN)),
+    "answer x pick": (misunderstood, resume_with({"answer": "Call Sarah"}), pick_to(Bucket.ADMIN)),
+}
+
+
+async def interleave(
+    app: Adapters, make, first: Writer, second: Writer, first_at: int, second_at: int
+) -> tuple[InboxItem, Told, Told, list[str]]:
+    """`first` runs up to its step `first_at`; `second` starts there and runs up to its own
+    step `second_at`; `first` runs to its end; then `second` does."""
+    subject = await make(app)
+    paused, go_on = asyncio.Event(), asyncio.Event()
+    started: list[asyncio.Future] = []
+
+    async def pause() -> None:
+        paused.set()
+        await go_on.wait()
+
+    async def start_second() -> None:
+        steps = Steps(second_at, pause)
+        started.append(asyncio.ensure_future(second(steps.wrap(app), subject)))
+        until_paused = asyncio.ensure_future(paused.wait())
+        await asyncio.wait({started[0], until_paused}, return_when=asyncio.FIRST_COMPLETED)
+        until_paused.cancel()
+
+    steps = Steps(first_at, start_second)
+    told_first = await first(steps.wrap(app), subject)
+    if not started:  # the first had fewer steps: the second comes after it
+        await start_second()
+    go_on.set()
+    told_second = await started[0]
+    await background.drain()
+    return subject, told_first, told_second, steps.seen
+
+
+def count_steps(app: Adapters, make, writer: Writer) -> Awaitable[int]:
+    async def count() -> int:
+        steps = Steps()
+        await writer(steps.wrap(app), await make(app))
+        await background.drain()
+        return len(steps.seen)
+
+    return count()
+
+
+@pytest.mark.parametrize("pair", PAIRS)
+async def test_two_writers_of_one_capture_converge_at_any_pair_of_steps(
+    app, cosmos, pair: str
+) -> None:
+    make, first, second = PAIRS[pair]
+    first_steps = await count_steps(app, make, first)
+    second_steps = await count_steps(app, make, second)
+    assert first_steps >= 3 and second_steps >= 3, (first_steps, second_steps)
+    for first_at in range(first_steps + 1):
+        for second_at in range(second_steps + 1):
+            subject, one, two, seen = await interleave(
+                app, make, first, second, first_at, second_at
+            )
+            where = f"{pair}: second from step {first_at} of {seen}, paused at {second_at}"
+            doc = assert_consistent(cosmos, subject.id)
+            _assert_one_truth(pair, doc, one, two, where)
+
+
+def _assert_one_truth(pair: str, doc: dict | None, one: Told, two: Told, where: str) -> None:
+    """What each kind of pair must end in, besides buckets that agree with the inbox item."""
+    tolds = [one, two]
+    if "DELETE" in pair:
+        assert doc is None, where  # whatever came first, the capture is gone
+        return
+    assert doc is not None, where
+    question = doc["interrupts"][0] if doc["interrupts"] else None
+    succeeded = {t.asked for t in tolds if t.ok and t.asked}
+    for told in tolds:
+        if told.ok and told.bucket is not None:
+            # A run tells where the capture is: its own choice, or one saved after it.
+            assert told.bucket in succeeded, (told, tolds, where)
+    for told, writer in zip(tolds, pair.split(" x "), strict=True):
+        if writer in ("resume", "answer") and told.ok:
+            # Whoever was told their answer was taken finds it stored on the question.
+            answer = {"bucket": told.asked} if writer == "resume" else {"answer": "Call Sarah"}
+            assert question["status"] == "resolved", where
+            assert question["response"] == answer, where
+    if succeeded:
+        assert doc["filedBucket"] in succeeded, (doc["filedBucket"], tolds, where)
+    if pair == "resume x resume":
+        assert [t.ok for t in tolds].count(True) == 1, (tolds, where)
+        assert {t.code for t in tolds if not t.ok} == {"INTERRUPT_CLOSED"}, where
+    if "classification" in pair:
+        # The user's pick wins over a classifier finishing at the same moment.
+        assert doc["filedBucket"] == "Admin" and doc["chosenBy"] == "user", where
+    if pair == "pick x pick":
+        assert all(t.ok for t in tolds), where
