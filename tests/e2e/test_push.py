@@ -10,12 +10,14 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pytest
 from azure.storage.queue import QueueClient
 
+from shared.domain.push import MAX_SUBSCRIPTIONS
 from testkit import fake_openai
 from testkit.support import DEV_KEYS, clear_queue, eventually, run_input, running_devhost
 from tests.push_service import Device, PushServiceStandIn
@@ -23,6 +25,7 @@ from tests.sse import post_run
 
 # A user of this module alone: subscriptions outlive a module in the shared database.
 USER = "pusher"
+BURST_USER = "burst"
 KEY = {"X-API-Key": "push-user-key"}
 OUTCOMES = "captures-outcomes"
 
@@ -45,7 +48,13 @@ def host(
     clear_queue(scripted_env["AzureWebJobsStorage"], OUTCOMES)
     env = {
         **scripted_env,
-        "API_KEYS": f"{DEV_KEYS},{USER}:{hashlib.sha256(b'push-user-key').hexdigest()}",
+        "API_KEYS": ",".join(
+            [
+                DEV_KEYS,
+                f"{USER}:{hashlib.sha256(b'push-user-key').hexdigest()}",
+                f"{BURST_USER}:{hashlib.sha256(b'burst-user-key').hexdigest()}",
+            ]
+        ),
         # The stand-in instead of the real push services (http: it is on loopback).
         "PUSH_SERVICE_ORIGINS": push_service.origin,
         # Enough for the live mark to land first; short, so the tests are quick.
@@ -282,3 +291,27 @@ def test_the_logs_carry_ids_never_a_devices_endpoint_or_keys(
     assert f"capture {capture_id}: pushed to 1 of 1 devices" in log
     for secret in (phone.token, phone.p256dh, phone.subscription()["keys"]["auth"]):
         assert secret not in log
+
+
+def test_a_burst_of_devices_subscribing_at_once_stores_no_more_than_the_cap(
+    client: httpx.Client, push_service: PushServiceStandIn, cosmos
+) -> None:
+    user_key = {"X-API-Key": "burst-user-key"}  # a user of its own: the cap is theirs alone
+    devices = [push_service.device() for _ in range(3 * MAX_SUBSCRIPTIONS)]
+
+    def post(device: Device) -> int:
+        with httpx.Client(base_url=str(client.base_url), timeout=60) as c:
+            answer = c.post("/api/push/subscriptions", json=device.subscription(), headers=user_key)
+        return answer.status_code
+
+    with ThreadPoolExecutor(max_workers=len(devices)) as pool:
+        statuses = list(pool.map(post, devices))
+    assert set(statuses) <= {201, 409}, statuses
+    stored = list(
+        cosmos.get_container_client("PushSubscriptions").query_items(
+            "SELECT * FROM c WHERE c.userId = @user AND IS_DEFINED(c.endpoint)",
+            parameters=[{"name": "@user", "value": BURST_USER}],
+            partition_key=BURST_USER,
+        )
+    )
+    assert 0 < statuses.count(201) == len(stored) <= MAX_SUBSCRIPTIONS

@@ -10,7 +10,7 @@ import pytest
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.documents import utcnow
-from shared.domain.errors import Conflict, Malformed, NotFound
+from shared.domain.errors import Conflict, Malformed, NotFound, StorageUnavailable
 from shared.services.filing import file_capture, filed_item_for
 from shared.services.inbox import InboxQuery, delete_capture, get_capture, list_inbox
 from tests.fakes import USER, Fakes, guess, new_id, text_item, voice_item
@@ -232,3 +232,17 @@ async def test_a_bad_continuation_token_is_malformed(fakes: Fakes, token: str) -
         "BAD_TOKEN",
         "The continuation token is not valid.",
     )
+
+
+async def test_the_delayed_check_finishes_a_delete_cut_short(fakes: Fakes) -> None:
+    from shared.services.worker import handle_classify_job
+
+    item = await filed(fakes)
+    fakes.repo.fail_next("delete_filed", StorageUnavailable("Cosmos took too long"))
+    with pytest.raises(StorageUnavailable):
+        await delete_capture(USER, item.id, fakes.adapters)
+    (check,) = [s.job for s in fakes.queues.sent if s.delay_s > 0 and s.job.capture_id == item.id]
+    assert fakes.repo.filed_count() == 1  # the cut-short delete left the filed item
+
+    assert await handle_classify_job(check, fakes.adapters) is None
+    assert fakes.repo.stored(USER, item.id) is None and fakes.repo.filed_count() == 0
