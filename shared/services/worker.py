@@ -14,7 +14,7 @@ from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services.filing import classify_and_file, record
-from shared.services.inbox import delete_capture, finish_delete
+from shared.services.inbox import finish_delete
 from shared.services.placement import converge
 from shared.settings import get_settings
 
@@ -74,9 +74,10 @@ async def _expire_upload(item: InboxItem, job: ClassifyJob, adapters: Adapters) 
         return item  # it came after all: the blob trigger takes it
     try:
         # ETag-guarded: if the audio arrived since the read, the blob trigger's change stands.
-        await adapters.repo.save(item.tombstoned())
+        tombstone = await adapters.repo.save(item.tombstoned())
     except StaleItem:
         return await adapters.repo.get(item.user_id, item.id)
     log.info("voice note %s: no audio before its upload URL expired; removed", item.id)
-    await delete_capture(item.user_id, item.id, adapters)
+    # No check of its own: if this is cut short, the host delivers this job again.
+    await finish_delete(tombstone, adapters)
     return None

@@ -176,8 +176,10 @@ async def test_a_voice_note_without_audio_past_its_deadline_is_removed(fakes: Fa
     item = fakes.repo.seed(voice_item(created_at=created_ago(late)))
     assert await handle_classify_job(job_for(item), fakes.adapters) is None
     assert fakes.repo.stored(USER, item.id) is None
-    assert fakes.repo.calls[:3] == ["get", "save", "get"]  # tombstoned first, then removed
+    assert fakes.repo.calls[:3] == ["get", "save", "delete_filed"]  # tombstoned, then removed
     assert fakes.voice.calls == ["exists", "delete"]
+    # This job is the safety net: it sends no other check (a failure redelivers it).
+    assert [s for s in fakes.queues.sent if s.job.capture_id == item.id] == []
 
 
 async def test_a_voice_note_whose_audio_came_is_left_to_the_blob_trigger(fakes: Fakes) -> None:
