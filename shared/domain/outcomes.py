@@ -47,6 +47,16 @@ def question_for(outcome: Outcome, c: Classification) -> str | None:
     return None
 
 
+# How sure, in the words a person reads (the numbers stay in the JSON fields): the bands start
+# at the thresholds above, so the words agree with what was done.
+_SURENESS = ((0.85, "sure"), (CLASSIFIED_AT, "fairly sure"), (MISUNDERSTOOD_BELOW, "not sure"))
+
+
+def confidence_words(confidence: float) -> str:
+    """A confidence as a person reads it: "sure", "fairly sure", "not sure" or "just a guess"."""
+    return next((words for floor, words in _SURENESS if confidence >= floor), "just a guess")
+
+
 def review_question(bucket: object) -> str:
     """What LOW_CONFIDENCE asks when the model asked nothing itself."""
     return f"I filed this under {bucket} — is that right?"
