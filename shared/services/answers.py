@@ -17,9 +17,7 @@ async def settled_on_answer(item: InboxItem, classifier: Classifier) -> InboxIte
     answer = item.clarifications[-1].text
     reading = read_answer(answer)
     if reading.bucket is not None:
-        # The title is what was said, never the bucket's name: the rest of the answer, else
-        # the words before it.
-        return item.picked(reading.bucket, title_of(reading.rest or _before(item)))
+        return item.picked(reading.bucket, _title_for_pick(item, reading.rest))
     alone = await classifier.classify(reading.rest)
     if decide(alone) is Outcome.CLASSIFIED:
         return item.classified(alone)
@@ -37,6 +35,16 @@ def _better(alone: Classification, together: Classification) -> Classification:
 
 def _support(c: Classification) -> float:
     return c.confidence if c.bucket is not None else -1.0
+
+
+def _title_for_pick(item: InboxItem, rest: str) -> str:
+    """What was said, never the bucket's name: the rest of the answer; else, as for a pick by
+    button, the title of a capture that was filed provisionally; else the words before."""
+    if rest:
+        return title_of(rest)
+    if item.filed_bucket is not None and item.title:
+        return item.title
+    return title_of(_before(item))
 
 
 def _before(item: InboxItem) -> str:

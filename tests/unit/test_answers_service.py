@@ -22,9 +22,11 @@ from tests.fakes import USER, Fakes, guess, text_item
 SPEAKS = Conversation(interrupts=True)
 
 
-async def asked(fakes: Fakes, text: str, bucket: Bucket | None, confidence: float) -> InboxItem:
+async def asked(
+    fakes: Fakes, text: str, bucket: Bucket | None, confidence: float, title: str = ""
+) -> InboxItem:
     item = fakes.repo.seed(text_item(text, thread_id="t-1"))
-    title = text.capitalize() if bucket else "Unclear capture"
+    title = title or (text.capitalize() if bucket else "Unclear capture")
     question = guess(bucket, confidence, title, "Ideas or Projects?" if bucket else "What?")
     settled = await file_capture(item, item.classified(question), fakes.repo, fakes.queues)
     await background.drain()
@@ -45,7 +47,7 @@ async def answered(fakes: Fakes, item: InboxItem, payload: Any) -> list[dict]:
 
 
 async def test_a_bucket_typed_on_a_which_bucket_question_files_it_there(fakes: Fakes) -> None:
-    item = await asked(fakes, "think about the website", Bucket.IDEAS, 0.55)
+    item = await asked(fakes, "think about the website", Bucket.IDEAS, 0.55, "Website thoughts")
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.IDEAS]
     run = await answered(fakes, item, {"answer": "Projects"})
     assert run[-1]["result"]["outcome"] == "CLASSIFIED"
@@ -56,7 +58,8 @@ async def test_a_bucket_typed_on_a_which_bucket_question_files_it_there(fakes: F
         Bucket.PROJECTS,
         "user",
     )
-    assert stored.title == "Think about the website"  # never "Projects"
+    # Never "Projects": the title it had, as a pick by button keeps it.
+    assert stored.title == "Website thoughts"
     # The provisional item left Ideas: the capture is in one bucket only.
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PROJECTS]
     assert stored.interrupts[0].response == {"answer": "Projects"}
