@@ -176,3 +176,17 @@ async def test_the_question_says_how_sure_in_words(fakes: Fakes) -> None:
     message = interrupt_for(item, item.open_interrupt).message
     assert message == "Filed under Ideas for now (not sure). Ideas or Projects?"
     assert "0.55" not in message
+
+
+async def test_a_typed_answer_replayed_files_nothing_twice_and_another_is_refused(
+    fakes: Fakes,
+) -> None:
+    item = await asked(fakes, "insurance", Bucket.IDEAS, 0.45)
+    fakes.classifier.then(guess(Bucket.ADMIN, 0.9, "Renew the home insurance"))
+    first = await answered(fakes, item, {"answer": "renew the home insurance"})
+    again = await answered(fakes, item, {"answer": " renew the home insurance "})
+    assert again[-1]["result"] == first[-1]["result"]
+    assert len(fakes.classifier.texts) == 1  # the replay asked no model
+    other = await answered(fakes, item, {"answer": "admin"})
+    assert other[-1]["type"] == "RUN_ERROR" and other[-1]["code"] == "INTERRUPT_CLOSED"
+    assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.ADMIN]
