@@ -63,8 +63,9 @@ def review_question(bucket: object) -> str:
 
 
 def which_bucket_question(first: object, second: object) -> str:
-    """What a classifier asks when two buckets fit."""
-    return f"I'm not sure where this belongs — {first} or {second}?"
+    """What a classifier asks when two buckets fit. It invites words as well as a bucket: the
+    question takes either, and a vague capture is better told than sorted."""
+    return f"Where does this belong — {first} or {second}? Or tell me what it is."
 
 
 def _shown(question: str | None) -> str | None:
