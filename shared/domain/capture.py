@@ -79,7 +79,9 @@ TRANSITIONS: dict[str, frozenset[Status]] = {
     "queued": AWAITING_CLASSIFIER | {Status.FAILED},
     "classified": AWAITING_CLASSIFIER | {Status.FAILED},
     "picked": AWAITING_CLASSIFIER | SETTLED | {Status.FAILED},
-    "reopened": frozenset({Status.NEEDS_CLARIFICATION}),
+    # A typed answer: to "what did you mean?", or to "which bucket?" (the provisional filed item
+    # stays until the answer's outcome replaces it).
+    "reopened": frozenset({Status.NEEDS_CLARIFICATION, Status.NEEDS_REVIEW}),
     # The user dismisses the question; the capture stays as it is (unfiled, or provisionally
     # filed).
     "interrupt_cancelled": frozenset({Status.NEEDS_CLARIFICATION, Status.NEEDS_REVIEW}),
@@ -201,8 +203,9 @@ class InboxItem(Document):
         return self._settled("picked", Outcome.CLASSIFIED, choice, bucket, "user")
 
     def reopened(self, answer: Clarification) -> InboxItem:
-        """A MISUNDERSTOOD capture with the user's answer, back to the classifier as a new
-        run of the same thread. The open question is resolved by the answer."""
+        """A MISUNDERSTOOD (or LOW_CONFIDENCE) capture with the user's typed answer, back to
+        the classifier as a new run of the same thread. The open question is resolved by the
+        answer. `filed_bucket` stays: whoever files the answer moves the capture from there."""
         return self._to(
             "reopened",
             Status.RECEIVED,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, ValidationError
+from pydantic import Field, StringConstraints, TypeAdapter, ValidationError
 
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
@@ -15,7 +15,7 @@ from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
 
 class InterruptKind(StrEnum):
     ANSWER = "answer"  # MISUNDERSTOOD: what did you mean?
-    BUCKET = "bucket"  # LOW_CONFIDENCE: is this the right bucket, or which one?
+    BUCKET = "bucket"  # LOW_CONFIDENCE: is this the right bucket, which one, or what is it?
 
 
 class AnswerPayload(RequestBody):
@@ -31,9 +31,16 @@ class BucketPayload(RequestBody):
     bucket: Bucket
 
 
-PAYLOAD_OF_KIND: dict[InterruptKind, type[RequestBody]] = {
-    InterruptKind.ANSWER: AnswerPayload,
-    InterruptKind.BUCKET: BucketPayload,
+# What each kind of question takes. A which-bucket question takes a bucket or, typed in the
+# box beside the buttons, an answer: one that names a bucket files it there, one that explains
+# is classified (shared/domain/answers.py).
+PAYLOADS_OF_KIND: dict[InterruptKind, tuple[type[RequestBody], ...]] = {
+    InterruptKind.ANSWER: (AnswerPayload,),
+    InterruptKind.BUCKET: (BucketPayload, AnswerPayload),
+}
+_TAKES: dict[InterruptKind, TypeAdapter[Any]] = {
+    InterruptKind.ANSWER: TypeAdapter(AnswerPayload),
+    InterruptKind.BUCKET: TypeAdapter(BucketPayload | AnswerPayload),
 }
 
 # AG-UI's reasons: an open question is `input_required`; a provisional bucket to confirm (or
@@ -43,7 +50,7 @@ REASON_OF_KIND = {InterruptKind.ANSWER: "input_required", InterruptKind.BUCKET: 
 
 def response_schema(kind: InterruptKind) -> dict[str, Any]:
     """The JSON schema of the payload a resume must carry (sent as `responseSchema`)."""
-    return PAYLOAD_OF_KIND[kind].model_json_schema(by_alias=True)
+    return _TAKES[kind].json_schema(by_alias=True)
 
 
 def response_of(payload: AnswerPayload | BucketPayload) -> dict[str, Any]:
@@ -54,7 +61,7 @@ def response_of(payload: AnswerPayload | BucketPayload) -> dict[str, Any]:
 def parse_payload(kind: InterruptKind, payload: Any) -> AnswerPayload | BucketPayload | None:
     """The payload as its model, or None when it does not fit the kind's schema."""
     try:
-        return PAYLOAD_OF_KIND[kind].model_validate(payload)  # type: ignore[return-value]
+        return _TAKES[kind].validate_python(payload)
     except ValidationError:
         return None
 

@@ -47,14 +47,25 @@ def question_for(outcome: Outcome, c: Classification) -> str | None:
     return None
 
 
+# How sure, in the words a person reads (the numbers stay in the JSON fields): the bands start
+# at the thresholds above, so the words agree with what was done.
+_SURENESS = ((0.85, "sure"), (CLASSIFIED_AT, "fairly sure"), (MISUNDERSTOOD_BELOW, "not sure"))
+
+
+def confidence_words(confidence: float) -> str:
+    """A confidence as a person reads it: "sure", "fairly sure", "not sure" or "just a guess"."""
+    return next((words for floor, words in _SURENESS if confidence >= floor), "just a guess")
+
+
 def review_question(bucket: object) -> str:
     """What LOW_CONFIDENCE asks when the model asked nothing itself."""
     return f"I filed this under {bucket} — is that right?"
 
 
 def which_bucket_question(first: object, second: object) -> str:
-    """What a classifier asks when two buckets fit."""
-    return f"I'm not sure where this belongs — {first} or {second}?"
+    """What a classifier asks when two buckets fit. It invites words as well as a bucket: the
+    question takes either, and a vague capture is better told than sorted."""
+    return f"Where does this belong — {first} or {second}? Or tell me what it is."
 
 
 def _shown(question: str | None) -> str | None:

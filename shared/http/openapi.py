@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_schema
 
-from shared.domain.interrupts import PAYLOAD_OF_KIND
+from shared.domain.interrupts import PAYLOADS_OF_KIND
 from shared.http.contract import (
     ROUTES,
     Answer,
@@ -192,8 +192,9 @@ def _contract_models() -> list[tuple[type[BaseModel], JsonSchemaMode]]:
             if isinstance(answer, Json) and answer.model is not None:
                 models[load_model(answer.model), "serialization"] = None
     # What a resume's payload takes: the interrupts' responseSchemas.
-    for payload in PAYLOAD_OF_KIND.values():
-        models[payload, "validation"] = None
+    for payloads in PAYLOADS_OF_KIND.values():
+        for payload in payloads:
+            models[payload, "validation"] = None
     return list(models)
 
 

@@ -23,7 +23,7 @@ from shared.domain.interrupts import (
     InterruptRecord,
     response_schema,
 )
-from shared.domain.outcomes import Outcome, review_question
+from shared.domain.outcomes import Outcome, confidence_words, review_question
 
 if TYPE_CHECKING:
     from ag_ui.core import (
@@ -121,12 +121,19 @@ def outcome_value(item: InboxItem) -> dict:
 
 def outcome_text(item: InboxItem) -> str:
     if item.outcome is Outcome.CLASSIFIED:
-        return f"Filed → {item.filed_bucket} ({item.confidence:.2f})"
+        return f"Filed → {item.filed_bucket} ({_sureness(item)})"
     if item.outcome is Outcome.LOW_CONFIDENCE:
-        return f"Filed → {item.filed_bucket} for now ({item.confidence:.2f}). {item.question_text}"
+        return f"Filed → {item.filed_bucket} for now ({_sureness(item)}). {item.question_text}"
     if item.outcome is Outcome.MISUNDERSTOOD:
         return item.question_text or "What did you want to capture?"
     return "This capture stays in your inbox."
+
+
+def _sureness(item: InboxItem) -> str:
+    """The confidence in words; a bucket the user chose is not a guess."""
+    if item.chosen_by == "user":
+        return "your choice"
+    return confidence_words(item.confidence or 0.0)
 
 
 def outcome_events(
@@ -195,7 +202,7 @@ def interrupt_for(item: InboxItem, asking: InterruptRecord) -> Any:
         asked = item.question_text
         if not asked or asked == review_question(item.filed_bucket):
             asked = "Is that right?"
-        message = f"Filed under {item.filed_bucket} for now ({item.confidence:.2f}). {asked}"
+        message = f"Filed under {item.filed_bucket} for now ({_sureness(item)}). {asked}"
     else:
         message = item.question_text or "What did you want to capture?"
     return ag().Interrupt(

@@ -16,6 +16,7 @@ from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.messages import OutcomeMessage
 from shared.domain.outcomes import FailureCode
 from shared.domain.ports import CaptureQueues, CaptureRepository, Classifier
+from shared.services.answers import settled_on_answer
 from shared.services.background import spawn
 from shared.services.placement import converge, filed_item_for
 from shared.settings import get_settings
@@ -29,7 +30,8 @@ async def classify_and_file(
     classifier: Classifier,
     queues: CaptureQueues,
 ) -> InboxItem:
-    """One model call, then file. Raises ClassifierUnavailable when the model cannot answer."""
+    """One model call (two for an answer that says little by itself), then file. Raises
+    ClassifierUnavailable when the model cannot answer."""
     if item.is_deleted:
         raise CaptureDeleted(item.id)
     if item.is_settled:
@@ -38,8 +40,11 @@ async def classify_and_file(
     if not text:
         raise ValueError(f"capture {item.id} has no text to classify")
     with tracing.span("classify"):
-        classification = await classifier.classify(text)
-    return await file_capture(item, item.classified(classification), repo, queues)
+        if item.clarifications:
+            settled = await settled_on_answer(item, classifier)
+        else:
+            settled = item.classified(await classifier.classify(text))
+    return await file_capture(item, settled, repo, queues)
 
 
 async def file_capture(

@@ -1,12 +1,13 @@
-"""Answer a MISUNDERSTOOD capture: the clarification goes on the same inbox item (never a
-second one), and the capture is classified again with the clarification first."""
+"""Answer a capture's question in words (MISUNDERSTOOD, or LOW_CONFIDENCE's box): the
+clarification goes on the same inbox item (never a second one), and the capture is settled
+again on the answer (services/answers.py)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-from shared.domain.capture import Clarification, InboxItem, Status
+from shared.domain.capture import Clarification, InboxItem
 from shared.domain.errors import Conflict, NotStored
 from shared.domain.interrupts import AnswerPayload, response_of
 from shared.domain.messages import ClassifyJob
@@ -29,9 +30,9 @@ async def open_follow_up(
 ) -> InboxItem:
     """The capture the answer is for, checked before any stream starts (404, 409)."""
     item = await get_capture(answer.user_id, capture_id, repo)
-    if not _answered(item, answer.run_id) and item.status is not Status.NEEDS_CLARIFICATION:
+    if not _answered(item, answer.run_id) and not item.can("reopened"):
         raise Conflict(
-            "Only a capture that could not be understood takes a follow-up.",
+            "Only a capture waiting for an answer to its question takes a follow-up.",
             "NOT_AWAITING_CLARIFICATION",
             captureStatus=item.status.value,
         )
@@ -69,7 +70,7 @@ async def store_clarification(
             if question.closed_with("resolved", response_of(AnswerPayload(answer=answer.text))):
                 return item  # this very answer was taken already
             raise NotStored("INTERRUPT_CLOSED", f"The question {answering!r} was answered already.")
-        if item.status is not Status.NEEDS_CLARIFICATION:
+        if not item.can("reopened"):
             raise _changed()
         clarification = Clarification(run_id=answer.run_id, text=answer.text)
         return await repo.save(item.reopened(clarification))

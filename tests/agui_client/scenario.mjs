@@ -41,7 +41,12 @@ async function run(a, params = {}) {
   } catch (error) {
     seen.thrown = `${error.name}: ${error.message}`;
   }
-  seen.pending = a.pendingInterrupts.map((i) => ({ id: i.id, reason: i.reason, metadata: i.metadata }));
+  seen.pending = a.pendingInterrupts.map((i) => ({
+    id: i.id,
+    reason: i.reason,
+    metadata: i.metadata,
+    responseSchema: i.responseSchema,
+  }));
   seen.messages = a.messages.length;
   seen.state = a.state && a.state.status ? { status: a.state.status, id: a.state.id } : null;
   return seen;
@@ -53,13 +58,23 @@ function answering(a, payload) {
 }
 
 const scenarios = {
-  // Unclear text: the run asks; the answer, built by the client, files it.
+  // Unclear text: the run asks; the answer, built by the client, files it. SAID and ANSWER
+  // (environment) replace the capture and the answer.
   async answer() {
-    const a = agent(`t-answer-${Date.now()}`, "zq tiles");
+    const a = agent(`t-answer-${Date.now()}`, process.env.SAID ?? "zq tiles");
     const asked = await run(a);
-    const resume = answering(a, { status: "resolved", payload: { answer: "order the kitchen tiles" } });
+    const answer = process.env.ANSWER ?? "order the kitchen tiles";
+    const resume = answering(a, { status: "resolved", payload: { answer } });
     const filed = await run(a, { resume });
     return { asked, filed, resume };
+  },
+  // Low confidence: the user types in the box instead of pressing a bucket's button.
+  async typed() {
+    const a = agent(`t-typed-${Date.now()}`, "tiles for the kitchen");
+    const asked = await run(a);
+    const payload = { answer: process.env.ANSWER };
+    const filed = await run(a, { resume: answering(a, { status: "resolved", payload }) });
+    return { asked, filed };
   },
   // Low confidence: the user picks the bucket.
   async pick() {

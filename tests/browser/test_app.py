@@ -53,7 +53,7 @@ def test_an_unclear_capture_asks_and_the_answer_files_it(browser, fake, cosmos) 
 def test_low_confidence_offers_the_buckets_and_the_pick_files_it(browser, fake, cosmos) -> None:
     fake.enqueue(UNSURE, UNSURE)
     seen = browser("pick")
-    assert seen["prompt"].startswith("Filed under Projects for now (0.45).")
+    assert seen["prompt"].startswith("Filed under Projects for now (not sure).")
     # The buttons come from the interrupt's responseSchema; the bucket it is in is marked.
     assert seen["choices"] == ["People", "Projects ✓", "Ideas", "Admin"]
     assert seen["outcome"] == "Filed → Admin · Kitchen tiles"

@@ -95,9 +95,15 @@ def test_low_confidence_ends_in_an_interrupt_asking_for_a_bucket(client, fake, c
         "buckets": ["People", "Projects", "Ideas", "Admin"],
     }
     # The provisional bucket and confidence, said once (the default question restates them).
-    assert interrupt["message"] == "Filed under Projects for now (0.45). Is that right?"
+    assert interrupt["message"] == "Filed under Projects for now (not sure). Is that right?"
+    # A bucket (the buttons) or an answer (the box).
     schema = interrupt["responseSchema"]
-    assert schema["required"] == ["bucket"]
+    assert schema["anyOf"] == [
+        {"$ref": "#/$defs/BucketPayload"},
+        {"$ref": "#/$defs/AnswerPayload"},
+    ]
+    assert schema["$defs"]["BucketPayload"]["required"] == ["bucket"]
+    assert schema["$defs"]["AnswerPayload"]["required"] == ["answer"]
     state = next(e for e in run.events if e["type"] == "STATE_SNAPSHOT")["snapshot"]
     assert state["id"] == capture_id and state["status"] == "needs_review"
     messages = next(e for e in run.events if e["type"] == "MESSAGES_SNAPSHOT")["messages"]
@@ -154,7 +160,8 @@ def test_an_answer_files_the_capture_in_place_and_a_replay_files_nothing_twice(
 
 def test_the_rounds_limit_leaves_the_capture_unresolved(client, fake, cosmos) -> None:
     t = thread()
-    fake.enqueue(UNCLEAR, UNCLEAR, UNCLEAR)
+    # The capture, then each answer alone and with the capture.
+    fake.enqueue(*[UNCLEAR] * 5)
     first = interrupt_of(capture(client, said("hmm", t)))
     second = interrupt_of(capture(client, resumed(t, answer(first["id"], "the thing"))))
     assert second["id"].endswith(":2") and second["id"] != first["id"]
@@ -174,6 +181,62 @@ def test_a_bucket_resume_is_the_users_pick(client, fake, cosmos) -> None:
     (inbox,) = docs(cosmos, "Inbox", capture_id)
     assert inbox["filedBucket"] == "Admin" and inbox["chosenBy"] == "user"
     assert docs(cosmos, "Projects", capture_id) == [] and docs(cosmos, "Admin", capture_id)
+
+
+def test_a_typed_answer_naming_a_bucket_files_it_there(client, fake, cosmos) -> None:
+    t = thread()
+    fake.enqueue(BUCKET_GUESS)
+    interrupt = interrupt_of(capture(client, said("tiles for the kitchen", t)))
+    capture_id = interrupt["metadata"]["captureId"]
+    assert docs(cosmos, "Projects", capture_id)  # filed provisionally
+    calls = len(fake.requests)
+    done = capture(client, resumed(t, answer(interrupt["id"], "just put it in admin")))
+    assert done.custom()["name"] == "CLASSIFIED" and done.custom()["value"]["bucket"] == "Admin"
+    assert len(fake.requests) == calls  # a bucket named is the user's pick: no model call
+    (inbox,) = docs(cosmos, "Inbox", capture_id)
+    assert (inbox["status"], inbox["filedBucket"], inbox["chosenBy"]) == ("filed", "Admin", "user")
+    assert inbox["title"] == "Kitchen tiles"  # what was said, never "Admin"
+    assert inbox["interrupts"][0]["response"] == {"answer": "just put it in admin"}
+    assert docs(cosmos, "Projects", capture_id) == [] and docs(cosmos, "Admin", capture_id)
+
+
+def test_a_typed_answer_that_explains_is_classified_on_its_own(client, fake, cosmos) -> None:
+    t = thread()
+    fake.enqueue(BUCKET_GUESS, fake_openai.classification("Admin", 0.9, "Pay the tiler"))
+    interrupt = interrupt_of(capture(client, said("tiles for the kitchen", t)))
+    capture_id = interrupt["metadata"]["captureId"]
+    done = capture(client, resumed(t, answer(interrupt["id"], "pay the tiler's invoice")))
+    assert done.custom()["name"] == "CLASSIFIED" and done.custom()["value"]["bucket"] == "Admin"
+    assert fake.requests[-1].messages[-1]["content"] == "pay the tiler's invoice"  # alone
+    (inbox,) = docs(cosmos, "Inbox", capture_id)
+    assert (inbox["filedBucket"], inbox["chosenBy"], inbox["title"]) == (
+        "Admin",
+        "classifier",
+        "Pay the tiler",
+    )
+    assert docs(cosmos, "Projects", capture_id) == [] and docs(cosmos, "Admin", capture_id)
+
+
+def test_the_rest_follow_up_takes_an_answer_to_a_which_bucket_question(
+    client, fake, cosmos
+) -> None:
+    fake.enqueue(BUCKET_GUESS)
+    run = capture(client, said("tiles for the kitchen", thread(), version=None))
+    capture_id = run.last()["result"]["inboxItemId"]
+    follow = post_run(
+        client,
+        f"/api/captures/{capture_id}/follow-up",
+        said("it's a project - kitchen tiles", "ignored", version=None),
+        headers=KEY,
+    )
+    assert_valid_run(follow)
+    assert follow.custom()["name"] == "CLASSIFIED"
+    (inbox,) = docs(cosmos, "Inbox", capture_id)
+    assert (inbox["filedBucket"], inbox["chosenBy"], inbox["title"]) == (
+        "Projects",
+        "user",
+        "Kitchen tiles",
+    )
 
 
 def test_cancel_closes_the_question_and_leaves_the_capture(client, fake, cosmos) -> None:

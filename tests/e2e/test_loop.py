@@ -64,8 +64,8 @@ def test_the_whole_loop_leaves_one_inbox_item_and_one_filed_item(client, fake, c
     custom = answer.custom()
     assert custom["name"] == "CLASSIFIED" and custom["value"]["inboxItemId"] == capture_id
     assert custom["value"]["bucket"] == "People"
-    # The clarification takes precedence: it comes first in what the model reads.
-    assert classified_texts(fake)[-1] == "Call Sarah about the budget\nbudget thing w/ S"
+    # The answer is classified on its own first; confident, it needs nothing else.
+    assert classified_texts(fake)[-1] == "Call Sarah about the budget"
 
     (inbox,) = docs(cosmos, "Inbox", capture_id)
     assert inbox["text"] == "budget thing w/ S"  # the original is kept
@@ -80,11 +80,11 @@ def test_the_whole_loop_leaves_one_inbox_item_and_one_filed_item(client, fake, c
 
 def test_two_rounds_that_still_cannot_be_classified_leave_it_unresolved(client, fake) -> None:
     capture_id = capture(client, fake, "zzz", MISUNDERSTOOD).custom()["value"]["inboxItemId"]
-    fake.enqueue(MISUNDERSTOOD)
+    fake.enqueue(MISUNDERSTOOD, MISUNDERSTOOD)  # the answer alone, then with the capture
     again = follow_up(client, capture_id, "hmm the thing")
     assert_valid_run(again)
     assert again.custom()["name"] == "MISUNDERSTOOD"
-    fake.enqueue(MISUNDERSTOOD)
+    fake.enqueue(MISUNDERSTOOD, MISUNDERSTOOD)
     last = follow_up(client, capture_id, "you know")
     assert_valid_run(last)
     assert last.custom()["name"] == "UNRESOLVED"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from testkit import fake_openai
-from testkit.support import KEY, docs, running_devhost
+from testkit.support import DEV_KEYS, KEY, docs, running_devhost
 
 SCENARIO = Path(__file__).parents[1] / "agui_client" / "scenario.mjs"
 AUDIO = Path(__file__).parents[1] / "data" / "audio" / "call_sarah.wav"
@@ -28,8 +28,10 @@ def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
         yield url
 
 
-def scenario(host: str, name: str) -> dict:
+def scenario(host: str, name: str, **said: str) -> dict:
+    """`said`: SAID and ANSWER, the capture and the answer the scenario types."""
     env = {**os.environ, "BASE_URL": host, "API_KEY": KEY["X-API-Key"], "AUDIO": str(AUDIO)}
+    env |= said
     done = subprocess.run(
         ["node", str(SCENARIO), name], env=env, capture_output=True, text=True, timeout=120
     )
@@ -68,6 +70,22 @@ def test_a_bucket_picked_through_the_client_files_it_there(host, fake, cosmos) -
     assert filed["pending"] == [] and filed["result"]["bucket"] == "Admin"
     (inbox,) = docs(cosmos, "Inbox", pending["metadata"]["captureId"])
     assert inbox["filedBucket"] == "Admin" and inbox["chosenBy"] == "user"
+
+
+def test_a_bucket_typed_in_the_box_files_it_there(host, fake, cosmos) -> None:
+    fake.reset()
+    fake.enqueue(UNSURE)
+    seen = scenario(host, "typed", ANSWER="it's an admin one")
+    (pending,) = seen["asked"]["pending"]
+    assert "anyOf" in pending["responseSchema"]  # a bucket or an answer
+    filed = seen["filed"]
+    assert filed["errors"] == [] and filed["pending"] == []
+    assert filed["result"]["outcome"] == "CLASSIFIED" and filed["result"]["bucket"] == "Admin"
+    capture_id = pending["metadata"]["captureId"]
+    (inbox,) = docs(cosmos, "Inbox", capture_id)
+    assert (inbox["filedBucket"], inbox["title"]) == ("Admin", "Kitchen tiles")
+    assert docs(cosmos, "Projects", capture_id) == []
+    assert len(fake.requests) == 1  # the capture's; the typed bucket asked no model
 
 
 def test_a_cancel_through_the_client_leaves_the_capture(host, fake, cosmos) -> None:
@@ -118,3 +136,30 @@ def test_a_voice_notes_feed_asks_and_the_answer_files_it(host, fake, cosmos) -> 
     assert filed["errors"] == [] and filed["result"]["bucket"] == "People"
     (inbox,) = docs(cosmos, "Inbox", seen["captureId"])
     assert inbox["source"] == "voice" and inbox["filedBucket"] == "People"
+
+
+@pytest.fixture(scope="module")
+def offline_host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
+    env = {**provisioned, "API_KEYS": DEV_KEYS}
+    with running_devhost(env, tmp_path_factory.mktemp("official-client-offline")) as url:
+        yield url
+
+
+def test_gibberish_then_a_clear_answer_is_filed_on_the_answer_offline(
+    offline_host: str, cosmos
+) -> None:
+    """The issue's case, with the offline model: the gibberish before the answer no longer
+    drags it down to LOW_CONFIDENCE."""
+    seen = scenario(
+        offline_host,
+        "answer",
+        SAID="zxcv bnm ,,, lkjh",
+        ANSWER="Call my sister Ana about her birthday party on Saturday",
+    )
+    (pending,) = seen["asked"]["pending"]
+    assert pending["metadata"]["kind"] == "answer"
+    filed = seen["filed"]
+    assert filed["errors"] == [] and filed["pending"] == []
+    assert filed["result"]["outcome"] == "CLASSIFIED" and filed["result"]["bucket"] == "People"
+    (inbox,) = docs(cosmos, "Inbox", pending["metadata"]["captureId"])
+    assert inbox["title"] == "Call my sister Ana about her birthday party on Saturday"

@@ -309,7 +309,7 @@ async def test_confidence_is_clamped(fake: FakeOpenAI, confidence: float, expect
 @pytest.mark.parametrize(
     ("question", "asked"),
     [
-        (None, "I'm not sure where this belongs — People or Projects?"),
+        (None, "Where does this belong — People or Projects? Or tell me what it is."),
         ("About Ana or the app?", "About Ana or the app?"),
     ],
 )

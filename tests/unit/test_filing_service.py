@@ -127,12 +127,16 @@ async def test_a_retry_after_a_failed_save_files_once(fakes: Fakes) -> None:
     assert fakes.repo.filed_count() == 1
 
 
-async def test_clarifications_come_first_and_two_rounds_end_unresolved(fakes: Fakes) -> None:
+async def test_the_answer_alone_then_with_context_and_two_rounds_end_unresolved(
+    fakes: Fakes,
+) -> None:
     answers = [Clarification(run_id=f"f{n}", text=f"answer {n}") for n in (1, 2)]
     item = fakes.repo.seed(text_item("zzz", clarifications=answers))
-    fakes.classifier.then(guess(None, 0.1, "?", question="Still unclear?"))
+    unclear = guess(None, 0.1, "?", question="Still unclear?")
+    fakes.classifier.then(unclear, unclear)
     result = await classify(fakes, item)
-    assert fakes.classifier.texts == ["answer 2\nanswer 1\nzzz"]
+    # The latest answer on its own, then the whole story with the latest answer first.
+    assert fakes.classifier.texts == ["answer 2", "answer 2\nanswer 1\nzzz"]
     assert (result.status, result.outcome) == (Status.UNRESOLVED, Outcome.UNRESOLVED)
     assert result.question_text is None and result.filed_bucket is None
     assert fakes.repo.filed_count() == 0

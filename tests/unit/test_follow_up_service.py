@@ -1,5 +1,6 @@
-"""shared/services/follow_up.py on the fakes: an answer to a MISUNDERSTOOD capture goes on the same
-inbox item once, however often the run is retried, and never on a capture that moved on."""
+"""shared/services/follow_up.py on the fakes: an answer to a MISUNDERSTOOD or LOW_CONFIDENCE
+capture goes on the same inbox item once, however often the run is retried, and never on a
+capture that moved on."""
 
 from __future__ import annotations
 
@@ -42,12 +43,13 @@ async def test_the_answer_is_added_and_the_capture_reopened(fakes: Fakes) -> Non
     assert fakes.repo.stored(USER, item.id) == reopened
 
 
-async def test_the_reopened_capture_is_classified_with_the_answer_first(fakes: Fakes) -> None:
+async def test_the_reopened_capture_is_classified_on_the_answer(fakes: Fakes) -> None:
     item = await misunderstood(fakes)
     reopened = await store_clarification(item, answer(), fakes.repo)
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
     filed = await classify_and_file(reopened, fakes.repo, fakes.classifier, fakes.queues)
-    assert fakes.classifier.texts == ["Call Sarah about the budget\nbudget thing w/ S"]
+    # Confident on its own: the words before it are not asked about.
+    assert fakes.classifier.texts == ["Call Sarah about the budget"]
     assert (filed.outcome, filed.filed_bucket) == (Outcome.CLASSIFIED, Bucket.PEOPLE)
     assert len(fakes.repo.inbox()) == 1  # the same inbox item, never a second one
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PEOPLE]
@@ -78,7 +80,7 @@ async def test_two_rounds_that_still_cannot_be_classified_end_unresolved(fakes: 
     item = await misunderstood(fakes, "zzz")
     for n in (1, 2):
         item = await store_clarification(item, answer(f"round {n}", f"f-{n}"), fakes.repo)
-        fakes.classifier.then(guess(None, 0.1, "?"))
+        fakes.classifier.then(guess(None, 0.1, "?"), guess(None, 0.1, "?"))
         item = await classify_and_file(item, fakes.repo, fakes.classifier, fakes.queues)
     assert [c.text for c in item.clarifications] == ["round 1", "round 2"]
     assert (item.status, item.outcome) == (Status.UNRESOLVED, Outcome.UNRESOLVED)
@@ -87,7 +89,7 @@ async def test_two_rounds_that_still_cannot_be_classified_end_unresolved(fakes: 
     assert refused.value.code == "CONFLICT"
 
 
-@pytest.mark.parametrize("status", [Status.FILED, Status.NEEDS_REVIEW, Status.QUEUED])
+@pytest.mark.parametrize("status", [Status.FILED, Status.UNRESOLVED, Status.QUEUED])
 async def test_a_capture_not_awaiting_an_answer_refuses_it(fakes: Fakes, status: Status) -> None:
     item = fakes.repo.seed(text_item(status=status))
     with pytest.raises(NotStored) as refused:
@@ -145,15 +147,17 @@ async def test_a_capture_that_keeps_changing_refuses_the_answer(fakes: Fakes) ->
     assert fakes.repo.stored(USER, item.id).clarifications == []
 
 
-async def test_a_follow_up_opens_only_on_ones_own_misunderstood_capture(fakes: Fakes) -> None:
+async def test_a_follow_up_opens_only_on_ones_own_capture_that_asks(fakes: Fakes) -> None:
     item = await misunderstood(fakes)
     assert await open_follow_up(item.id, answer(), fakes.repo) == item
+    review = fakes.repo.seed(text_item(status=Status.NEEDS_REVIEW, filed_bucket=Bucket.IDEAS))
+    assert await open_follow_up(review.id, answer(), fakes.repo) == review
     filed = fakes.repo.seed(text_item(status=Status.FILED))
     with pytest.raises(Conflict) as conflict:
         await open_follow_up(filed.id, answer(), fakes.repo)
     assert conflict.value.code == "NOT_AWAITING_CLARIFICATION"
-    assert (
-        conflict.value.message == "Only a capture that could not be understood takes a follow-up."
+    assert conflict.value.message == (
+        "Only a capture waiting for an answer to its question takes a follow-up."
     )
     assert conflict.value.details == {"captureStatus": "filed"}
     theirs = answer().model_copy(update={"user_id": "other"})

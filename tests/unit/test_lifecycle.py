@@ -39,7 +39,7 @@ EXPECTED: dict[str, dict[Status, Status]] = {
     "queued": {S.RECEIVED: S.QUEUED, S.QUEUED: S.QUEUED, S.FAILED: S.QUEUED},
     "classified": {s: S.FILED for s in (S.RECEIVED, S.QUEUED, S.FAILED)},
     "picked": {s: S.FILED for s in (S.RECEIVED, S.QUEUED, S.FAILED, *SETTLED)},
-    "reopened": {S.NEEDS_CLARIFICATION: S.RECEIVED},
+    "reopened": {S.NEEDS_CLARIFICATION: S.RECEIVED, S.NEEDS_REVIEW: S.RECEIVED},
     "failed (audio)": {S.AWAITING_UPLOAD: S.FAILED, S.TRANSCRIBING: S.FAILED},
     "failed (classify)": {S.RECEIVED: S.FAILED, S.QUEUED: S.FAILED},
     "tombstoned": {s: S.DELETING for s in Status if s is not S.DELETING},

@@ -1,0 +1,53 @@
+"""A capture reopened with the person's typed answer, settled on what the answer says: a bucket
+it names is where it goes (the person's pick); an answer that explains is classified on its own
+first, with the earlier words only as context, so gibberish before it cannot drag it down."""
+
+from __future__ import annotations
+
+from shared.domain.answers import read_answer, title_of
+from shared.domain.capture import InboxItem
+from shared.domain.classification import Classification
+from shared.domain.outcomes import Outcome, decide
+from shared.domain.ports import Classifier
+
+
+async def settled_on_answer(item: InboxItem, classifier: Classifier) -> InboxItem:
+    """`item` (status received, its latest clarification the answer) settled: picked where the
+    answer says, or classified."""
+    answer = item.clarifications[-1].text
+    reading = read_answer(answer)
+    if reading.bucket is not None:
+        return item.picked(reading.bucket, _title_for_pick(item, reading.rest))
+    alone = await classifier.classify(reading.rest)
+    if decide(alone) is Outcome.CLASSIFIED:
+        return item.classified(alone)
+    # The whole story, the answer first: it may help an answer that says little by itself.
+    together = await classifier.classify(item.text_to_classify())
+    return item.classified(_better(alone, together))
+
+
+def _better(alone: Classification, together: Classification) -> Classification:
+    """The better-supported guess, titled after the answer when the answer could be read."""
+    better = together if _support(together) > _support(alone) else alone
+    title = alone.title if alone.bucket is not None else better.title
+    return better.model_copy(update={"title": title})
+
+
+def _support(c: Classification) -> float:
+    return c.confidence if c.bucket is not None else -1.0
+
+
+def _title_for_pick(item: InboxItem, rest: str) -> str:
+    """What was said, never the bucket's name: the rest of the answer; else, as for a pick by
+    button, the title of a capture that was filed provisionally; else the words before."""
+    if rest:
+        return title_of(rest)
+    if item.filed_bucket is not None and item.title:
+        return item.title
+    return title_of(_before(item))
+
+
+def _before(item: InboxItem) -> str:
+    """The person's words before their latest answer, the newest first."""
+    earlier = [c.text for c in reversed(item.clarifications[:-1])]
+    return "\n".join([*earlier, item.text or ""])
