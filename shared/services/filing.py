@@ -130,6 +130,9 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
         title=settled.title,
         text=text,
         confidence=settled.confidence or 0.0,
+        source=settled.source,
+        # The capture's own time: a bucket lists what was said newest first, not when filed.
+        created_at=settled.created_at,
         **details,
     )
 
