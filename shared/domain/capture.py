@@ -232,6 +232,11 @@ class InboxItem(Document):
             interrupts=[],
         )
 
+    def retitled(self, title: str) -> InboxItem:
+        """The user renamed what it filed. Not a change of its settlement: status and
+        `updated_at` stay, so the version a push or a converge names is still this one."""
+        return self.model_copy(update={"title": title})
+
     def shown_live(self) -> InboxItem:
         """This version's outcome was sent to a client live. Not a change of the capture:
         `updated_at` stays, so it still names the version that was shown."""
