@@ -30,7 +30,7 @@ NEXT_ACTION_MAX = 200
 
 class FiledPatch(RequestBody):
     """RFC 7396: a field left out stays as it is; null clears dueDate or nextAction (title and
-    done cannot be cleared). Any other field is refused."""
+    done are never null: their types refuse it). Any other field is refused."""
 
     title: str = Field(default=None, min_length=1, max_length=TITLE_MAX)  # type: ignore[assignment]
     due_date: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
@@ -42,8 +42,6 @@ class FiledPatch(RequestBody):
         changes: dict = {}
         for name in self.model_fields_set:
             value = getattr(self, name)
-            if name in ("title", "done") and value is None:
-                raise Invalid(f"{name} cannot be removed.", "INVALID_PATCH")
             if name == "title":
                 value = " ".join(value.split())
                 if not value:
