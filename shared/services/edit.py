@@ -4,13 +4,11 @@ new title carried to the inbox item so that the inbox shows it too."""
 
 from __future__ import annotations
 
-from datetime import date
-
 from pydantic import Field, StrictBool
 
 from shared.domain.capture import InboxItem
 from shared.domain.classification import Bucket
-from shared.domain.documents import RequestBody
+from shared.domain.documents import Day, RequestBody
 from shared.domain.errors import (
     Conflict,
     Invalid,
@@ -33,7 +31,7 @@ class FiledPatch(RequestBody):
     done are never null: their types refuse it). Any other field is refused."""
 
     title: str = Field(default=None, min_length=1, max_length=TITLE_MAX)  # type: ignore[assignment]
-    due_date: str | None = Field(default=None, pattern=r"^\d{4}-\d{2}-\d{2}$")
+    due_date: Day | None = None
     next_action: str | None = Field(default=None, min_length=1, max_length=NEXT_ACTION_MAX)
     done: StrictBool = Field(default=None)  # type: ignore[assignment]
 
@@ -46,13 +44,6 @@ class FiledPatch(RequestBody):
                 value = " ".join(value.split())
                 if not value:
                     raise Invalid("The title is empty.", "INVALID_PATCH")
-            if name == "due_date" and value is not None:
-                try:
-                    value = date.fromisoformat(value)
-                except ValueError:
-                    raise Invalid(
-                        "dueDate is not a day of the calendar.", "INVALID_PATCH"
-                    ) from None
             if name == "next_action" and bucket is not Bucket.PROJECTS:
                 raise Invalid("Only Projects items have a next action.", "NOT_A_PROJECT")
             changes[name] = value

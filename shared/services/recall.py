@@ -15,7 +15,7 @@ from pydantic.alias_generators import to_camel
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
-from shared.domain.documents import Document, Timestamp
+from shared.domain.documents import Day, Document, Timestamp
 from shared.domain.errors import Malformed, NotFound
 from shared.domain.filed import FiledItem, person_key
 from shared.domain.ports import CaptureSearch, FiledFilter, FiledItems
@@ -29,7 +29,6 @@ MAX_SEARCH = 50
 # What a search scores: the store's best (Azure) or its newest matches (locally).
 SEARCH_CANDIDATES = 100
 MAX_TERMS = 8
-_DATE = r"^\d{4}-\d{2}-\d{2}$"
 
 BUCKET_OF_PATH = {b.value.lower(): b for b in Bucket}
 BucketName = Literal[tuple(BUCKET_OF_PATH)]
@@ -99,13 +98,12 @@ class BucketQuery(BaseModel):
     )
     person: str | None = Field(
         default=None,
-        min_length=1,
         max_length=MAX_NAME_CHARS,
-        description="Only items naming this person (case- and accent-insensitive).",
+        description="Only items naming this person (case- and accent-insensitive; empty: all).",
     )
     done: Literal["true", "false"] | None = None
-    due_before: str | None = Field(
-        default=None, pattern=_DATE, description="Only items due before this day (YYYY-MM-DD)."
+    due_before: Day | None = Field(
+        default=None, description="Only items due before this day (YYYY-MM-DD)."
     )
 
     _limit_digits = field_validator("limit", mode="before")(_digits)
@@ -115,18 +113,11 @@ class BucketQuery(BaseModel):
     def _empty_is_none(cls, value: object) -> object:
         return value or None
 
-    @field_validator("due_before")
-    @classmethod
-    def _a_real_day(cls, value: str | None) -> str | None:
-        if value is not None:
-            date.fromisoformat(value)  # ValueError for 2026-02-31: a 422 like any bad value
-        return value
-
     def where(self) -> FiledFilter:
         return FiledFilter(
             person_key=person_key(self.person) if self.person else None,
             done=None if self.done is None else self.done == "true",
-            due_before=date.fromisoformat(self.due_before) if self.due_before else None,
+            due_before=self.due_before,
         )
 
 

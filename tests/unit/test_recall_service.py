@@ -221,7 +221,6 @@ async def test_the_inbox_title_is_retried_over_a_concurrent_save(fakes: Fakes) -
 async def test_what_cannot_be_edited(fakes: Fakes) -> None:
     item, stored = await filed_view(fakes, Bucket.IDEAS)
     for bad, code in ((patch(nextAction="x"), "NOT_A_PROJECT"),
-                      (patch(dueDate="2026-02-30"), "INVALID_PATCH"),
                       (patch(title="   "), "INVALID_PATCH")):  # fmt: skip
         with pytest.raises(Invalid) as refused:
             await edit_filed(USER, item.id, bad, stored.etag, fakes.repo, fakes.filed)
@@ -236,6 +235,7 @@ async def test_what_cannot_be_edited(fakes: Fakes) -> None:
         )
     # Cannot be removed (title, done), not ours, not the type, not a day: 422 before any read.
     for wrong in ({"unknown": 1}, {"done": "true"}, {"title": ""}, {"dueDate": "tomorrow"},
+                  {"dueDate": "2026-02-30"}, {"dueDate": 1700000000},
                   {"title": None}, {"done": None}):  # fmt: skip
         from pydantic import ValidationError
 
