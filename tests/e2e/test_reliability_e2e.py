@@ -596,7 +596,7 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
         assert response.headers.get("x-content-type-options") == "nosniff", (method, route, status)
         # The platform's CORS exposes nothing: a browser reads these only because we say so.
         expose = response.headers.get("access-control-expose-headers")
-        assert expose == "Location, Retry-After", (method, route, status)
+        assert expose == "Location, Retry-After, ETag, Content-Disposition", (method, route, status)
         answered[(method, route)].add(status)
 
     def sse(method: str, route: str, run: SseRun) -> SseRun:
