@@ -651,6 +651,19 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
     text_file = {"file": ("n.txt", b"hello", "text/plain")}
     seen("POST", route, main.post(route, files=text_file, headers=KEY))  # 415
 
+    route = "/api/buckets/{bucket}"
+    seen("GET", route, main.get("/api/buckets/admin", headers=KEY))
+    seen("GET", route, main.get("/api/buckets/nowhere", headers=KEY))  # 404
+    seen("GET", "/api/people", main.get("/api/people", headers=KEY))
+    seen("GET", "/api/people/{name}", main.get("/api/people/Nobody%20Here", headers=KEY))  # 404
+    seen("GET", "/api/search", main.get("/api/search?q=Sarah", headers=KEY))
+    seen("GET", "/api/search", main.get("/api/search?q=", headers=KEY))  # 422
+    with main.stream("GET", "/api/export", headers=KEY) as export:
+        seen("GET", "/api/export", export)
+    route = "/api/captures/{id}"
+    seen("PATCH", route, main.patch(f"/api/captures/{capture_id}", json={}, headers=KEY))  # 428
+    seen("PATCH", route, main.patch(f"/api/captures/{uuid.uuid4()}", json={}, headers=KEY))
+
     route = "/api/captures/{id}"
     for captured in (capture_id, unclear, upload.json()["captureId"]):
         seen("DELETE", route, main.delete(f"/api/captures/{captured}", headers=KEY))  # 204
