@@ -24,6 +24,8 @@ from shared.settings import INBOX
 log = logging.getLogger(__name__)
 
 _translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
+# Inbox items per page read: an inbox page (at most 101) in one round trip.
+PAGE_ITEMS = 101
 
 if TYPE_CHECKING:
     from azure.cosmos.aio import DatabaseProxy
@@ -87,9 +89,13 @@ class CosmosCaptureRepository:
             where.append("c.status = @status")
             parameters.append({"name": "@status", "value": status.value})
         query = f"SELECT * FROM c WHERE {' AND '.join(where)} ORDER BY c.createdAt DESC"
+        # Pages of a bounded size: a caller reading the whole inbox (the export) holds one page
+        # at a time, however many captures there are.
         pages = (
             self._container(INBOX)
-            .query_items(query, parameters=parameters, partition_key=user_id)
+            .query_items(
+                query, parameters=parameters, partition_key=user_id, max_item_count=PAGE_ITEMS
+            )
             .by_page()
         )
         while True:
