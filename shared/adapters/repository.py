@@ -24,8 +24,6 @@ from shared.settings import INBOX
 log = logging.getLogger(__name__)
 
 _translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
-# Inbox items per page read: an inbox page (at most 101) in one round trip.
-PAGE_ITEMS = 101
 
 if TYPE_CHECKING:
     from azure.cosmos.aio import DatabaseProxy
@@ -76,7 +74,12 @@ class CosmosCaptureRepository:
         return InboxItem.model_validate(saved)
 
     async def newest(
-        self, user_id: str, *, at_or_before: str | None, status: Status | None
+        self,
+        user_id: str,
+        *,
+        at_or_before: str | None,
+        status: Status | None,
+        page_items: int = 100,
     ) -> AsyncIterator[InboxItem]:
         # One partition, one ORDER BY on a single path: served by the default index, with
         # no OFFSET (the caller pages by keyset on createdAt).
@@ -90,11 +93,12 @@ class CosmosCaptureRepository:
             parameters.append({"name": "@status", "value": status.value})
         query = f"SELECT * FROM c WHERE {' AND '.join(where)} ORDER BY c.createdAt DESC"
         # Pages of a bounded size: a caller reading the whole inbox (the export) holds one page
-        # at a time, however many captures there are.
+        # at a time, however many captures there are (unbounded, the local server answers
+        # them all in one page).
         pages = (
             self._container(INBOX)
             .query_items(
-                query, parameters=parameters, partition_key=user_id, max_item_count=PAGE_ITEMS
+                query, parameters=parameters, partition_key=user_id, max_item_count=page_items
             )
             .by_page()
         )
