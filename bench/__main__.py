@@ -6,7 +6,8 @@ prints a table against the project's bars (BENCHMARKS.md) and writes bench/resul
 `concurrency` (open streams on one worker process), `costs` (operations per capture and per
 voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle feed's lifetime),
 `package` (what a deployment ships, and its import time), `followups` (the follow-up set
-through the offline models: the share filed in the right bucket, bench/followups.py)."""
+through the offline models: the share filed in the right bucket, bench/followups.py), `recall`
+(one user with 10,000 captures: bucket, person and search pages, and the export)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from bench import (
     costs,
     followups,
     labelled,
+    recall,
     text,
     voice,
     worker,
@@ -100,7 +102,7 @@ def _write(report: dict, name: str) -> None:
     print(f"\nwritten: {RESULTS / latest}")
 
 
-PARTS = ("concurrency", "costs", "feed", "package", "followups")
+PARTS = ("concurrency", "costs", "feed", "package", "followups", "recall")
 
 
 def run_part(part: str, repeat: int, argv: list[str] | None) -> int:
@@ -185,6 +187,7 @@ _PART_RUNS = {
     "costs": _costs,
     "feed": _feed,
     "followups": lambda s, repeat: followups.run(s),
+    "recall": recall.run,
 }
 
 

@@ -51,6 +51,11 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
     # Relative dates ("tomorrow") are read from the day it was settled, not the day of a repair.
     today = (settled.settled_at or utcnow()).date()
     details = details_for(settled.filed_bucket, text, settled.title, today)
+    # What a model read stands; the rules fill in what it left empty.
+    if settled.people:
+        details["people"] = settled.people
+    if settled.due_date is not None:
+        details["due_date"] = settled.due_date
     return FILED_MODELS[settled.filed_bucket](
         id=settled.id,
         user_id=settled.user_id,
@@ -58,7 +63,10 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
         title=settled.title,
         text=text,
         confidence=settled.confidence or 0.0,
+        source=settled.source,
         settled_at=settled.settled_at,
+        # The capture's own time: a bucket lists what was said newest first, not when filed.
+        created_at=settled.created_at,
         **details,
     )
 

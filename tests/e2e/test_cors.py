@@ -5,7 +5,8 @@ sets, answering the browser's preflights and requests.
 What the host does (devhost/cors.py, from Core Tools' and the Flex host's policy): preflights
 answered 204 before routing, any method and header echoed, no max-age, Vary: Origin only with
 several origins, nothing at all for another origin. What a browser may read besides the
-safelisted headers (Location, Retry-After) the app exposes itself (shared/http/edge.py).
+safelisted headers (Location, Retry-After, ETag, Content-Disposition) the app exposes itself
+(shared/http/edge.py).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pytest
 from devhost.cors import stack_cors_policy, web_app_origins
 from devhost.emulators import free_port
 from shared.http.contract import ROUTES
+from testkit import fake_openai
 from testkit.support import KEY, REPO, DevhostProcess, run_input, running_devhost
 from tests.sse import assert_valid_run, get_run, post_run
 
@@ -388,3 +390,24 @@ def test_the_stack_keeps_origins_of_ones_own_and_the_command_line(tmp_path) -> N
     policy = stack_cors_policy(settings_with_cors(tmp_path / "other", None), moved, APP)
     assert policy is not None and policy.origins == (APP,)
     assert stack_cors_policy(app_dir, moved, "") is None  # `--cors ''`: off, as with serve
+
+
+def test_an_edit_exposes_its_etag_and_the_export_its_file_name(client, fake) -> None:
+    fake.enqueue(fake_openai.classification("Projects", 0.9, "Shed"))
+    done = post_run(client, "/api/capture", run_input(f"plan the shed {uuid.uuid4()}"), headers=KEY)
+    capture_id = done.custom()["value"]["inboxItemId"]
+    items = client.get("/api/buckets/projects?limit=100", headers=KEY).json()["items"]
+    (item,) = [i for i in items if i["id"] == capture_id]
+    ask = preflight(client, f"/api/captures/{capture_id}", APP, "PATCH")
+    assert ask.status_code == 204 and ask.headers["access-control-allow-methods"] == "PATCH"
+    edit = client.patch(
+        f"/api/captures/{capture_id}",
+        json={"done": True},
+        headers={**KEY, "Origin": APP, "If-Match": item["etag"]},
+    )
+    assert edit.status_code == 200 and edit.headers["etag"]
+    assert edit.headers["access-control-allow-origin"] == APP
+    assert "etag" in exposed(edit.headers)
+    with client.stream("GET", "/api/export", headers={**KEY, "Origin": APP}) as export:
+        assert export.headers["access-control-allow-origin"] == APP
+        assert "content-disposition" in exposed(export.headers)
