@@ -184,7 +184,8 @@ const scenarios = {
     seen.progress = await card.locator(".steps").innerText();
     await phase(card, "filed");
     seen.outcome = await card.locator(".outcome").innerText();
-    seen.badge = await card.locator(".badge").innerText();
+    seen.badge = await card.locator(".state .badge").innerText();
+    seen.header = await page.locator("header h1").innerText();
     await snap(page, seen, "capture-filed");
   },
 
@@ -193,7 +194,7 @@ const scenarios = {
     await setUp(page);
     const card = await capture(page, "zq tiles");
     await phase(card, "asking");
-    seen.question = await card.locator("form.ask label").innerText();
+    seen.question = await card.locator(".ask label").innerText();
     await snap(page, seen, "capture-question");
     await card.getByLabel(seen.question).fill("order the kitchen tiles");
     await card.getByRole("button", { name: "Answer" }).click();
@@ -206,8 +207,9 @@ const scenarios = {
     await setUp(page);
     const card = await capture(page, "tiles for the kitchen");
     await phase(card, "asking");
-    seen.prompt = await card.locator("fieldset.ask legend").innerText();
-    seen.choices = await card.locator("fieldset.ask .choice").allInnerTexts();
+    seen.prompt = await card.locator(".ask .prompt").innerText();
+    seen.choices = await card.locator(".ask .choice").allInnerTexts();
+    seen.typed = await card.getByLabel("Or say where it goes").isVisible();
     await snap(page, seen, "capture-pick");
     await card.getByRole("button", { name: "Admin", exact: true }).click();
     await phase(card, "filed");
@@ -260,6 +262,42 @@ const scenarios = {
     );
   },
 
+  // The Capture screen keeps up with the inbox: a card opens its capture; moved there, the
+  // card shows the new bucket; deleted there, the card is gone. The bar names every screen.
+  async keepsUp({ page, seen }) {
+    await setUp(page);
+    const admin = await capture(page, env.ADMIN_TEXT);
+    await phase(admin, "filed");
+    const card = await capture(page, env.MOVE_TEXT);
+    await phase(card, "filed");
+    seen.before = await card.locator(".outcome").innerText();
+    const colour = (locator) => locator.evaluate((e) => getComputedStyle(e).backgroundColor);
+    seen.colours = [await colour(card.locator(".outcome .badge")), await colour(admin.locator(".outcome .badge"))];
+    seen.headers = { capture: await page.locator("header h1").innerText() };
+    await card.locator(".what a").click();
+    await page.locator(".detail .facts").waitFor();
+    seen.opened = new URL(page.url()).hash;
+    seen.headers.details = await page.locator("header h1").innerText();
+    await page.getByRole("button", { name: "Ideas", exact: true }).click();
+    await page.getByText("Moved to Ideas.").waitFor();
+    await page.getByRole("link", { name: "Capture" }).click();
+    await card.locator(".outcome", { hasText: "Ideas" }).waitFor();
+    seen.afterMove = await card.locator(".outcome").innerText();
+    await snap(page, seen, "capture-kept-up");
+
+    await admin.locator(".what a").click();
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByRole("button", { name: "Delete for good" }).click();
+    await page.getByRole("heading", { name: "Inbox", level: 2 }).waitFor();
+    seen.headers.inbox = await page.locator("header h1").innerText();
+    await page.getByRole("link", { name: "Capture" }).click();
+    await card.waitFor();
+    seen.cards = await page.locator(".card .what").allInnerTexts();
+    await page.getByRole("link", { name: "Settings" }).click();
+    seen.headers.settings = await page.locator("header h1").innerText();
+    seen.title = await page.title();
+  },
+
   // The inbox: pages, one capture opened, moved, then deleted.
   async inbox({ page, seen }) {
     await setUp(page);
@@ -282,7 +320,7 @@ const scenarios = {
 
     await page.getByRole("button", { name: "Delete", exact: true }).click();
     await page.getByRole("button", { name: "Delete for good" }).click();
-    await page.getByRole("heading", { name: "Inbox" }).waitFor();
+    await page.getByRole("heading", { name: "Inbox", level: 2 }).waitFor();
     await rows.first().waitFor();
     seen.titlesAfterDelete = await page.locator(".inbox .title").allInnerTexts();
   },

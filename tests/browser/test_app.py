@@ -33,7 +33,9 @@ def test_a_text_capture_shows_its_progress_and_is_filed(browser, fake, cosmos) -
     seen = browser("text")
     assert seen["progress"] == "Classifying…"
     assert seen["badge"] == "Filed"
-    assert seen["outcome"] == "Filed → People · Call Sarah about the budget"
+    assert seen["header"] == "Capture"
+    # The title is the text's first words: the outcome line does not say them again.
+    assert seen["outcome"] == "Filed → People"
     (item,) = inbox_by_text(cosmos, "Call Sarah about the budget review")
     assert item["status"] == "filed" and item["threadId"].startswith("t-")
     assert len(docs(cosmos, "People", item["id"])) == 1
@@ -53,9 +55,11 @@ def test_an_unclear_capture_asks_and_the_answer_files_it(browser, fake, cosmos) 
 def test_low_confidence_offers_the_buckets_and_the_pick_files_it(browser, fake, cosmos) -> None:
     fake.enqueue(UNSURE, UNSURE)
     seen = browser("pick")
-    assert seen["prompt"].startswith("Filed under Projects for now (0.45).")
+    # Confidence in words, not "(0.45)".
+    assert seen["prompt"].startswith("Filed under Projects for now (not sure).")
     # The buttons come from the interrupt's responseSchema; the bucket it is in is marked.
     assert seen["choices"] == ["People", "Projects ✓", "Ideas", "Admin"]
+    assert seen["typed"]  # and a box for an answer in words
     assert seen["outcome"] == "Filed → Admin · Kitchen tiles"
     (picked,) = inbox_by_text(cosmos, "tiles for the kitchen")
     assert picked["filedBucket"] == "Admin" and picked["chosenBy"] == "user"
@@ -73,7 +77,7 @@ def test_a_voice_note_from_the_microphone_is_transcribed_and_filed(browser, fake
     fake.enqueue(FILED)
     seen = browser("voice")
     assert seen["limit"] == "of 10:00 max"
-    assert seen["outcome"] == "Filed → People · Call Sarah about the budget"
+    assert seen["outcome"] == "Filed → People"
     assert seen["said"].startswith(f"“{said}” (voice · 0:0")
     (upload,) = [r for r in fake.requests if r.kind == fake_openai.TRANSCRIBE]
     assert upload.file is not None and upload.file.size > 1000  # the recording, not silence
@@ -89,11 +93,34 @@ def test_a_capture_made_offline_is_sent_when_back_online_and_files_once(
     seen = browser("offline")
     assert seen["network"] == "Offline · 1 waiting"
     assert seen["reopenedOffline"]
-    assert seen["outcome"] == "Filed → Admin · Book the dentist"
+    assert seen["outcome"] == "Filed → Admin"
     (item,) = inbox_by_text(cosmos, "Book the dentist for Friday")
     assert [c["captureId"] for c in seen["captures"]] == [item["id"]]
     assert len(docs(cosmos, "Admin", item["id"])) == 1
     assert len([r for r in fake.requests if r.kind == fake_openai.CHAT]) == 1
+
+
+def test_the_capture_screen_keeps_up_with_the_inbox(browser, fake, cosmos) -> None:
+    fake.enqueue(
+        fake_openai.classification("Admin", 0.9, "Renew the car tax"),
+        fake_openai.classification("People", 0.9, "Birthday present for Ana"),
+    )
+    seen = browser("keepsUp", ADMIN_TEXT="Renew the car tax by Friday", MOVE_TEXT="Ana's birthday: a book?")
+    assert seen["before"] == "Filed → People · Birthday present for Ana"
+    assert seen["colours"][0] != seen["colours"][1]  # People and Admin each their own colour
+    (moved,) = inbox_by_text(cosmos, "Ana's birthday: a book?")
+    assert seen["opened"] == f"#/captures/{moved['id']}"
+    assert seen["afterMove"] == "Filed → Ideas · Birthday present for Ana"
+    assert moved["filedBucket"] == "Ideas"
+    assert seen["cards"] == ["Ana's birthday: a book?"]  # the deleted one is gone
+    assert inbox_by_text(cosmos, "Renew the car tax by Friday") == []
+    assert seen["headers"] == {
+        "capture": "Capture",
+        "details": "Details",
+        "inbox": "Inbox",
+        "settings": "Settings",
+    }
+    assert seen["title"] == "Settings · Second brain"
 
 
 @pytest.fixture
@@ -132,5 +159,5 @@ def test_a_wrong_key_is_told_plainly_and_fixing_it_sends_the_capture(browser, fa
     assert seen["cardNote"] == "The API refused this key. Check it in Settings."
     assert seen["banner"] == "The API refused your key. Check it in Settings."
     assert seen["bannerHidden"]
-    assert seen["outcome"] == "Filed → Admin · Renew the passport"
+    assert seen["outcome"] == "Filed → Admin"
     assert len(inbox_by_text(cosmos, "Renew the passport")) == 1

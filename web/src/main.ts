@@ -16,6 +16,7 @@ function route(): void {
   const main = byId("main");
   const firstRun = !loadSettings();
   const name = firstRun ? "settings" : screen || "capture";
+  const item = (name === "captures" || name === "inbox") && id; // #/captures/<id>: a notification's link
   const view =
     name === "settings"
       ? settingsScreen(() => {
@@ -27,19 +28,22 @@ function route(): void {
             route();
           }
         })
-      : (name === "captures" || name === "inbox") && id // #/captures/<id>: a notification's link
-        ? itemScreen(decodeURIComponent(id))
+      : item
+        ? itemScreen(decodeURIComponent(item))
         : name === "inbox"
           ? inboxScreen()
           : captureScreen();
   main.replaceChildren(view);
+  const tab = item || name === "inbox" ? "inbox" : name === "settings" ? name : "capture";
+  // The bar names the screen (the tab's name; a capture's own screen is its details).
+  const title = item ? "Details" : tab[0].toUpperCase() + tab.slice(1);
+  byId("screen-name").textContent = title;
+  document.title = `${title} · Second brain`;
   // Settings says it itself, next to the key: no banner pointing at the screen it is on.
   if (name === "settings") byId("banner").hidden = true;
-  document.querySelectorAll<HTMLAnchorElement>(".tabs a").forEach((tab) => {
-    const current = name === "captures" ? "inbox" : name === "inbox" || name === "settings" ? name : "capture";
-    if (tab.dataset.screen === current) {
-      tab.setAttribute("aria-current", "page");
-    } else tab.removeAttribute("aria-current");
+  document.querySelectorAll<HTMLAnchorElement>(".tabs a").forEach((link) => {
+    if (link.dataset.screen === tab) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
   });
   // A screen reader starts reading the new screen, not the old position on the page.
   if (navigated) view.querySelector<HTMLElement>("h2[tabindex]")?.focus();

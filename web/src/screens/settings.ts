@@ -92,7 +92,7 @@ export function settingsScreen(onSaved: () => void): HTMLElement {
   return h(
     "section",
     { class: "screen", "aria-labelledby": "settings-title" },
-    h("h2", { id: "settings-title", tabindex: "-1" }, "Settings"),
+    h("h2", { id: "settings-title", class: "visually-hidden", tabindex: "-1" }, "Settings"),
     saved ? null : h("p", {}, "Tell the app where your captures go: your API's address and your key."),
     form,
     notify?.element,
