@@ -298,6 +298,28 @@ const scenarios = {
     seen.title = await page.title();
   },
 
+  // Android's "Share → Second brain": the share target opens ./?title=…&text=…&url=…, which
+  // lands on the capture screen with the shared words filled in, to check and send.
+  async share({ page, seen }) {
+    await setUp(page);
+    const shared = new URLSearchParams({ title: env.SHARE_TITLE, text: env.SHARE_TEXT, url: env.SHARE_URL });
+    await page.goto(`${env.APP_URL}?${shared}`);
+    const box = page.getByLabel("What's on your mind?");
+    await box.waitFor();
+    seen.address = page.url();
+    seen.filled = await box.inputValue();
+    seen.header = await page.locator("header h1").innerText();
+    await snap(page, seen, "capture-shared");
+    await page.getByRole("button", { name: "Send", exact: true }).click();
+    const card = page.locator(".card").first();
+    await phase(card, "filed");
+    seen.said = await card.locator(".what").innerText();
+    seen.manifest = await page.evaluate(async () => {
+      const link = document.querySelector("link[rel=manifest]").href;
+      return (await (await fetch(link)).json()).share_target;
+    });
+  },
+
   // The inbox: pages, one capture opened, moved, then deleted.
   async inbox({ page, seen }) {
     await setUp(page);

@@ -123,6 +123,25 @@ def test_the_capture_screen_keeps_up_with_the_inbox(browser, fake, cosmos) -> No
     assert seen["title"] == "Settings · Second brain"
 
 
+def test_a_share_from_another_app_lands_filled_on_the_capture_screen(browser, fake, cosmos) -> None:
+    fake.enqueue(fake_openai.classification("Ideas", 0.9, "Read about sourdough"))
+    link = "https://example.org/sourdough?src=share"
+    seen = browser(
+        "share", SHARE_TITLE="Sourdough basics", SHARE_TEXT=f"Worth a read {link}", SHARE_URL=link
+    )
+    # The link came in the text too (as many Android apps send it): said once.
+    assert seen["filled"] == f"Sourdough basics\nWorth a read {link}"
+    assert seen["address"].endswith("/#/capture")  # a reload does not share it again
+    assert seen["header"] == "Capture"
+    assert seen["manifest"] == {
+        "action": "./",
+        "method": "GET",
+        "params": {"title": "title", "text": "text", "url": "url"},
+    }
+    (item,) = inbox_by_text(cosmos, f"Sourdough basics\nWorth a read {link}")
+    assert item["filedBucket"] == "Ideas"
+
+
 @pytest.fixture
 def inbox_captures(host: str, fake) -> list[str]:
     """25 captures through the API, oldest first: more than a page of the inbox (20)."""

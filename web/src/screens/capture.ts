@@ -71,7 +71,7 @@ function composer(): HTMLElement {
   const text = h("textarea", {
     id: "capture-text",
     name: "text",
-    rows: 3,
+    rows: shared ? Math.min(8, shared.split("\n").length + 3) : 3,
     maxlength: 10000,
     required: true,
     placeholder: "Call Sarah about the budget review",
