@@ -170,6 +170,26 @@ async function until(check, ms = 60000, what = "the condition") {
   }
 }
 
+/** A list's rows as the screen shows them: each title, and the details under it. */
+const filedRows = (lis) =>
+  lis.map((li) => ({
+    title: li.querySelector(".title").textContent,
+    meta: [...li.querySelectorAll(".meta > *")].map((part) => part.textContent),
+  }));
+
+/** Another device edits the filed item titled `title`: the API's own PATCH, with its ETag. */
+async function otherDevice(title, edit) {
+  const headers = { "X-API-Key": env.API_KEY };
+  const page = await (await fetch(`${env.API_URL}/buckets/admin?limit=100`, { headers })).json();
+  const item = page.items.find((i) => i.title === title);
+  const response = await fetch(`${env.API_URL}/captures/${item.id}`, {
+    method: "PATCH",
+    headers: { ...headers, "Content-Type": "application/merge-patch+json", "If-Match": item.etag },
+    body: JSON.stringify(edit),
+  });
+  if (!response.ok) throw new Error(`the other device's PATCH answered ${response.status}`);
+}
+
 const scenarios = {
   // Text → filed, with the progress shown while the model thinks.
   async text({ page, seen }) {
@@ -318,6 +338,108 @@ const scenarios = {
       const link = document.querySelector("link[rel=manifest]").href;
       return (await (await fetch(link)).json()).share_target;
     });
+  },
+
+  // The lists: Admin as a to-do list (one ticked, one edited in the sheet, one changed by
+  // another device while the sheet was open: told, reloaded, saved again), Projects with the
+  // next action, Ideas, People leading to a person's page.
+  async lists({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("link", { name: "Lists" }).click();
+    const rows = page.locator(".filed li");
+    await rows.first().waitFor();
+    seen.header = await page.locator("header h1").innerText();
+    seen.admin = await rows.evaluateAll((lis) =>
+      lis.map((li) => ({ title: li.querySelector(".title").textContent, due: li.querySelector("time")?.getAttribute("datetime") ?? null })),
+    );
+    await snap(page, seen, "lists-admin");
+
+    await page.getByLabel(env.TICK, { exact: true }).check();
+    await page.locator(".filed li.done", { hasText: env.TICK }).waitFor();
+    seen.ticked = await page.getByLabel(env.TICK, { exact: true }).isChecked();
+
+    const sheet = page.getByRole("dialog", { name: "Edit" });
+    await page.getByRole("button", { name: `Edit ${env.EDIT}` }).click();
+    await sheet.getByLabel("Title").fill(env.NEW_TITLE);
+    await sheet.getByLabel("Due date").fill(env.NEW_DUE);
+    await snap(page, seen, "edit-sheet");
+    await sheet.getByRole("button", { name: "Save" }).click();
+    await sheet.waitFor({ state: "detached" });
+    const edited = rows.filter({ hasText: env.NEW_TITLE });
+    seen.edited = { title: await edited.locator(".title").innerText(), due: await edited.locator("time").getAttribute("datetime") };
+
+    // Another device renames it while this one's sheet is open.
+    await page.getByRole("button", { name: `Edit ${env.RACE}` }).click();
+    await otherDevice(env.RACE, { title: env.OTHER_TITLE });
+    await sheet.getByLabel("Title").fill(`${env.RACE} (mine)`);
+    await sheet.getByRole("button", { name: "Save" }).click();
+    const told = sheet.locator(".note.error");
+    await told.waitFor();
+    seen.stale = await told.innerText();
+    await snap(page, seen, "edit-stale");
+    await sheet.getByRole("button", { name: "Reload" }).click();
+    await sheet.getByText("Reloaded").waitFor();
+    seen.reloaded = await sheet.getByLabel("Title").inputValue();
+    await sheet.getByLabel("Title").fill(env.MINE);
+    await sheet.getByRole("button", { name: "Save" }).click();
+    await sheet.waitFor({ state: "detached" });
+    seen.afterRace = await rows.locator(".title").allInnerTexts();
+
+    for (const bucket of ["Projects", "Ideas"]) {
+      await page.locator(".buckets").getByRole("link", { name: bucket }).click();
+      await page.locator("header h1", { hasText: bucket }).waitFor();
+      await rows.first().waitFor();
+      if (bucket === "Projects") {
+        await page.getByRole("button", { name: `Edit ${env.PROJECT}` }).click();
+        await sheet.getByLabel("Next action").fill(env.NEXT);
+        await sheet.getByRole("button", { name: "Save" }).click();
+        await sheet.waitFor({ state: "detached" });
+      }
+      seen[bucket] = await rows.evaluateAll(filedRows);
+      await snap(page, seen, `lists-${bucket.toLowerCase()}`);
+    }
+    await page.locator(".buckets").getByRole("link", { name: "People" }).click();
+    const people = page.locator(".people li");
+    await people.first().waitFor();
+    seen.people = await people.locator(".title").allInnerTexts();
+    await snap(page, seen, "lists-people");
+    await page.getByRole("link", { name: env.PERSON }).click();
+    await page.getByRole("heading", { name: env.PERSON, level: 2 }).waitFor();
+    await rows.first().waitFor();
+    seen.person = await rows.evaluateAll(filedRows);
+    seen.personHeader = await page.locator("header h1").innerText();
+    await snap(page, seen, "person");
+  },
+
+  // Search: results best first, one opened, Back to the results; then the export, from
+  // Settings, downloaded as a person's browser would (the zip goes to EXPORT_TO).
+  async searchExport({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("link", { name: "Search" }).click();
+    await page.getByLabel("Search your captures").fill(env.QUERY);
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const results = page.locator(".inbox li");
+    await results.first().waitFor();
+    seen.results = await results.locator(".title").allInnerTexts();
+    seen.snippets = await results.locator(".snippet").allInnerTexts();
+    await snap(page, seen, "search");
+    await results.first().locator("a").click();
+    await page.locator(".detail .facts").waitFor();
+    seen.opened = new URL(page.url()).hash;
+    await page.goBack();
+    await results.first().waitFor();
+    seen.back = { query: await page.getByLabel("Search your captures").inputValue(), results: await results.count() };
+
+    await page.getByRole("link", { name: "Settings" }).click();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download everything" }).click(),
+    ]);
+    await download.saveAs(env.EXPORT_TO);
+    seen.filename = download.suggestedFilename();
+    await page.locator("#export-status", { hasText: "Downloaded" }).waitFor();
+    seen.exportStatus = await page.locator("#export-status").innerText();
+    await snap(page, seen, "settings-export");
   },
 
   // The inbox: pages, one capture opened, moved, then deleted.

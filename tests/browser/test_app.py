@@ -5,6 +5,10 @@ UPDATE_SCREENSHOTS=1)."""
 
 from __future__ import annotations
 
+import re
+import uuid
+import zipfile
+
 import httpx
 import pytest
 
@@ -105,7 +109,9 @@ def test_the_capture_screen_keeps_up_with_the_inbox(browser, fake, cosmos) -> No
         fake_openai.classification("Admin", 0.9, "Renew the car tax"),
         fake_openai.classification("People", 0.9, "Birthday present for Ana"),
     )
-    seen = browser("keepsUp", ADMIN_TEXT="Renew the car tax by Friday", MOVE_TEXT="Ana's birthday: a book?")
+    seen = browser(
+        "keepsUp", ADMIN_TEXT="Renew the car tax by Friday", MOVE_TEXT="Ana's birthday: a book?"
+    )
     assert seen["before"] == "Filed → People · Birthday present for Ana"
     assert seen["colours"][0] != seen["colours"][1]  # People and Admin each their own colour
     (moved,) = inbox_by_text(cosmos, "Ana's birthday: a book?")
@@ -180,3 +186,111 @@ def test_a_wrong_key_is_told_plainly_and_fixing_it_sends_the_capture(browser, fa
     assert seen["bannerHidden"]
     assert seen["outcome"] == "Filed → Admin"
     assert len(inbox_by_text(cosmos, "Renew the passport")) == 1
+
+
+def capture_through_api(host: str, fake, filed: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Each (bucket, title, text) captured through the API and filed; capture id by title."""
+    ids = {}
+    with httpx.Client(base_url=host, headers=KEY, timeout=30) as client:
+        for bucket, title, text in filed:
+            fake.enqueue(fake_openai.classification(bucket, 0.92, title))
+            r = client.post("/api/capture", json=run_input(text, thread_id=f"t-{uuid.uuid4()}"))
+            assert r.status_code == 200 and '"filed"' in r.text, r.text
+            ids[title] = r.text.split('"inboxItemId":"', 1)[1].split('"', 1)[0]
+    return ids
+
+
+def filed_doc(cosmos, bucket: str, capture_id: str) -> dict:
+    (doc,) = docs(cosmos, bucket, capture_id)
+    return doc
+
+
+def test_the_lists_tick_edit_and_lead_to_people(browser, host, fake, cosmos) -> None:
+    ids = capture_through_api(
+        host,
+        fake,
+        [
+            ("Admin", "Renew the dog licence", "Renew the dog licence by 14 December"),
+            ("Admin", "Pay the window cleaner", "Pay the window cleaner on the 9th"),
+            ("Admin", "Book the boiler service", "Book the boiler service"),
+            ("Projects", "Kitchen tiles", "Kitchen: ask Ottilie Brandt for the tiler's number"),
+            ("People", "Lunch with Fatima", "Lunch w/ Fatima Haddad about her new job"),
+            ("Ideas", "Sourdough podcast", "A podcast about sourdough bakers"),
+        ],
+    )
+    with httpx.Client(base_url=host, headers=KEY, timeout=30) as client:
+        admin = client.get("/api/buckets/admin", params={"done": "false", "limit": 100}).json()
+        people = client.get("/api/people").json()["people"]
+    (person,) = [p["name"] for p in people if "Fatima" in p["name"]]
+    seen = browser(
+        "lists",
+        TICK="Renew the dog licence",
+        EDIT="Pay the window cleaner",
+        NEW_TITLE="Pay the window cleaner £20",
+        NEW_DUE="2030-01-15",
+        RACE="Book the boiler service",
+        OTHER_TITLE="Book the boiler service (by phone)",
+        MINE="Book the boiler service for March",
+        PROJECT="Kitchen tiles",
+        NEXT="Ring Ottilie on Monday",
+        PERSON=person,
+    )
+    assert seen["header"] == "Admin"
+    # The API's order (by due date, none last) and due dates, as the screen shows them.
+    mine = {"Renew the dog licence", "Pay the window cleaner", "Book the boiler service"}
+    expected = [
+        {"title": i["title"], "due": i["dueDate"]} for i in admin["items"] if i["title"] in mine
+    ]
+    assert [row for row in seen["admin"] if row["title"] in mine] == expected
+    assert any(row["due"] for row in expected)  # a due date read from the text is shown
+
+    assert seen["ticked"] and filed_doc(cosmos, "Admin", ids["Renew the dog licence"])["done"]
+    assert seen["edited"] == {"title": "Pay the window cleaner £20", "due": "2030-01-15"}
+    edited = filed_doc(cosmos, "Admin", ids["Pay the window cleaner"])
+    assert (edited["title"], edited["dueDate"]) == ("Pay the window cleaner £20", "2030-01-15")
+    # Renamed on another device while the sheet was open: told, reloaded, saved again.
+    assert "changed somewhere else" in seen["stale"]
+    assert seen["reloaded"] == "Book the boiler service (by phone)"
+    assert "Book the boiler service for March" in seen["afterRace"]
+    raced = filed_doc(cosmos, "Admin", ids["Book the boiler service"])
+    assert raced["title"] == "Book the boiler service for March"
+
+    assert any(
+        r.startswith("Kitchen tiles\nNext: Ring Ottilie on Monday") for r in seen["Projects"]
+    )
+    assert (
+        filed_doc(cosmos, "Projects", ids["Kitchen tiles"])["nextAction"]
+        == "Ring Ottilie on Monday"
+    )
+    assert "Sourdough podcast" in [r["title"] for r in seen["Ideas"]]
+    assert person in seen["people"]
+    assert seen["personHeader"] == "People"
+    (lunch,) = [r for r in seen["person"] if r["title"] == "Lunch with Fatima"]
+    assert lunch["meta"][0] == "People"  # a person's page shows each item's bucket
+
+
+def test_search_finds_and_opens_and_settings_exports_everything(
+    browser, host, fake, tmp_path
+) -> None:
+    ids = capture_through_api(
+        host,
+        fake,
+        [
+            ("Ideas", "Board game", "A board game about beekeeping for rainy days"),
+            ("Admin", "Buy honey", "Buy honey for the beekeeping club"),
+        ],
+    )
+    export = tmp_path / "export.zip"
+    seen = browser("searchExport", QUERY="beekeeping", EXPORT_TO=str(export))
+    assert set(seen["results"]) >= {"Board game", "Buy honey"}
+    assert all("beekeeping" in s.lower() for s in seen["snippets"][:2])
+    assert seen["opened"] in {f"#/captures/{ids['Board game']}", f"#/captures/{ids['Buy honey']}"}
+    assert seen["back"]["query"] == "beekeeping" and seen["back"]["results"] >= 2
+
+    assert re.fullmatch(r"second-brain-\d{4}-\d{2}-\d{2}\.zip", seen["filename"])
+    assert seen["exportStatus"].startswith(f"Downloaded {seen['filename']}")
+    with zipfile.ZipFile(export) as archive:
+        names = archive.namelist()
+        assert "captures.jsonl" in names
+        (idea,) = [n for n in names if n.startswith("Ideas/") and "Board game" in n]
+        assert ids["Board game"] in archive.read(idea).decode()

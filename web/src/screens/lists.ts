@@ -119,10 +119,11 @@ function row(item: FiledView, context: RowContext): HTMLLIElement {
     const details = [
       context.withBucket ? bucketBadge(current.bucket) : null,
       current.dueDate ? due(current.dueDate, current.done) : null,
-      current.nextAction ? h("span", {}, `Next: ${current.nextAction}`) : null,
+      // Filed, a project's next action is its title: shown once the user makes it another.
+      current.nextAction && current.nextAction !== current.title ? h("span", {}, `Next: ${current.nextAction}`) : null,
       current.oneLiner && current.oneLiner !== current.title ? h("span", {}, current.oneLiner) : null,
       current.people.length && current.bucket !== "People" ? h("span", {}, current.people.join(", ")) : null,
-      !admin && !current.nextAction && !current.oneLiner ? h("span", {}, when(current.createdAt)) : null,
+      admin ? null : h("span", {}, when(current.createdAt)),
     ].filter((part) => part !== null);
     const edit = h("button", { type: "button", class: "link", "aria-label": `Edit ${current.title}` }, "Edit");
     edit.addEventListener("click", () => openEditor(item, () => context.find(item.id), render));
@@ -189,7 +190,7 @@ function peopleList(): HTMLElement {
     },
     (error) => (status.textContent = failure(error)),
   );
-  return h("div", {}, list, status);
+  return h("div", {}, h("h3", {}, "Everyone named"), list, status);
 }
 
 /** A person's page: every filed item naming them, across the buckets. */

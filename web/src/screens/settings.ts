@@ -122,7 +122,7 @@ function exporter(): HTMLElement {
       button.disabled = false;
     }
   });
-  return h("div", { class: "settings notify" }, h("h3", {}, "Your data"), button, status);
+  return h("div", { class: "settings export" }, h("h3", {}, "Your data"), button, status);
 }
 
 /** The notifications switch, with its state in words. */
