@@ -240,6 +240,16 @@ const scenarios = {
     await other.getByRole("button", { name: "Dismiss" }).click();
     await phase(other, "kept");
     seen.dismissed = await other.locator(".outcome").innerText();
+
+    // A typed answer to a bucket question goes as the question's answer, as a misunderstood
+    // capture's does (what the API makes of it is the API's to test).
+    const typed = await capture(page, "tiles for the hall");
+    await phase(typed, "asking");
+    const resumed = page.waitForRequest((r) => r.method() === "POST" && r.postDataJSON()?.resume);
+    await typed.getByLabel("Or say where it goes").fill(env.TYPED);
+    await typed.getByRole("button", { name: "Answer" }).click();
+    seen.typedResume = (await resumed).postDataJSON().resume;
+    await typed.locator(".badge.filed, .badge.asking, .badge.kept").waitFor();
   },
 
   // A voice note from the fake microphone (a speech file) → uploaded → transcribed → filed.

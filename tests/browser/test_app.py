@@ -57,8 +57,8 @@ def test_an_unclear_capture_asks_and_the_answer_files_it(browser, fake, cosmos) 
 
 
 def test_low_confidence_offers_the_buckets_and_the_pick_files_it(browser, fake, cosmos) -> None:
-    fake.enqueue(UNSURE, UNSURE)
-    seen = browser("pick")
+    fake.enqueue(UNSURE, UNSURE, UNSURE, fake_openai.classification("Admin", 0.9, "Hall tiles"))
+    seen = browser("pick", TYPED="it's an admin one")
     # Confidence in words, not "(0.45)".
     assert seen["prompt"].startswith("Filed under Projects for now (not sure).")
     # The buttons come from the interrupt's responseSchema; the bucket it is in is marked.
@@ -73,6 +73,8 @@ def test_low_confidence_offers_the_buckets_and_the_pick_files_it(browser, fake, 
     (dismissed,) = inbox_by_text(cosmos, "tiles for the bathroom")
     assert dismissed["status"] == "needs_review"
     assert dismissed["interrupts"][-1]["status"] == "cancelled"
+    (resume,) = seen["typedResume"]
+    assert resume["status"] == "resolved" and resume["payload"] == {"answer": "it's an admin one"}
 
 
 def test_a_voice_note_from_the_microphone_is_transcribed_and_filed(browser, fake, cosmos) -> None:
