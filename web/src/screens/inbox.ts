@@ -110,9 +110,9 @@ export function itemScreen(id: string): HTMLElement {
 function show(section: HTMLElement, body: HTMLElement, item: InboxItem): void {
   section.querySelector("h2")!.textContent = titleOf(item);
   const status = h("p", { class: "note", role: "status" });
-  const facts: [string, string][] = [
+  const facts: [string, string | Node][] = [
     ["Status", statusOf(item)],
-    ["Bucket", item.filedBucket ?? "none yet"],
+    ["Bucket", item.filedBucket ? bucketBadge(item.filedBucket) : "none yet"],
     ["Source", item.source === "voice" ? "Voice note" : "Text"],
     ["Captured", new Date(item.createdAt).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })],
   ];
