@@ -11,6 +11,7 @@ from shared.entrypoints import (
     poison,
     push,
     push_worker,
+    recall,
     voice,
     voice_trigger,
 )
@@ -21,6 +22,7 @@ app.register_functions(openapi.bp)
 app.register_functions(capture.bp)
 app.register_functions(voice.bp)
 app.register_functions(captures.bp)
+app.register_functions(recall.bp)
 app.register_functions(voice_trigger.bp)
 app.register_functions(classify_worker.bp)
 app.register_functions(poison.bp)

@@ -5,7 +5,8 @@ prints a table against the project's bars (BENCHMARKS.md) and writes bench/resul
 `python -m bench PART` runs one part on its own and writes bench/results/PART-latest.json:
 `concurrency` (open streams on one worker process), `costs` (operations per capture and per
 voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle feed's lifetime),
-`package` (what a deployment ships, and its import time)."""
+`package` (what a deployment ships, and its import time), `recall` (one user with 10,000
+captures: bucket, person and search pages, and the export)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,18 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import app, classify, coldstart, concurrency, costs, labelled, text, voice, worker
+from bench import (
+    app,
+    classify,
+    coldstart,
+    concurrency,
+    costs,
+    labelled,
+    recall,
+    text,
+    voice,
+    worker,
+)
 from bench.measure import machine
 from bench.stack import Stack, stack
 from tests import fake_openai, webapp
@@ -88,7 +100,7 @@ def _write(report: dict, name: str) -> None:
     print(f"\nwritten: {RESULTS / latest}")
 
 
-PARTS = ("concurrency", "costs", "feed", "package")
+PARTS = ("concurrency", "costs", "feed", "package", "recall")
 
 
 def run_part(part: str, repeat: int, argv: list[str] | None) -> int:
@@ -166,7 +178,7 @@ def _feed(s: Stack, repeat: int) -> dict:
     return {"voice_bar": costs.voice_reads(s), "idle_feed": costs.idle_feed_reads(s)}
 
 
-_PART_RUNS = {"concurrency": _concurrency, "costs": _costs, "feed": _feed}
+_PART_RUNS = {"concurrency": _concurrency, "costs": _costs, "feed": _feed, "recall": recall.run}
 
 
 def one_run(s: Stack, captures: int, queued: int) -> dict:

@@ -262,10 +262,11 @@ def table(report: dict) -> str:
     d = f["details"]
     lines += [
         "",
-        f"details: people on {d['people_items']} People items: exact {_v(d['people_exact'])}, "
+        f"details: people on {d['people_items']} items: exact {_v(d['people_exact'])}, "
         f"precision {_v(d['people_precision'])}, recall {_v(d['people_recall'])}",
-        f"         due dates on {d['admin_items_with_due']} Admin items with one: right "
-        f"{_v(d['due_right'])}; invented on {d['admin_items_without_due']} without: "
+        f"         due dates on {d['due_items']} items: exact (a date or none) "
+        f"{_v(d['due_exact'])}; right on {d['items_with_due']} with one "
+        f"{_v(d['due_right'])}; invented on {d['items_without_due']} without "
         f"{_v(d['due_invented'])}",
     ]
     u, lat = f["usage"], f["latency_ms"]

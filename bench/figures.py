@@ -201,15 +201,22 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
 
 
 def details(judged: list[Judged]) -> dict:
-    """What the app files (shared.domain.details, dated as the set is) against the labels:
-    people on items filed in People, due dates on items filed in Admin."""
+    """What the app files (shared.domain.details, dated as the set is) against the labels, in
+    whatever bucket the capture was filed: people on every item whose people are labelled, due
+    dates on every item whose date is labelled (a set that says `"due": null` labels "none")
+    and on every Admin item (the older sets label dates on Admin only)."""
     people = [
-        (set(j.capture.people), set(_filed(j)["people"]))
+        (set(j.capture.people), set(_filed(j).get("people", [])))
         for j in judged
-        if j.filed_as == "People" and j.capture.people is not None
+        if j.classification.bucket is not None and j.capture.people is not None
     ]
     found = sum(len(t & f) for t, f in people)
-    dues = [(j.capture.due, _filed(j)["due_date"]) for j in judged if j.filed_as == "Admin"]
+    dues = [
+        (j.capture.due, _filed(j).get("due_date"))
+        for j in judged
+        if j.classification.bucket is not None
+        and ("due" in j.capture.model_fields_set or j.filed_as == "Admin")
+    ]
     with_due = [(t, f) for t, f in dues if t is not None]
     without_due = [(t, f) for t, f in dues if t is None]
     return {
@@ -217,9 +224,11 @@ def details(judged: list[Judged]) -> dict:
         "people_exact": _ratio(sum(t == f for t, f in people), len(people)),
         "people_precision": _ratio(found, sum(len(f) for _, f in people)),
         "people_recall": _ratio(found, sum(len(t) for t, _ in people)),
-        "admin_items_with_due": len(with_due),
+        "due_items": len(dues),
+        "due_exact": _ratio(sum(t == f for t, f in dues), len(dues)),
+        "items_with_due": len(with_due),
         "due_right": _ratio(sum(t == f for t, f in with_due), len(with_due)),
-        "admin_items_without_due": len(without_due),
+        "items_without_due": len(without_due),
         "due_invented": _ratio(sum(f is not None for _, f in without_due), len(without_due)),
     }
 

@@ -10,6 +10,30 @@ param principalId string
 param databaseName string
 @description('Container names; each is partitioned by /userId.')
 param containers array
+@description('The container searched with Cosmos DB full-text search (GET /api/search).')
+param searchContainer string = 'Inbox'
+
+// What search matches and ranks (BM25): the capture's text (a voice note's transcript) and its
+// title (searchPaths, each indexed: searchIndexes). The clarification answers sit in an
+// array, matched with CONTAINS and not ranked.
+var searchIndexes = [
+  {
+    path: '/text'
+  }
+  {
+    path: '/title'
+  }
+]
+var searchPaths = [
+  {
+    path: '/text'
+    language: 'en-US'
+  }
+  {
+    path: '/title'
+    language: 'en-US'
+  }
+]
 
 // Cosmos DB Built-in Data Contributor: read and write items, no account or schema changes
 // (the containers are made here, never by the app).
@@ -27,6 +51,10 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     capabilities: [
       {
         name: 'EnableServerless'
+      }
+      {
+        // FullTextContains / FullTextScore and the full-text index of the search container.
+        name: 'EnableNoSQLFullTextSearch'
       }
     ]
     consistencyPolicy: {
@@ -69,6 +97,27 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
           ]
           kind: 'Hash'
           version: 2
+        }
+        // The default policy (every path, range) everywhere; the search container adds its
+        // full-text index on searchPaths.
+        indexingPolicy: {
+          indexingMode: 'consistent'
+          automatic: true
+          includedPaths: [
+            {
+              path: '/*'
+            }
+          ]
+          excludedPaths: [
+            {
+              path: '/"_etag"/?'
+            }
+          ]
+          fullTextIndexes: container == searchContainer ? searchIndexes : []
+        }
+        fullTextPolicy: {
+          defaultLanguage: 'en-US'
+          fullTextPaths: container == searchContainer ? searchPaths : []
         }
       }
     }

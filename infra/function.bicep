@@ -155,6 +155,8 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
     AZURE_CLIENT_ID: identityClientId
     COSMOS_ENDPOINT: cosmosEndpoint
     COSMOS_DATABASE: cosmosDatabase
+    // The Inbox has the full-text index (cosmos.bicep): search ranks with FullTextScore.
+    COSMOS_FULL_TEXT: 'true'
     AZURE_OPENAI_ENDPOINT: openAiEndpoint
     AZURE_OPENAI_API_VERSION: openAiApiVersion
     AZURE_OPENAI_CHAT_DEPLOYMENT: chatDeployment

@@ -9,10 +9,12 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from shared.adapters import clients
+from shared.adapters.filed_items import CosmosFiledItems
 from shared.adapters.openai_client import model_configured, openai_client
 from shared.adapters.push_subscriptions import CosmosPushSubscriptions
 from shared.adapters.queues import StorageQueues
 from shared.adapters.repository import CosmosCaptureRepository
+from shared.adapters.search import CosmosCaptureSearch
 from shared.adapters.voice_blobs import BlobVoiceNotes
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import Adapters, Classifier, PushAdapters, Transcriber
@@ -32,6 +34,10 @@ def adapters() -> Adapters:
         queues=StorageQueues(),
         voice=BlobVoiceNotes(clients.blob_service),
         transcriber=build_transcriber(),
+        filed=CosmosFiledItems(clients.cosmos_database()),
+        search=CosmosCaptureSearch(
+            clients.cosmos_database(), full_text=get_settings().cosmos_full_text
+        ),
     )
 
 

@@ -26,6 +26,9 @@ class Settings(BaseSettings):
     cosmos_database: str = Field(
         default="secondbrain", validation_alias=AliasChoices("COSMOS_DATABASE")
     )
+    # The Inbox container has Cosmos DB's full-text index (infra/cosmos.bicep): search ranks
+    # with FullTextScore. Off locally: the local server has no full-text functions.
+    cosmos_full_text: bool = Field(default=False, validation_alias=AliasChoices("COSMOS_FULL_TEXT"))
 
     # Storage: the same connection the Functions host uses for triggers. A connection
     # string locally; identity-based in Azure, as the host reads it: the

@@ -67,6 +67,8 @@ def classification(
     question: str | None = None,
     *,
     also_fits: str | None = None,
+    people: list[str] | None = None,
+    due_date: str | None = None,
     delay_s: float = 0.0,
 ) -> Step:
     """A well-formed structured-output answer for the classifier's schema."""
@@ -76,6 +78,8 @@ def classification(
         "title": title,
         "question": question,
         "also_fits": also_fits,
+        "people": people or [],
+        "due_date": due_date,
     }
     return completion(json.dumps(payload), delay_s=delay_s)
 

@@ -34,9 +34,9 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.documents import utc_text
 from shared.domain.errors import NotConfigured, StaleItem, VoiceNoteTooLarge
-from shared.domain.filed import FILED_MODELS, FiledItem
+from shared.domain.filed import FILED_MODELS, FiledItem, filed_model
 from shared.domain.messages import ClassifyJob, OutcomeMessage
-from shared.domain.ports import Adapters, PushAdapters
+from shared.domain.ports import Adapters, FiledFilter, Found, Mention, PushAdapters
 from shared.domain.push import Delivery, PushSubscription
 from shared.domain.transcript import Transcript
 
@@ -152,7 +152,7 @@ class FakeCaptureRepository(Faults):
 
     async def put_filed(self, item: FiledItem) -> None:
         await self._step("put_filed")
-        self._filed[(item.bucket, item.user_id, item.id)] = json.dumps(item.to_json())
+        self._write_filed(item)
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         await self._step("delete_filed")
@@ -191,11 +191,115 @@ class FakeCaptureRepository(Faults):
 
     def _write(self, key: tuple[str, str], item: InboxItem) -> None:
         # What Cosmos keeps: the JSON form (no etag of the caller's), with its own new ETag.
-        etag = f'"{next(self._etags):08x}-0000-0000-0000-fake00000000"'
-        self._inbox[key] = json.dumps({**item.to_json(), "_etag": etag})
+        self._inbox[key] = json.dumps({**item.to_json(), "_etag": self._new_etag()})
+
+    def _write_filed(self, item: FiledItem) -> None:
+        key = (item.bucket, item.user_id, item.id)
+        self._filed[key] = json.dumps({**item.to_json(), "_etag": self._new_etag()})
+
+    def _new_etag(self) -> str:
+        return f'"{next(self._etags):08x}-0000-0000-0000-fake00000000"'
+
+    def filed_docs(self, user_id: str, bucket: Bucket) -> list[dict]:
+        """The user's stored documents in `bucket`, as JSON (for FakeFiledItems)."""
+        return [
+            json.loads(text)
+            for (b, user, _), text in self._filed.items()
+            if (b, user) == (bucket, user_id)
+        ]
 
     def _read(self, key: tuple[str, str]) -> InboxItem:
         return InboxItem.model_validate(json.loads(self._inbox[key]))
+
+
+class FakeFiledItems(Faults):
+    """`FiledItems` over the filed documents of a FakeCaptureRepository, queried as the Cosmos
+    adapter's queries do (tests/integration/test_filed_items_contract.py runs both)."""
+
+    def __init__(self, repo: FakeCaptureRepository) -> None:
+        super().__init__()
+        self._repo = repo
+
+    async def get(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
+        await self._step("get")
+        return self._repo.filed(user_id, capture_id).get(bucket)
+
+    async def replace(self, item: FiledItem) -> FiledItem:
+        await self._step("replace")
+        stored = self._repo.filed(item.user_id, item.id).get(item.bucket)
+        if stored is None or stored.etag != item.etag:
+            raise StaleItem(item.id)
+        self._repo._write_filed(item)
+        return self._repo.filed(item.user_id, item.id)[item.bucket]
+
+    async def page(
+        self, user_id: str, bucket: Bucket, where: FiledFilter, *, after: str | None, limit: int
+    ) -> list[FiledItem]:
+        await self._step("page")
+        docs = [d for d in self._repo.filed_docs(user_id, bucket) if _matches(d, where)]
+        if after is not None:
+            docs = [d for d in docs if d["listOrder"] > after]
+        docs.sort(key=lambda d: d["listOrder"])
+        return [filed_model(d) for d in docs[:limit]]
+
+    async def naming(self, user_id: str, person_key: str, limit: int) -> list[FiledItem]:
+        await self._step("naming")
+        docs = [
+            d
+            for bucket in Bucket
+            for d in self._repo.filed_docs(user_id, bucket)
+            if person_key in d["peopleKeys"]
+        ]
+        docs.sort(key=lambda d: d["createdAt"], reverse=True)
+        return [filed_model(d) for d in docs[:limit]]
+
+    async def mentions(self, user_id: str) -> list[Mention]:
+        await self._step("mentions")
+        return [
+            Mention(
+                people=d["people"],
+                created_at=datetime.fromisoformat(d["createdAt"]),
+                done=d["done"],
+            )
+            for bucket in Bucket
+            for d in self._repo.filed_docs(user_id, bucket)
+            if d["people"]
+        ]
+
+    async def every(self, user_id: str, bucket: Bucket) -> AsyncIterator[FiledItem]:
+        await self._step("every")
+        docs = sorted(self._repo.filed_docs(user_id, bucket), key=lambda d: d["listOrder"])
+        for doc in docs:
+            yield filed_model(doc)
+
+
+def _matches(doc: dict, where: FiledFilter) -> bool:
+    if where.person_key is not None and where.person_key not in doc["peopleKeys"]:
+        return False
+    if where.done is not None and doc["done"] != where.done:
+        return False
+    due = doc["dueDate"]
+    return where.due_before is None or (due is not None and due < where.due_before.isoformat())
+
+
+class FakeCaptureSearch(Faults):
+    """`CaptureSearch` as the local path runs it: lowercased substrings of text, title and
+    answers, newest matches first, unranked."""
+
+    def __init__(self, repo: FakeCaptureRepository) -> None:
+        super().__init__()
+        self._repo = repo
+
+    async def search(self, user_id: str, terms: list[str], limit: int) -> Found:
+        await self._step("search")
+        found = []
+        for item in self._repo.inbox(user_id):
+            fields = [item.text or "", item.title or "", *(c.text for c in item.clarifications)]
+            lowered = [f.lower() for f in fields]
+            if not item.is_deleted and any(t in f for t in terms for f in lowered):
+                found.append(item)
+        found.sort(key=lambda i: utc_text(i.created_at), reverse=True)
+        return Found(items=found[:limit], ranked=False)
 
 
 # -- the queues --------------------------------------------------------------------------------
@@ -507,6 +611,13 @@ class Fakes:
     transcriber: ScriptedTranscriber = field(default_factory=ScriptedTranscriber)
     subscriptions: FakePushSubscriptions = field(default_factory=FakePushSubscriptions)
     sender: FakePushSender = field(default_factory=FakePushSender)
+    # Over `repo`'s documents: what the pipeline files, these read back.
+    filed: FakeFiledItems = field(init=False)
+    search: FakeCaptureSearch = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.filed = FakeFiledItems(self.repo)
+        self.search = FakeCaptureSearch(self.repo)
 
     @property
     def push(self) -> PushAdapters:
@@ -520,6 +631,8 @@ class Fakes:
             queues=self.queues,
             voice=self.voice,
             transcriber=self.transcriber,
+            filed=self.filed,
+            search=self.search,
         )
 
 

@@ -8,6 +8,7 @@ services check the predicates first, so reaching one is a bug.
 
 from __future__ import annotations
 
+from datetime import date
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -109,6 +110,10 @@ class InboxItem(Document):
     error: FailureCode | None = None
     audio_blob: str | None = None  # voice: the blob's name in the voice-notes container
     audio_content_type: str | None = None
+    # The details the classifier read, when it read any (the OpenAI path): the filed item
+    # takes them over the server's rules (shared/domain/details.py).
+    people: list[str] | None = None
+    due_date: date | None = None
     # Follow-up answers, oldest first; the original `text` is never overwritten.
     clarifications: list[Clarification] = Field(default_factory=list)
     # The questions put to the user, oldest first; at most the last one is open.
@@ -227,6 +232,11 @@ class InboxItem(Document):
             interrupts=[],
         )
 
+    def retitled(self, title: str) -> InboxItem:
+        """The user renamed what it filed. Not a change of its settlement: status and
+        `updated_at` stay, so the version a push or a converge names is still this one."""
+        return self.model_copy(update={"title": title})
+
     def shown_live(self) -> InboxItem:
         """This version's outcome was sent to a client live. Not a change of the capture:
         `updated_at` stays, so it still names the version that was shown."""
@@ -249,6 +259,8 @@ class InboxItem(Document):
         picked = {"bucket": bucket.value} if chosen_by == "user" and bucket else None
         interrupts = self._closing("resolved", picked)
         asks = ASKS.get(outcome)
+        # A user's pick keeps what the classifier read; a new guess brings its own.
+        read = {"people": c.people, "due_date": c.due_date} if chosen_by == "classifier" else {}
         if asks is not None:
             opened = InterruptRecord(id=f"{self.id}:{len(interrupts) + 1}", kind=asks)
             interrupts = [*interrupts, opened]
@@ -263,6 +275,7 @@ class InboxItem(Document):
             title=c.title,
             question_text=question_for(outcome, c),
             error=None,
+            **read,
         )
 
     def _closing(

@@ -4,6 +4,7 @@ The classifier only guesses; `shared.domain.outcomes` applies the server-side th
 decide CLASSIFIED, LOW_CONFIDENCE or MISUNDERSTOOD.
 """
 
+from datetime import date
 from enum import StrEnum
 
 from pydantic import Field
@@ -29,3 +30,6 @@ class Classification(ValidTextModel):
     question: str | None = Field(
         default=None, description="A clarifying question when the text cannot be filed"
     )
+    # Details a model read (the OpenAI path); None: the server's rules read them from the text.
+    people: list[str] | None = Field(default=None, description="The people named")
+    due_date: date | None = Field(default=None, description="The day the capture names")

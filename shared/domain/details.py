@@ -19,15 +19,37 @@ _MONTHS = [m.lower() for m in calendar.month_name[1:]]
 
 # --- People -----------------------------------------------------------------------------------
 
-# Capitalised words that start a capture or name a time, not a person.
+# Capitalised words that start a capture or name a time, not a person: the verbs a capture
+# starts with, pronouns and fillers, holidays, days and months (full and short).
 _NOT_NAMES = {
     "I", "I'm", "I'll", "Call", "Email", "Text", "Ask", "Tell", "Remind", "Remember", "Meet",
     "Message", "Ring", "Phone", "Send", "Buy", "Book", "Pay", "Check", "Talk", "The", "A",
     "Need", "Get", "Pick", "Invite", "Thank", "Follow", "Catch", "Schedule", "Set", "Write",
-    "Today", "Tomorrow", "Next", "This", "Note", "Idea", "What", "Maybe", "Should", "Wish",
-    "It", "We", "He", "She", "They", "My", "Our", "Don't", "Please", "Also", "And", "But",
+    "Review", "Sign", "Transfer", "Return", "Renew", "Cancel", "Swap", "Finish", "Paint",
+    "Move", "Order", "Pitch", "Apply", "Share", "Visit", "Fix", "Collect", "Drop", "Bring",
+    "Take", "Give", "Lend", "Borrow", "Help", "See", "Find", "Make", "Sort", "Plan",
+    "Organise", "Organize", "Arrange", "Confirm", "Update", "Reply", "Chase", "Contact",
+    "Post", "Print", "Read", "Watch", "Try", "Start", "Fill", "Congratulate",
+    "Today", "Tomorrow", "Tonight", "Next", "This", "Note", "Idea", "What", "Maybe", "Should",
+    "Wish", "It", "We", "He", "She", "They", "My", "Our", "Don't", "Please", "Also", "And",
+    "But", "If", "When", "Before", "After", "About", "For", "With", "From", "To", "An",
     "Christmas", "Easter", "Halloween", "Diwali", "Eid", "Hanukkah", "Ramadan", "New", "Year",
+    "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
     *(d.title() for d in _WEEKDAYS), *(m.title() for m in _MONTHS),
+}  # fmt: skip
+# Nationalities and languages ("the Lebanese place", "Thai food", "Spanish lessons").
+_NATIONALITIES = {
+    "American", "Argentinian", "Australian", "Austrian", "Belgian", "Brazilian", "British",
+    "Canadian", "Chinese", "Colombian", "Croatian", "Cuban", "Czech", "Danish", "Dutch",
+    "Egyptian", "English", "Ethiopian", "Filipino", "Finnish", "French", "Georgian", "German",
+    "Ghanaian", "Greek", "Hungarian", "Indian", "Indonesian", "Iranian", "Irish", "Israeli",
+    "Italian", "Jamaican", "Japanese", "Kenyan", "Korean", "Lebanese", "Malaysian", "Mexican",
+    "Moroccan", "Nepalese", "Nigerian", "Norwegian", "Pakistani", "Persian", "Peruvian",
+    "Polish", "Portuguese", "Romanian", "Russian", "Scottish", "Sicilian", "Spanish",
+    "Swedish", "Swiss", "Syrian", "Taiwanese", "Thai", "Turkish", "Ukrainian", "Vietnamese",
+    "Welsh", "Arabic", "Hindi", "Urdu", "Mandarin", "Cantonese", "Bengali", "Punjabi",
+    "Tamil", "Swahili", "Yoruba", "Hebrew", "Latin", "European", "African", "Asian",
+    "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
 }  # fmt: skip
 # Said before a name and dropped, as people file them: "Mr Adeyemi" -> "Adeyemi".
 _TITLES = {
@@ -39,27 +61,102 @@ _FAMILY = {
     "mum", "mom", "mam", "dad", "nan", "nana", "nanna", "gran", "granny", "grandma",
     "grandad", "granddad", "grandpa", "grandmother", "grandfather",
 }  # fmt: skip
+# Months that are also first names: a person when possessive ("April's birthday") or met.
+_MONTH_NAMES = {"April", "May", "June", "August"}
 # A word of letters, with inner hyphens or apostrophes ("Marie-Claire", "O'Neill", "Zoë").
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
-# A capitalised word after these is a place or a firm ("in Berlin", "at Google").
-_PLACE_WORDS = {"in", "at"}
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+# A capitalised word after these is a place or a firm ("in Berlin", "at Google", "the Peak").
+_PLACE_WORDS = {"in", "at", "the", "a", "an", "near", "via", "around", "across"}
+# After "from", a place ("back from Porto") unless something came from someone ("an idea
+# from Kenji"); after "to", a person ("send it to Sofia") unless someone goes there.
+_FROM_A_PERSON = {
+    "idea", "ideas", "message", "messages", "email", "emails", "text", "texts", "call",
+    "calls", "note", "letter", "card", "gift", "present", "tip", "tips", "advice", "feedback",
+    "news", "invite", "invitation", "recommendation", "word", "heard", "learned", "learnt",
+    "borrow", "borrowed", "request", "reply", "voicemail",
+}  # fmt: skip
+_TO_A_PLACE = {
+    "move", "moves", "moving", "moved", "fly", "flies", "flying", "flew", "flight", "flights",
+    "go", "goes", "going", "went", "gone", "trip", "trips", "travel", "travelling",
+    "traveling", "drive", "driving", "drove", "train", "trains", "walk", "walks", "walking",
+    "ticket", "tickets", "return", "returning", "holiday", "holidays", "back", "relocate",
+    "relocating", "emigrate", "emigrating", "commute", "bus", "ride", "road", "way", "route",
+    "journey", "visit", "visiting", "cycle", "cycling", "sail", "sailing", "ferry", "coach",
+    "get", "getting", "head", "heading",
+}  # fmt: skip
+# After a sentence's first word, these say it was a person ("Ravi is", "Chen mentioned"):
+# otherwise a capitalised first word is the capture's noun ("Lunch w/ Fatima", "Coffee with").
+_AFTER_A_SUBJECT = {
+    "is", "was", "are", "were", "has", "had", "have", "says", "said", "wants", "wanted",
+    "mentioned", "just", "loves", "loved", "likes", "liked", "prefers", "preferred", "and",
+    "doesn't", "didn't", "can't", "won't", "isn't", "wasn't", "hasn't", "will", "would",
+    "could", "should", "might", "needs", "needed", "thinks", "thought", "told", "asked",
+    "called", "texted", "emailed", "rang", "turns", "turned", "got", "gets", "starts",
+    "started", "recommended", "lent", "sent", "gave", "also", "still", "from", "owes",
+    "knows", "knew", "hates", "hated", "left", "came", "comes",
+    "seems", "looks", "went", "goes", "lives", "works", "invited", "offered", "suggested",
+}  # fmt: skip
+# Where a sentence ends, so that the next word is its first.
+_SENTENCE_END = re.compile(r"[.!?;:\n]\s*$")
+_MAX_NAME_WORDS = 3
 
 
 def people_in(text: str) -> list[str]:
+    """The people a capture names, as written, each once: full names kept whole ("Pedro
+    Alves"), titles dropped, possessives read ("April's" -> "April")."""
+    words = list(_WORD.finditer(text))
     names: list[str] = []
-    previous = ""
-    for match in _WORD.finditer(text):
-        word = re.sub(r"['\u2019]s$", "", match.group(0))
-        if word.lower() in _FAMILY:
-            name = word.title()
-        elif _is_name(word) and previous.lower() not in _PLACE_WORDS:
-            name = word
+    i = 0
+    while i < len(words):
+        length = _name_at(text, words, i)
+        if length:
+            parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
+            name = parts[0].title() if parts[0].lower() in _FAMILY else " ".join(parts)
+            if name not in names:
+                names.append(name)
+            i += length
         else:
-            name = ""
-        if name and name not in names:
-            names.append(name)
-        previous = word
+            i += 1
     return names
+
+
+def _name_at(text: str, words: list[re.Match[str]], i: int) -> int:
+    """How many words starting at `words[i]` make one person's name (0: none)."""
+    raw = words[i].group(0)
+    word = _POSSESSIVE.sub("", raw)
+    possessive = word != raw
+    previous = words[i - 1].group(0).lower() if i else ""
+    before_previous = words[i - 2].group(0).lower() if i > 1 else ""
+    if word.lower() in _FAMILY:
+        return 1
+    if word in _MONTH_NAMES:
+        return 1 if possessive or previous == "with" else 0
+    if not _is_name(word) or previous in _PLACE_WORDS:
+        return 0
+    if previous == "from" and before_previous not in _FROM_A_PERSON:
+        return 0
+    if previous == "to" and before_previous in _TO_A_PLACE:
+        return 0
+    length = 1
+    # A full name: capitalised names in a row, one space apart, up to a possessive.
+    while (
+        not possessive
+        and length < _MAX_NAME_WORDS
+        and i + length < len(words)
+        and text[words[i + length - 1].end() : words[i + length].start()] == " "
+        and _is_name(_POSSESSIVE.sub("", words[i + length].group(0)))
+    ):
+        possessive = bool(_POSSESSIVE.search(words[i + length].group(0)))
+        length += 1
+    starts_sentence = i == 0 or bool(_SENTENCE_END.search(text[: words[i].start()]))
+    if starts_sentence and length == 1 and not possessive:
+        following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+        gap = text[words[i].end() : words[i + 1].start()] if i + 1 < len(words) else ""
+        # "Kwame, Ana and ..." or "Ravi is": a person; "Lunch w/ Fatima": the capture's noun.
+        if following not in _AFTER_A_SUBJECT and "," not in gap and "&" not in gap:
+            return 0
+    return length
 
 
 def _is_name(word: str) -> bool:
@@ -69,6 +166,7 @@ def _is_name(word: str) -> bool:
         and not word[1].isupper()  # "CV", "NHS": not names
         and word not in _NOT_NAMES
         and word not in _TITLES
+        and word not in _NATIONALITIES
     )
 
 
@@ -92,7 +190,8 @@ def due_date_in(text: str, today: date) -> date | None:
         return _valid(int(match["year"]), int(match["month"]), int(match["day"]))
     if match := _DAY_MONTH.search(lowered) or _MONTH_DAY.search(lowered):
         return _next_day_of_year(today, _month_number(match["month"]), int(match["day"]))
-    if match := _ORDINAL.search(lowered):
+    # A day of the month; "her 70th" is an age, and the search goes on.
+    if (match := _ORDINAL.search(lowered)) and 1 <= int(match["day"]) <= 31:
         return _next_day_of_month(today, int(match["day"]))
     if _END_OF_MONTH.search(lowered):
         return today.replace(day=calendar.monthrange(today.year, today.month)[1])
@@ -137,10 +236,13 @@ def _next_day_of_month(today: date, day: int) -> date | None:
 
 
 def details_for(bucket: Bucket, text: str, title: str, today: date) -> dict:
+    """The filed item's details: the people named and the due date in every bucket, and what
+    the bucket itself adds (a People follow-up, a Projects next action, an Ideas one-liner)."""
+    details: dict = {"people": people_in(text), "due_date": due_date_in(text, today)}
     if bucket is Bucket.PEOPLE:
-        return {"people": people_in(text), "follow_up": title}
-    if bucket is Bucket.PROJECTS:
-        return {"next_action": title}
-    if bucket is Bucket.IDEAS:
-        return {"one_liner": title}
-    return {"due_date": due_date_in(text, today)}
+        details["follow_up"] = title
+    elif bucket is Bucket.PROJECTS:
+        details["next_action"] = title
+    elif bucket is Bucket.IDEAS:
+        details["one_liner"] = title
+    return details

@@ -6,10 +6,11 @@ in Python.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, date, datetime
 from typing import Annotated
 
-from pydantic import ConfigDict, PlainSerializer
+from pydantic import BeforeValidator, ConfigDict, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 from shared.domain.text import ValidTextModel
@@ -25,6 +26,19 @@ def utc_text(value: datetime) -> str:
 
 
 Timestamp = Annotated[datetime, PlainSerializer(utc_text, when_used="json")]
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _written_day(value: object) -> object:
+    # Only YYYY-MM-DD: pydantic would also read a number as seconds since 1970.
+    if not (isinstance(value, date) or (isinstance(value, str) and _DAY.fullmatch(value))):
+        raise ValueError("not a day written YYYY-MM-DD")
+    return value
+
+
+# A day a client sends: YYYY-MM-DD and a real one (no 2026-02-31).
+Day = Annotated[date, BeforeValidator(_written_day)]
 
 
 class Document(ValidTextModel):

@@ -56,6 +56,14 @@ class NotConfigured(Refused):
     """This deployment has not set up what the request needs (e.g. Web Push's VAPID keys)."""
 
 
+class PreconditionFailed(Refused):
+    """The client's If-Match names a version that is no longer the stored one."""
+
+
+class PreconditionRequired(Refused):
+    """A change that must name the version it applies to (If-Match) came without one."""
+
+
 class NotStored(Exception):
     """Nothing was stored; `message` is safe to show. Raised by a run's `store` when it refuses
     (a reused idempotency key, a follow-up to a capture that changed meanwhile), and reported

@@ -1,15 +1,25 @@
-"""What the bucket containers hold: one filed item per filed capture, with the details its
-bucket cares about."""
+"""What the bucket containers hold: one filed item per filed capture, with the details read from
+it (the people named and a due date in every bucket, and what its own bucket cares about)."""
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import date
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, computed_field
 
 from shared.domain.classification import Bucket
-from shared.domain.documents import Document, Timestamp, utcnow
+from shared.domain.documents import Document, Timestamp, utc_text, utcnow
+
+# What an Admin item without a due date sorts as: after every real date.
+_NO_DATE = "9999-12-31"
+
+
+def person_key(name: str) -> str:
+    """A name as it is matched: casefolded, accents stripped ("Zoë" and "zoe" are one key)."""
+    decomposed = unicodedata.normalize("NFKD", name.strip().casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 class FiledItem(Document):
@@ -22,12 +32,36 @@ class FiledItem(Document):
     title: str
     text: str
     confidence: float
+    source: Literal["text", "voice"] = "text"
+    people: list[str] = Field(default_factory=list, description="Names mentioned")
+    due_date: date | None = None
+    done: bool = False
+    # The capture's own creation time (older items: when they were filed).
     created_at: Timestamp = Field(default_factory=utcnow)
+    etag: str | None = Field(default=None, alias="_etag")
+
+    @computed_field  # stored, so that a person's items are one ARRAY_CONTAINS away
+    @property
+    def people_keys(self) -> list[str]:
+        return list(dict.fromkeys(person_key(p) for p in self.people))
+
+    @computed_field  # stored: the bucket page's one ORDER BY and its keyset
+    @property
+    def list_order(self) -> str:
+        """Ascending in the order a bucket lists its items: newest first, and in Admin by due
+        date first (none last). Unique, as it ends with the id."""
+        # Each digit of the timestamp inverted: a later instant sorts first.
+        newest_first = "".join(
+            str(9 - int(ch)) if ch.isdigit() else ch for ch in utc_text(self.created_at)
+        )
+        if self.bucket is Bucket.ADMIN:
+            due = self.due_date.isoformat() if self.due_date else _NO_DATE
+            return f"{due}|{newest_first}|{self.id}"
+        return f"{newest_first}|{self.id}"
 
 
 class PersonItem(FiledItem):
     bucket: Literal[Bucket.PEOPLE] = Bucket.PEOPLE
-    people: list[str] = Field(default_factory=list, description="Names mentioned")
     follow_up: str | None = None
 
 
@@ -43,7 +77,6 @@ class IdeaItem(FiledItem):
 
 class AdminItem(FiledItem):
     bucket: Literal[Bucket.ADMIN] = Bucket.ADMIN
-    due_date: date | None = None
 
 
 FILED_MODELS: dict[Bucket, type[FiledItem]] = {
@@ -52,3 +85,8 @@ FILED_MODELS: dict[Bucket, type[FiledItem]] = {
     Bucket.IDEAS: IdeaItem,
     Bucket.ADMIN: AdminItem,
 }
+
+
+def filed_model(doc: dict) -> FiledItem:
+    """A stored filed document as the model of its bucket."""
+    return FILED_MODELS[Bucket(doc.get("bucket"))].model_validate(doc)

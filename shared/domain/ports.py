@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Protocol
 
 from shared.domain.capture import InboxItem, Status
@@ -51,6 +51,72 @@ class CaptureRepository(Protocol):
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         """Idempotent: deleting what is not there is fine."""
+        ...
+
+
+@dataclass(frozen=True)
+class FiledFilter:
+    """Which of a bucket's items to list (every one, by default)."""
+
+    person_key: str | None = None  # filed.person_key of a name the item mentions
+    done: bool | None = None
+    due_before: date | None = None  # due strictly before; items without a date are left out
+
+
+@dataclass(frozen=True)
+class Mention:
+    """What the people list needs of one filed item."""
+
+    people: list[str]
+    created_at: datetime
+    done: bool
+
+
+class FiledItems(Protocol):
+    """Reading the four buckets back, and editing a filed item. Every method reads one user's
+    partition only, and may raise StorageUnavailable."""
+
+    async def get(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
+        """The filed item, with its ETag."""
+        ...
+
+    async def replace(self, item: FiledItem) -> FiledItem:
+        """Replace the filed item if its ETag is still the stored one; StaleItem if it changed
+        or is gone."""
+        ...
+
+    async def page(
+        self, user_id: str, bucket: Bucket, where: FiledFilter, *, after: str | None, limit: int
+    ) -> list[FiledItem]:
+        """Up to `limit` items in the bucket's order (`list_order` ascending), after `after`."""
+        ...
+
+    async def naming(self, user_id: str, person_key: str, limit: int) -> list[FiledItem]:
+        """The newest `limit` items of all four buckets that mention the person, newest first."""
+        ...
+
+    async def mentions(self, user_id: str) -> list[Mention]:
+        """Every filed item that names someone, reduced to what the people list needs."""
+        ...
+
+    def every(self, user_id: str, bucket: Bucket) -> AsyncIterator[FiledItem]:
+        """All the bucket's items in its order, read a page at a time."""
+        ...
+
+
+@dataclass(frozen=True)
+class Found:
+    """Captures matching a search; `ranked` when the store ordered them by relevance."""
+
+    items: list[InboxItem]
+    ranked: bool
+
+
+class CaptureSearch(Protocol):
+    async def search(self, user_id: str, terms: list[str], limit: int) -> Found:
+        """The user's captures (not tombstoned) whose text, title, clarification answers or
+        transcript contain any of `terms` (lowercase words): best first when ranked, else the
+        newest `limit` matches. StorageUnavailable."""
         ...
 
 
@@ -109,6 +175,8 @@ class Adapters:
     queues: CaptureQueues
     voice: VoiceNoteStore
     transcriber: Transcriber
+    filed: FiledItems
+    search: CaptureSearch
 
 
 # Web Push: a bundle of its own, used by the push routes and the push worker only.

@@ -18,7 +18,19 @@ from shared.domain.capture import InboxItem
 from shared.domain.push import PushKey, SubscriptionRequest, SubscriptionView
 from shared.http.idempotency import MAX_KEY_CHARS
 from shared.http.requests import BucketChoice, FeedQuery, VoiceNoteRequest
+from shared.services.edit import FiledPatch
 from shared.services.inbox import InboxPage, InboxQuery
+from shared.services.recall import (
+    BucketPage,
+    BucketPath,
+    BucketQuery,
+    FiledView,
+    PeopleList,
+    PersonPage,
+    PersonPath,
+    SearchQuery,
+    SearchResults,
+)
 from shared.services.voice import VoiceUpload
 
 # host.json's extensions.http.routePrefix: the host serves route `inbox` at /api/inbox.
@@ -75,7 +87,15 @@ class NoContent:
     description: str
 
 
-Answer = Json | EventStream | NoContent
+@dataclass(frozen=True)
+class Download:
+    """A file, streamed as it is made."""
+
+    description: str
+    media_type: str
+
+
+Answer = Json | EventStream | NoContent | Download
 
 
 # One object per route, so compared and hashed by identity.
@@ -83,7 +103,7 @@ Answer = Json | EventStream | NoContent
 class Route:
     """One function's HTTP trigger (method and route) and what OpenAPI says about it."""
 
-    method: Literal["GET", "POST", "DELETE"]
+    method: Literal["GET", "POST", "DELETE", "PATCH"]
     # The Functions route template, under ROUTE_PREFIX: `captures/{id}`.
     route: str
     operation_id: str
@@ -146,6 +166,19 @@ class SubscriptionPath(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
     id: str = Field(description="The subscription id, as POST /api/push/subscriptions gave it.")
+
+
+class IfMatchHeaders(BaseModel):
+    """Read by the PATCH entrypoint."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    if_match: str | None = Field(
+        default=None,
+        alias="If-Match",
+        max_length=200,
+        description="The FiledView's `etag` (quoted or not): 428 without it, 412 when stale.",
+    )
 
 
 VOICE_FILE = Multipart(
@@ -314,6 +347,67 @@ OPENAPI = Route(
     public=True,
 )
 
+LIST_BUCKET = Route(
+    method="GET",
+    route="buckets/{bucket}",
+    operation_id="listBucket",
+    summary="One bucket's filed items, a page at a time: Admin by due date (none last), the "
+    "others newest first.",
+    answers={200: Json("One page of filed items.", BucketPage)},
+    problems=(400, 401, 404, 422, 429, 503),
+    path_params=BucketPath,
+    query=BucketQuery,
+)
+LIST_PEOPLE = Route(
+    method="GET",
+    route="people",
+    operation_id="listPeople",
+    summary="Everyone the filed items name, most recently mentioned first.",
+    answers={200: Json("The people.", PeopleList)},
+    problems=(401, 429, 503),
+)
+GET_PERSON = Route(
+    method="GET",
+    route="people/{name}",
+    operation_id="getPerson",
+    summary="The items of all four buckets naming a person (case- and accent-insensitive), "
+    "newest first (the newest 100; the bucket pages' `person` filter goes further back).",
+    answers={200: Json("The person and their items.", PersonPage)},
+    problems=(401, 404, 429, 503),
+    path_params=PersonPath,
+)
+SEARCH = Route(
+    method="GET",
+    route="search",
+    operation_id="search",
+    summary="The caller's captures matching words of `q` in their text or transcript, title or "
+    "clarification answers, best first, each with a snippet.",
+    answers={200: Json("The matches.", SearchResults)},
+    problems=(401, 422, 429, 503),
+    query=SearchQuery,
+)
+EDIT_CAPTURE = Route(
+    method="PATCH",
+    route="captures/{id}",
+    operation_id="editCapture",
+    summary="Edit the filed item: a JSON merge patch (application/merge-patch+json or "
+    "application/json) of title, dueDate, nextAction (Projects only), done.",
+    answers={200: Json("The filed item as edited (its new etag also in ETag).", FiledView)},
+    problems=(*_BODY_ERRORS, 404, 409, 412, 428, 503),
+    body=FiledPatch,
+    path_params=CapturePath,
+    headers=IfMatchHeaders,
+)
+EXPORT = Route(
+    method="GET",
+    route="export",
+    operation_id="export",
+    summary="Everything, to take away: a zip with a Markdown file per filed item (a folder per "
+    "bucket, names an Obsidian vault takes) and captures.jsonl, streamed.",
+    answers={200: Download("The zip.", "application/zip")},
+    problems=(401, 429, 503),
+)
+
 # Every route, in the document's order.
 ROUTES = (
     CAPTURE,
@@ -325,6 +419,12 @@ ROUTES = (
     PICK_BUCKET,
     FOLLOW_UP,
     LIST_INBOX,
+    EDIT_CAPTURE,
+    LIST_BUCKET,
+    LIST_PEOPLE,
+    GET_PERSON,
+    SEARCH,
+    EXPORT,
     PUSH_KEY,
     SUBSCRIBE_PUSH,
     UNSUBSCRIBE_PUSH,

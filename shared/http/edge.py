@@ -18,6 +18,8 @@ from shared.domain.errors import (
     Malformed,
     NotConfigured,
     NotFound,
+    PreconditionFailed,
+    PreconditionRequired,
     Refused,
     StorageUnavailable,
     TooLarge,
@@ -65,7 +67,9 @@ STATUS_OF_REFUSAL: dict[type[Refused], int] = {
     Conflict: 409,
     TooLarge: 413,
     UnsupportedType: 415,
+    PreconditionFailed: 412,
     Invalid: 422,
+    PreconditionRequired: 428,
     LimitReached: 429,
     # Not the client's fault, and not for ever: the deployment is missing a setting.
     NotConfigured: 503,

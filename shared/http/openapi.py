@@ -16,6 +16,7 @@ from shared.domain.interrupts import PAYLOAD_OF_KIND
 from shared.http.contract import (
     ROUTES,
     Answer,
+    Download,
     EventStream,
     Json,
     Model,
@@ -32,12 +33,16 @@ EVENT_STREAM = "text/event-stream"
 _TITLES = {
     400: "The body or a parameter is malformed (not JSON, a bad continuation token).",
     401: "No valid API key.",
-    404: "No such capture for this user (another user's capture looks the same).",
-    409: "The capture is not in a state that allows this, or the Idempotency-Key was used for "
-    "a different request.",
+    404: "No such capture (or bucket, or person) for this user (another user's capture looks "
+    "the same).",
+    409: "The capture is not in a state that allows this (NOT_FILED: it has no filed item), or "
+    "the Idempotency-Key was used for a different request.",
+    412: "If-Match names an older version of the item (PRECONDITION_FAILED): read it again.",
     413: "The body is larger than the limit.",
     415: "The body's media type is not the one this route takes.",
-    422: "The body is well-formed but not valid (fields, limits, empty capture).",
+    422: "The body or a query parameter is well-formed but not valid (fields, limits, empty "
+    "capture).",
+    428: "If-Match is required (PRECONDITION_REQUIRED).",
     429: "Too many requests, or too many open events feeds (TOO_MANY_FEEDS); retry after the "
     "Retry-After header's seconds.",
     503: "Storage is unavailable; retry after the Retry-After header's seconds.",
@@ -88,6 +93,12 @@ def _answer(answer: Answer, refs: _Refs) -> dict[str, Any]:
         return _sse(answer.description)
     if isinstance(answer, NoContent):
         return {"description": answer.description}
+    if isinstance(answer, Download):
+        binary = {"type": "string", "contentMediaType": answer.media_type}
+        return {
+            "description": answer.description,
+            "content": {answer.media_type: {"schema": binary}},
+        }
     media = {"schema": refs[load_model(answer.model), "serialization"]} if answer.model else {}
     return {"description": answer.description, "content": {"application/json": media}}
 

@@ -12,9 +12,11 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    412: "Precondition failed",
     413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
+    428: "Precondition required",
     429: "Too many requests",
     503: "Service unavailable",
 }

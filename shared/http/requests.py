@@ -4,7 +4,7 @@ what is wrong with it, before any service is called."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -19,13 +19,18 @@ from shared.http.multipart import FilePart
 from shared.http.problems import Problem
 from shared.services.agui import Conversation, speaks_interrupts
 from shared.services.capture import TextCapture
+from shared.services.edit import FiledPatch
 from shared.services.inbox import MAX_PAGE, InboxQuery
+from shared.services.recall import MAX_PAGE as MAX_BUCKET_PAGE
+from shared.services.recall import MAX_QUERY_CHARS, MAX_SEARCH, BucketQuery, SearchQuery
 from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
 
 if TYPE_CHECKING:
     from ag_ui.core import RunAgentInput
+
+M = TypeVar("M", bound=BaseModel)
 
 # Ids are stored with the capture and echoed in every event; a client's ids are short.
 MAX_ID_CHARS = 200
@@ -212,4 +217,52 @@ def parse_subscription_request(body: bytes, content_type: str | None) -> Subscri
     """POST /api/push/subscriptions: the browser's `PushSubscription.toJSON()`."""
     return parse_json(
         body, content_type, SubscriptionRequest, "{endpoint, expirationTime, keys: {p256dh, auth}}"
+    )
+
+
+def parse_bucket_query(params: Mapping[str, str]) -> BucketQuery:
+    """GET /api/buckets/{bucket}'s query, or a 422 about the first parameter that is wrong."""
+    return _query(BucketQuery, params, _INVALID_BUCKET_QUERY)
+
+
+_INVALID_BUCKET_QUERY = {
+    "limit": f"limit must be a whole number from 1 to {MAX_BUCKET_PAGE}.",
+    "continuationToken": "continuationToken is not valid.",
+    "person": "person must be a name of 1 to 100 characters.",
+    "done": "done must be true or false.",
+    "dueBefore": "dueBefore must be a day, YYYY-MM-DD.",
+}
+
+
+def parse_search_query(params: Mapping[str, str]) -> SearchQuery:
+    return _query(SearchQuery, params, _INVALID_SEARCH_QUERY)
+
+
+_INVALID_SEARCH_QUERY = {
+    "q": f"q must be 1 to {MAX_QUERY_CHARS} characters, not only spaces.",
+    "limit": f"limit must be a whole number from 1 to {MAX_SEARCH}.",
+}
+
+
+def _query(model: type[M], params: Mapping[str, str], messages: dict[str, str]) -> M:
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        loc = exc.errors()[0]["loc"]
+        name = str(loc[0]) if loc else "query"
+        raise Problem(
+            422, messages.get(name, f"{name} is not valid."), code="INVALID_QUERY"
+        ) from exc
+
+
+# RFC 7396's own type, and plain JSON as well.
+MERGE_PATCH = "application/merge-patch+json"
+
+
+def parse_filed_patch(body: bytes, content_type: str | None) -> FiledPatch:
+    """PATCH /api/captures/{id}: a merge patch of {title, dueDate, nextAction, done}."""
+    if content_type is not None and content_type.split(";")[0].strip().lower() == MERGE_PATCH:
+        content_type = "application/json"
+    return parse_json(
+        body, content_type, FiledPatch, "merge patch of {title, dueDate, nextAction, done}"
     )

@@ -123,6 +123,11 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
     assert settled.filed_bucket is not None and settled.title is not None
     text = settled.text_to_classify()
     details = details_for(settled.filed_bucket, text, settled.title, utcnow().date())
+    # What a model read stands; the rules fill in what it left empty.
+    if settled.people:
+        details["people"] = settled.people
+    if settled.due_date is not None:
+        details["due_date"] = settled.due_date
     return FILED_MODELS[settled.filed_bucket](
         id=settled.id,
         user_id=settled.user_id,
@@ -130,6 +135,9 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
         title=settled.title,
         text=text,
         confidence=settled.confidence or 0.0,
+        source=settled.source,
+        # The capture's own time: a bucket lists what was said newest first, not when filed.
+        created_at=settled.created_at,
         **details,
     )
 

@@ -21,16 +21,19 @@ from shared.http.contract import (
     CAPTURE,
     GET_CAPTURE,
     HEALTH,
+    LIST_BUCKET,
     LIST_INBOX,
     OPENAPI,
     ROUTES,
     RUN_AGENT_INPUT,
+    SEARCH,
     VOICE_FILE,
     Multipart,
     Route,
 )
 from shared.http.openapi import openapi_document
 from shared.http.requests import BucketChoice
+from shared.services.edit import FiledPatch
 from tests.sse import parse_sse
 from tests.support import KEY, run_input, running_devhost
 
@@ -202,7 +205,8 @@ def _url(route: Route, capture_id: str = CAPTURE_ID) -> str:
 JSON_BODY_ROUTES = tuple(
     route for route in ROUTES if route.body is not None and not isinstance(route.body, Multipart)
 )
-JSON_ROUTES = tuple(_url(route) for route in JSON_BODY_ROUTES)
+# (method, URL): a PATCH route is fuzzed with PATCH, the others with POST.
+JSON_ROUTES = tuple((route.method, _url(route)) for route in JSON_BODY_ROUTES)
 RUN_INPUT_ROUTES = [_url(route) for route in JSON_BODY_ROUTES if route.body == RUN_AGENT_INPUT]
 CONTENT_TYPES = (
     None,
@@ -263,17 +267,17 @@ FUZZ = settings(
     body=st.binary(max_size=512),
     content_type=st.sampled_from(CONTENT_TYPES),
 )
-def test_random_bytes_get_a_problem(raw, route: str, body: bytes, content_type) -> None:
+def test_random_bytes_get_a_problem(raw, route: tuple, body: bytes, content_type) -> None:
     headers = {**KEY, **({"Content-Type": content_type} if content_type is not None else {})}
-    assert_answered(raw.post(route, content=body, headers=headers))
+    assert_answered(raw.request(*route, content=body, headers=headers))
 
 
 @FUZZ
 @given(route=st.sampled_from(JSON_ROUTES), value=json_values)
-def test_any_json_value_gets_a_problem_or_a_run(raw, route: str, value: object) -> None:
+def test_any_json_value_gets_a_problem_or_a_run(raw, route: tuple, value: object) -> None:
     body = json.dumps(value).encode()  # lone surrogates arrive escaped, as JSON allows
     assert_answered(
-        raw.post(route, content=body, headers={**KEY, "Content-Type": "application/json"})
+        raw.request(*route, content=body, headers={**KEY, "Content-Type": "application/json"})
     )
 
 
@@ -333,9 +337,10 @@ ODD_BODIES = {
 
 @pytest.mark.parametrize("route", JSON_ROUTES)
 @pytest.mark.parametrize("name", ODD_BODIES)
-def test_odd_bodies_get_a_problem(raw, route: str, name: str) -> None:
+def test_odd_bodies_get_a_problem(raw, route: tuple, name: str) -> None:
     body = ODD_BODIES[name]
-    response = raw.post(route, content=body, headers={**KEY, "Content-Type": "application/json"})
+    headers = {**KEY, "Content-Type": "application/json"}
+    response = raw.request(*route, content=body, headers=headers)
     assert_answered(response)
 
 
@@ -375,6 +380,8 @@ LEAVE_THE_ROUTE = {"..", "..%2F..%2Fhealth", "a%2Fb", "%2F"}
 def test_odd_capture_ids_are_not_found(raw, route: Route, capture_id: str) -> None:
     url = raw.base_url.copy_with(raw_path=_url(route, capture_id).encode())
     body = {"bucket": "People"} if route.body is BucketChoice else run_input("Call Sarah")
+    if route.body is FiledPatch:
+        body = {"done": True}
     json_body = body if route.body is not None else None
     response = raw.request(route.method, url, json=json_body, headers=KEY)
     if capture_id in LEAVE_THE_ROUTE:
@@ -422,6 +429,35 @@ def test_odd_inbox_queries_get_a_page_or_a_problem(raw, query: str) -> None:
     assert_answered(raw.get(url, headers=KEY))
 
 
+# The recall routes' own parameters, besides the inbox's odd ones above.
+RECALL_QUERIES = (
+    *ODD_QUERIES,
+    "done=TRUE",
+    "done=1",
+    "dueBefore=2026-13-01",
+    "dueBefore=1700000000",
+    "dueBefore=%FF",
+    "person=",
+    "person=" + "x" * 500,
+    "person=%00%FF",
+    "q=",
+    "q=%00",
+    "q=" + "x" * 5_000,
+    "q=%F0%9F%92%A9",
+    "q=%25%5F%5B",
+    "q=a&limit=51",
+)
+
+
+@pytest.mark.parametrize("path", [LIST_BUCKET.path.format(bucket="admin"), SEARCH.path])
+@pytest.mark.parametrize("query", RECALL_QUERIES)
+def test_odd_recall_queries_get_an_answer_or_a_problem(raw, path: str, query: str) -> None:
+    if path == SEARCH.path and not query.startswith("q="):
+        query = f"q=x&{query}"
+    url = raw.base_url.copy_with(raw_path=f"{path}?{query}".encode())
+    assert_answered(raw.get(url, headers=KEY))
+
+
 # Lone surrogates and numbers past Python's 4,300-digit limit, in every field of a valid body.
 SURROGATE = "\udfff"
 HUGE = "__a number of 5,000 digits__"
@@ -434,6 +470,7 @@ VALID_BODIES = {
     },
     "startVoiceNote": {"contentType": "audio/mp4", "threadId": "surrogates"},
     "pickBucket": {"bucket": "People"},
+    "editCapture": {"title": "Shed", "dueDate": "2026-12-01", "nextAction": "Buy", "done": True},
     "followUp": run_input("It was about the budget", thread_id="surrogates"),
     "subscribePush": {
         "endpoint": f"{NO_PUSH_SERVICE}/push/surrogates",
@@ -486,19 +523,20 @@ def _mutants(valid: dict) -> Iterator[tuple[str, bytes]]:
 
 
 MUTANTS = [
-    (_url(route), name, body)
+    ((route.method, _url(route)), name, body)
     for route in JSON_BODY_ROUTES
     for name, body in _mutants(VALID_BODIES[route.operation_id])
 ]
 
 
 @pytest.mark.parametrize(
-    ("route", "name", "body"), MUTANTS, ids=[f"{r} {n}" for r, n, _ in MUTANTS]
+    ("route", "name", "body"), MUTANTS, ids=[f"{r[0]} {r[1]} {n}" for r, n, _ in MUTANTS]
 )
 def test_surrogates_and_huge_numbers_in_every_field_get_a_problem_or_a_run(
-    raw, route: str, name: str, body: bytes
+    raw, route: tuple, name: str, body: bytes
 ) -> None:
-    response = raw.post(route, content=body, headers={**KEY, "Content-Type": "application/json"})
+    headers = {**KEY, "Content-Type": "application/json"}
+    response = raw.request(*route, content=body, headers=headers)
     assert_answered(response)
     response.content.decode("utf-8")  # strict: what we answer is valid UTF-8
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.adapters.classifier.openai_chat import SYSTEM_PROMPT, ModelAnswer
+from shared.adapters.classifier.openai_chat import SYSTEM_PROMPT, ModelAnswer, system_prompt
+from shared.domain.documents import utcnow
 from tests.fake_openai import FakeOpenAI, classification, http_error
 from tests.support import bench_classify
 
@@ -56,7 +57,7 @@ def test_the_request_is_the_classifiers_with_the_rules(fake: FakeOpenAI, tmp_pat
     body = request.json
     assert body["model"] == MODEL
     assert body["messages"] == [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": system_prompt(utcnow().date())},
         {"role": "user", "content": "Call Sarah about the budget review"},
     ]
     schema = body["response_format"]

@@ -294,6 +294,27 @@ def test_cosmos_is_serverless_with_the_six_containers_partitioned_by_user() -> N
     assert container["properties"]["resource"]["partitionKey"]["paths"] == ["/userId"]
 
 
+def test_the_inbox_has_the_full_text_index_search_uses_in_azure() -> None:
+    from shared.adapters.search import full_text_query
+
+    account = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts")["properties"]
+    assert {"name": "EnableNoSQLFullTextSearch"} in account["capabilities"]
+    assert default("cosmos.bicep", "searchContainer") == INBOX
+    paths = [p["path"] for p in variable("cosmos.bicep", "searchPaths")]
+    assert [i["path"] for i in variable("cosmos.bicep", "searchIndexes")] == paths
+    query, _ = full_text_query("u", ["t"], 1)
+    # Every field the query ranks on is a full-text path, and the setting says it is there.
+    assert set(re.findall(r"FullTextScore\(c\.(\w+)", query)) == {p.strip("/") for p in paths}
+    assert app_settings()["COSMOS_FULL_TEXT"] == "true"
+    resource = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers")
+    policy = resource["properties"]["resource"]
+    assert policy["indexingPolicy"]["includedPaths"] == [{"path": "/*"}]
+    assert (
+        "fullTextIndexes" in policy["indexingPolicy"]
+        and "fullTextPaths" in policy["fullTextPolicy"]
+    )
+
+
 def test_storage_has_the_voice_notes_container_and_every_queue_the_app_and_host_use() -> None:
     queues = set(variable("main.bicep", "queues"))
     assert queues == set(QUEUES)

@@ -9,6 +9,7 @@ import time
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from datetime import date
 
 import openai
 import pytest
@@ -17,12 +18,13 @@ from openai.types.chat import ChatCompletion
 from shared.adapters.classifier.openai_chat import (
     MISUNDERSTOOD_TITLE,
     REPHRASE_QUESTION,
-    SYSTEM_PROMPT,
     OpenAIClassifier,
     _response_format_json,
     prompt_tokens_estimate,
+    system_prompt,
 )
 from shared.domain.classification import Bucket, Classification
+from shared.domain.documents import utcnow
 from shared.domain.errors import ClassifierUnavailable
 from shared.domain.outcomes import Outcome, decide
 from tests.fake_openai import (
@@ -358,7 +360,7 @@ async def test_capture_text_only_in_user_message(fake: FakeOpenAI) -> None:
 
     body = fake.requests[0].json
     system, user = body["messages"]
-    assert system == {"role": "system", "content": SYSTEM_PROMPT}
+    assert system == {"role": "system", "content": system_prompt(utcnow().date())}
     assert user == {"role": "user", "content": capture}
     assert json.dumps(body).count("plan Q3 offsite") == 1
 
@@ -372,7 +374,7 @@ async def test_prompt_stays_under_budget(fake: FakeOpenAI) -> None:
     async with openai_classifier(fake) as classifier:
         await classifier.classify(TYPICAL_CAPTURE)
     body = fake.requests[0].json
-    assert body["messages"][0]["content"] == SYSTEM_PROMPT
+    assert body["messages"][0]["content"] == system_prompt(utcnow().date())
     assert body["response_format"] == json.loads(_response_format_json())
 
 
@@ -426,3 +428,30 @@ async def test_resetting_the_app_closes_the_shared_client(
     finally:
         await bootstrap.reset()
         get_settings.cache_clear()
+
+
+async def test_the_model_reads_people_and_a_due_date(fake: FakeOpenAI) -> None:
+    fake.enqueue(
+        classification(
+            "Projects",
+            0.9,
+            "Tiler's number",
+            people=[" Ottilie ", "Ottilie", ""],
+            due_date="2026-11-27",
+        )
+    )
+    fake.enqueue(classification("Ideas", 0.9, "Socks", people=[], due_date="friday"))
+    async with openai_classifier(fake) as classifier:
+        read = await classifier.classify("ask Ottilie for the tiler's number by Friday")
+        none = await classifier.classify("socks with pockets")
+    assert read.people == ["Ottilie"] and read.due_date == date(2026, 11, 27)
+    # Nothing usable: None, and the server's rules read the text instead.
+    assert none.people is None and none.due_date is None
+    # The schema asks for both, and the prompt says what today is (relative days).
+    body = fake.requests[0].json
+    answer = body["response_format"]["json_schema"]["schema"]
+    assert {"people", "due_date"} <= set(answer["required"])
+    assert (
+        f"Today is {utcnow().date():%A} {utcnow().date().isoformat()}."
+        in (body["messages"][0]["content"])
+    )

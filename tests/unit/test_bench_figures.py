@@ -123,10 +123,29 @@ def test_details_as_filed() -> None:
     assert d["people_exact"] == 0.5
     assert d["people_precision"] == round(2 / 3, 3)  # Sarah, Tom right; Priya not labelled
     assert d["people_recall"] == round(2 / 3, 3)  # Ana missed
-    # Admin items: the tax (Friday the 27th, as labelled), the passport (no date), and the
-    # Spanish and German ones (no date labelled, none found).
-    assert d["admin_items_with_due"] == 1 and d["due_right"] == 1.0
-    assert d["admin_items_without_due"] == 3 and d["due_invented"] == 0.0
+    # Dates: the tax (Friday the 27th, as labelled), the passport (no date), and the Spanish
+    # and German ones filed in Admin (no date labelled, none found).
+    assert d["items_with_due"] == 1 and d["due_right"] == 1.0
+    assert d["items_without_due"] == 3 and d["due_invented"] == 0.0
+    assert d["due_items"] == 4 and d["due_exact"] == 1.0
+
+
+def test_details_in_every_bucket() -> None:
+    # A person and a date labelled on a Projects item count, whatever bucket it is filed in;
+    # a date labelled "none" on an Ideas item counts as none.
+    run = [
+        judged(
+            "ask Ottilie for the number by Friday",
+            "Projects",
+            "Projects",
+            0.9,
+            people=("Ottilie",),
+            due=date(2026, 11, 27),
+        ),
+        judged("socks with pockets", "Ideas", "Ideas", 0.9, people=(), due=None),
+    ]
+    d = figures(run)["details"]
+    assert d["people_items"] == 2 and d["due_items"] == 2 and d["items_without_due"] == 1
 
 
 def test_tokens_and_cost_per_thousand() -> None:

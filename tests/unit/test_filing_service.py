@@ -103,6 +103,22 @@ async def test_the_filed_item_points_back_to_its_capture(fakes: Fakes) -> None:
         0.9,
     )
     assert person.people == ["Sarah"]
+    # Filed at the capture's own time, with where it came from.
+    assert (person.created_at, person.source) == (item.created_at, "text")
+
+
+async def test_what_a_model_read_stands_and_the_rules_fill_in_the_rest(fakes: Fakes) -> None:
+    item = fakes.repo.seed(text_item("Lunch w/ Fatima and Sam on friday"))
+    read = guess(Bucket.PROJECTS, 0.9, "Lunch").model_copy(update={"people": ["Fatima Z"]})
+    fakes.classifier.then(read)
+    await classify(fakes, item)
+    project = fakes.repo.filed(USER, item.id)[Bucket.PROJECTS]
+    assert project.people == ["Fatima Z"]  # the model's, though the rules read two
+    assert project.due_date is not None and project.due_date.weekday() == 4  # the rules'
+    # A user's move keeps what the model read.
+    stored = fakes.repo.stored(USER, item.id)
+    await file_capture(stored, stored.picked(Bucket.PEOPLE, "Lunch"), fakes.repo, fakes.queues)
+    assert fakes.repo.filed(USER, item.id)[Bucket.PEOPLE].people == ["Fatima Z"]
 
 
 async def test_the_filed_item_is_written_before_the_inbox_item(fakes: Fakes) -> None:

@@ -40,8 +40,11 @@ def test_people_and_due_dates() -> None:
     assert due_date_in("pay the council tax tomorrow", saturday) == date(2026, 11, 22)
     assert due_date_in("dentist on monday", saturday) == date(2026, 11, 23)
     assert due_date_in("renew the car insurance", saturday) is None
-    assert details_for(Bucket.PROJECTS, "x", "Order tiles", saturday) == {
-        "next_action": "Order tiles"
+    # Every bucket reads people and a due date, beside what the bucket itself adds.
+    assert details_for(Bucket.PROJECTS, "ask Ottilie by friday", "Order tiles", saturday) == {
+        "people": ["Ottilie"],
+        "due_date": date(2026, 11, 27),
+        "next_action": "Order tiles",
     }
 
 
@@ -51,7 +54,13 @@ def test_people_and_due_dates() -> None:
         ("Prof Hughes and Auntie Pam are coming", ["Hughes", "Pam"]),  # titles dropped
         ("ring grandma, then Granddad", ["Grandma", "Granddad"]),  # family words, any case
         ("Anne-Marie loves Noël's cooking", ["Anne-Marie", "Noël"]),  # hyphens, accents
-        ("Siobhan O'Neill starts at Amazon in March", ["Siobhan", "O'Neill"]),  # firm, month
+        ("Siobhan O'Neill starts at Amazon in March", ["Siobhan O'Neill"]),  # firm, month
+        ("Lunch w/ Fatima", ["Fatima"]),  # a sentence's first noun is no person
+        ("Coffee with Pedro Alves. Lebanese at 8", ["Pedro Alves"]),  # full names, nationality
+        ("Ravi is flying in from Pune", ["Ravi"]),  # "Ravi is": a person; from a place
+        ("April's party, then Kemal moves to Krakow", ["April", "Kemal"]),  # possessive month
+        ("an idea from Kenji, send it to Leila", ["Kenji", "Leila"]),  # from/to a person
+        ("Kwame, Ana and Mum", ["Kwame", "Ana", "Mum"]),
         ("It's Raj's turn to host at Easter", ["Raj"]),  # sentence starts, holidays
         ("send Kim the NHS form and my CV", ["Kim"]),  # capitals are not names
     ],
@@ -79,6 +88,7 @@ TUESDAY = date(2027, 2, 16)
         ("sort the boiler next week", None),  # vague: no date rather than a made-up one
         ("flights for may", None),
         ("buy 2 bags of compost", None),
+        ("gift for her 70th by end of the month", date(2027, 2, 28)),  # an age is no day
         ("tax return 31 feb", None),  # no such day
         ("go to the market 3 times", None),  # "mar" inside a word is no month
     ],

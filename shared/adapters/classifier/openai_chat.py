@@ -9,6 +9,7 @@ import json
 import logging
 import math
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 import openai
@@ -17,6 +18,7 @@ from openai.types import CompletionUsage
 from pydantic import BaseModel, ConfigDict
 
 from shared.domain.classification import Bucket, Classification
+from shared.domain.documents import utcnow
 from shared.domain.errors import ClassifierUnavailable
 from shared.domain.outcomes import which_bucket_question
 
@@ -51,6 +53,10 @@ name, "the thing with Rob"): below 0.6.
 - also_fits: when two buckets fit about equally, the other one (e.g. "lunch with Ana about the \
 app": People, also_fits Projects); else null.
 - title: 3-8 words naming the item, in the capture's language.
+- people: the people it names, as written, full names whole, without titles ("Dr Okafor": \
+"Okafor"); not places, firms, nationalities, pets or the meal ("Lunch w/ Fatima": ["Fatima"]).
+- due_date: YYYY-MM-DD of the day it names, the next one from today; null for none or a vague \
+time ("next week").
 - question: null when confidence >=0.6; else one short question whose answer settles the \
 bucket, naming the two buckets. With a null bucket, ask the user to rephrase.
 Any language: file it by meaning by the same rules; if unsure, lower the confidence, never guess.
@@ -70,6 +76,8 @@ class ModelAnswer(BaseModel):
     title: str
     question: str | None
     also_fits: Bucket | None
+    people: list[str]
+    due_date: str | None
 
 
 def _estimate_tokens(text: str, *, chars_per_token: float) -> int:
@@ -105,12 +113,36 @@ def prompt_tokens_estimate(text: str) -> int:
     """
     per_message_overhead = 4
     return (
-        _estimate_tokens(SYSTEM_PROMPT, chars_per_token=4)
+        # A Wednesday: the longest day name the prompt's date line can carry.
+        _estimate_tokens(system_prompt(date(2026, 9, 30)), chars_per_token=4)
         + _estimate_tokens(text, chars_per_token=4)
         + _estimate_tokens(_response_format_json(), chars_per_token=3)
         + 2 * per_message_overhead
         + 3
     )
+
+
+# A capture names a handful of people; a model listing more is rambling.
+MAX_PEOPLE = 20
+NAME_MAX = 100
+
+
+def _people(names: list[str]) -> list[str] | None:
+    """The model's names, trimmed and each once; None (the rules read them) when it gave none."""
+    kept = [" ".join(n.split())[:NAME_MAX] for n in names]
+    return list(dict.fromkeys(n for n in kept if n))[:MAX_PEOPLE] or None
+
+
+def _due_date(text: str | None) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None  # not a day: the rules read the text instead
+
+
+def system_prompt(today: date) -> str:
+    """The prompt, with the date relative days are counted from."""
+    return f"{SYSTEM_PROMPT}\nToday is {today:%A} {today.isoformat()}."
 
 
 def _misunderstood() -> Classification:
@@ -136,7 +168,12 @@ def _to_classification(answer: ModelAnswer) -> Classification:
         confidence = min(confidence, TWO_BUCKETS_CONFIDENCE)
         question = question or which_bucket_question(answer.bucket, answer.also_fits)
     return Classification(
-        bucket=answer.bucket, confidence=confidence, title=title, question=question
+        bucket=answer.bucket,
+        confidence=confidence,
+        title=title,
+        question=question,
+        people=_people(answer.people),
+        due_date=_due_date(answer.due_date),
     )
 
 
@@ -173,7 +210,7 @@ class OpenAIClassifier:
             completion = await self._client.chat.completions.parse(
                 model=self._model,
                 messages=[
-                    {"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "system", "content": system_prompt(utcnow().date())},
                     {"role": "user", "content": text},
                 ],
                 response_format=ModelAnswer,

@@ -1,0 +1,185 @@
+"""`python -m bench recall`: one user with 10,000 captures, seeded straight through the
+repository into the local Cosmos server, then the recall routes timed through a real devhost:
+a bucket's first and next pages, a person's page, the people list and search (p50/p95 over 60
+requests each), and the export (seconds, size, and the devhost's peak RSS while it streams)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import random
+import sys
+import time
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+
+from bench.concurrency import ProcessMeter
+from bench.measure import percentiles
+from bench.stack import Stack
+from tests.support import KEY
+
+CAPTURES = 10_000
+REQUESTS = 60
+SEED_CONCURRENCY = 32
+USER = "dev"  # the dev key's user (tests/support.KEY)
+
+_NAMES = [
+    "Ana", "Ben", "Chen", "Dara", "Elif", "Femi", "Greta", "Hamid", "Ines", "Jonas", "Kemal",
+    "Lena", "Marek", "Niamh", "Olu", "Priya", "Quentin", "Rosa", "Sven", "Tomasz", "Uma",
+    "Vikram", "Wen", "Ximena", "Yusuf", "Zoë", "Pedro Alves", "Hannah Kowalski", "Leila Haddad",
+]  # fmt: skip
+_WORDS = [
+    "budget", "tiles", "garden", "invoice", "passport", "podcast", "kitchen", "bike", "insurance",
+    "newsletter", "recipe", "workshop", "mortgage", "holiday", "dentist", "website", "fence",
+    "library", "grant", "wedding", "camera", "laptop", "boiler", "vet", "council", "tax",
+]  # fmt: skip
+_TEMPLATES = {
+    "People": ["Lunch w/ {name} about the {w1}", "{name}'s {w1} news, ask about the {w2}",
+               "call {name} re the {w1} on friday"],
+    "Projects": ["{w1} project: ask {name} about the {w2} by the {day}th",
+                 "Finish the {w1} plan, then the {w2}"],
+    "Ideas": ["What if the {w1} had a {w2}", "Idea from {name}: a {w1} for the {w2}"],
+    "Admin": ["Pay the {w1} bill by the {day}th", "Renew the {w1}", "Book the {w1} with {name}"],
+}  # fmt: skip
+
+
+def run(s: Stack, repeat: int) -> dict:
+    print(f"seeding {CAPTURES} captures ...", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    asyncio.run(_seed(CAPTURES))
+    seeded_s = round(time.perf_counter() - started, 1)
+    only_http = {
+        "AzureWebJobs.push_worker.Disabled": "true",
+        "AzureWebJobs.classify_worker.Disabled": "true",
+    }
+    result: dict = {"captures": CAPTURES, "seeding_s": seeded_s, "requests_each": REQUESTS}
+    with s.devhost("recall", scripted=True, **only_http) as host:
+        pid = host.proc.pid if host.proc else 0
+        with httpx.Client(base_url=host.base_url, headers=KEY, timeout=120) as client:
+            _warm(client)
+            result |= _pages(client)
+            rss = ProcessMeter(pid)
+            before = _rss_mib(pid)
+            with rss:
+                exports = [_export(client) for _ in range(repeat)]
+            result["export"] = {
+                "seconds": sorted(e["seconds"] for e in exports)[len(exports) // 2],
+                "runs_s": [e["seconds"] for e in exports],
+                "zip_mib": exports[0]["zip_mib"],
+                "files": exports[0]["files"],
+                "devhost_peak_rss_mib": rss.peak_rss_mib,
+                "devhost_rss_before_mib": before,
+            }
+    return result
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise RuntimeError(f"no VmRSS in /proc/{pid}/status")
+
+
+def _warm(client: httpx.Client) -> None:
+    """First calls load the app's modules and open the Cosmos client: not what is timed."""
+    for path in ("/api/buckets/admin", "/api/people/Ana", "/api/search?q=budget", "/api/people"):
+        client.get(path).raise_for_status()
+
+
+def _timed(client: httpx.Client, paths: list[str]) -> dict:
+    timings = []
+    for path in paths:
+        start = time.perf_counter()
+        response = client.get(path)
+        timings.append(time.perf_counter() - start)
+        response.raise_for_status()
+    return percentiles(timings)
+
+
+def _pages(client: httpx.Client) -> dict:
+    rng = random.Random(7)
+    buckets = ["people", "projects", "ideas", "admin"]
+    first = [f"/api/buckets/{buckets[i % 4]}?limit=20" for i in range(REQUESTS)]
+    # A page further on: the keyset from the first page's token.
+    tokens = {
+        b: client.get(f"/api/buckets/{b}?limit=20").json()["continuationToken"] for b in buckets
+    }
+    nxt = [
+        f"/api/buckets/{buckets[i % 4]}?limit=20&continuationToken={tokens[buckets[i % 4]]}"
+        for i in range(REQUESTS)
+    ]
+    filtered = [
+        f"/api/buckets/admin?limit=20&done=false&person={rng.choice(_NAMES)}"
+        for _ in range(REQUESTS)
+    ]
+    people = [f"/api/people/{rng.choice(_NAMES).lower()}" for _ in range(REQUESTS)]
+    search = [f"/api/search?q={rng.choice(_WORDS)}" for _ in range(REQUESTS)]
+    two_words = [
+        f"/api/search?q={rng.choice(_WORDS)}%20{rng.choice(_WORDS)}" for _ in range(REQUESTS)
+    ]
+    return {
+        "bucket_first_page_ms": _timed(client, first),
+        "bucket_next_page_ms": _timed(client, nxt),
+        "bucket_person_filter_ms": _timed(client, filtered),
+        "person_page_ms": _timed(client, people),
+        "people_list_ms": _timed(client, ["/api/people"] * 20),
+        "search_one_word_ms": _timed(client, search),
+        "search_two_words_ms": _timed(client, two_words),
+    }
+
+
+def _export(client: httpx.Client) -> dict:
+    start = time.perf_counter()
+    size, body = 0, io.BytesIO()
+    with client.stream("GET", "/api/export") as response:
+        response.raise_for_status()
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            body.write(chunk)
+    seconds = round(time.perf_counter() - start, 2)
+    files = len(zipfile.ZipFile(body).namelist())
+    return {"seconds": seconds, "zip_mib": round(size / 2**20, 2), "files": files}
+
+
+async def _seed(n: int) -> None:
+    """`n` captures of one user, filed in all four buckets over the past year, written through
+    the app's own repository and filing code (inbox item and filed item, as filing writes)."""
+    from shared.adapters import clients
+    from shared.adapters.repository import CosmosCaptureRepository
+    from shared.domain.capture import InboxItem
+    from shared.domain.classification import Bucket, Classification
+    from shared.domain.documents import utcnow
+    from shared.services.filing import filed_item_for
+
+    repo = CosmosCaptureRepository(clients.cosmos_database())
+    rng = random.Random(2026)
+    now = utcnow()
+    gate = asyncio.Semaphore(SEED_CONCURRENCY)
+
+    async def one(i: int) -> None:
+        bucket = Bucket(rng.choice(list(_TEMPLATES)))
+        text = rng.choice(_TEMPLATES[bucket.value]).format(
+            name=rng.choice(_NAMES),
+            w1=rng.choice(_WORDS),
+            w2=rng.choice(_WORDS),
+            day=rng.randint(4, 28),
+        )
+        item = InboxItem(
+            id=f"bench-{i:05d}",
+            user_id=USER,
+            source="voice" if i % 5 == 0 else "text",
+            text=text,
+            thread_id=f"t{i}",
+            run_id=f"r{i}",
+            created_at=now - timedelta(minutes=i * 50),
+        )
+        settled = item.classified(Classification(bucket=bucket, confidence=0.9, title=text[:40]))
+        async with gate:
+            await repo.put_filed(filed_item_for(settled))
+            await repo.add(settled)
+
+    await asyncio.gather(*(one(i) for i in range(n)))
+    await clients.close_clients()

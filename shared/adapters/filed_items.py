@@ -1,0 +1,161 @@
+"""The four bucket containers read back (pages, a person's items, the people named) and a filed
+item edited under its ETag, in Cosmos DB. Every query stays in the caller's partition and uses
+only what both Cosmos DB and the local server take (one ORDER BY path, TOP, ARRAY_CONTAINS)."""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import logging
+from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from shared.adapters.storage_errors import bounded
+from shared.domain.classification import Bucket
+from shared.domain.errors import StaleItem
+from shared.domain.filed import FiledItem, filed_model
+from shared.domain.ports import FiledFilter, Mention
+
+if TYPE_CHECKING:
+    from azure.cosmos.aio import DatabaseProxy
+
+log = logging.getLogger(__name__)
+
+_translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
+# What `every` reads per round trip: a page of documents, never the whole bucket.
+EXPORT_PAGE = 200
+
+Parameters = list[dict[str, object]]
+
+
+class CosmosFiledItems:
+    def __init__(self, database: DatabaseProxy) -> None:
+        self._db = database
+
+    def _container(self, bucket: Bucket):
+        return self._db.get_container_client(bucket.value)
+
+    async def get(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
+        from azure.cosmos.exceptions import CosmosResourceNotFoundError
+
+        async with _translated():
+            try:
+                doc = await self._container(bucket).read_item(capture_id, partition_key=user_id)
+            except CosmosResourceNotFoundError:
+                return None
+        return filed_model(doc)
+
+    async def replace(self, item: FiledItem) -> FiledItem:
+        from azure.core import MatchConditions
+        from azure.cosmos.exceptions import (
+            CosmosAccessConditionFailedError,
+            CosmosResourceNotFoundError,
+        )
+
+        async with _translated():
+            try:
+                saved = await self._container(item.bucket).replace_item(
+                    item.id,
+                    item.to_json(),
+                    etag=item.etag,
+                    match_condition=MatchConditions.IfNotModified,
+                )
+            except (CosmosAccessConditionFailedError, CosmosResourceNotFoundError) as exc:
+                raise StaleItem(item.id) from exc
+        return filed_model(saved)
+
+    async def page(
+        self, user_id: str, bucket: Bucket, where: FiledFilter, *, after: str | None, limit: int
+    ) -> list[FiledItem]:
+        clauses, parameters = filter_clauses(user_id, where)
+        if after is not None:
+            clauses.append("c.listOrder > @after")
+            parameters.append({"name": "@after", "value": after})
+        query = (
+            f"SELECT TOP {int(limit)} * FROM c WHERE {' AND '.join(clauses)} "
+            "ORDER BY c.listOrder ASC"
+        )
+        return list(_readable(await self._query(bucket, user_id, query, parameters)))
+
+    async def naming(self, user_id: str, person_key: str, limit: int) -> list[FiledItem]:
+        clauses, parameters = filter_clauses(user_id, FiledFilter(person_key=person_key))
+        query = (
+            f"SELECT TOP {int(limit)} * FROM c WHERE {' AND '.join(clauses)} "
+            "ORDER BY c.createdAt DESC"
+        )
+        per_bucket = [
+            list(_readable(await self._query(bucket, user_id, query, parameters)))
+            for bucket in Bucket
+        ]
+        newest = heapq.merge(*per_bucket, key=lambda i: i.created_at, reverse=True)
+        return list(newest)[:limit]
+
+    async def mentions(self, user_id: str) -> list[Mention]:
+        # Only the three fields: a people list over thousands of items reads no texts.
+        query = (
+            "SELECT c.people, c.createdAt, c.done FROM c "
+            "WHERE c.userId = @user AND ARRAY_LENGTH(c.people) > 0"
+        )
+        parameters: Parameters = [{"name": "@user", "value": user_id}]
+        found: list[Mention] = []
+        for bucket in Bucket:
+            for doc in await self._query(bucket, user_id, query, parameters):
+                try:
+                    found.append(
+                        Mention(
+                            people=[str(p) for p in doc["people"]],
+                            created_at=datetime.fromisoformat(doc["createdAt"]),
+                            done=bool(doc.get("done", False)),
+                        )
+                    )
+                except (KeyError, TypeError, ValueError):
+                    log.warning("a filed item in %s cannot be read; left out", bucket.value)
+        return found
+
+    async def every(self, user_id: str, bucket: Bucket) -> AsyncIterator[FiledItem]:
+        after: str | None = None
+        while True:
+            page = await self.page(user_id, bucket, FiledFilter(), after=after, limit=EXPORT_PAGE)
+            for item in page:
+                yield item
+            if len(page) < EXPORT_PAGE:
+                return
+            after = page[-1].list_order
+
+    async def _query(
+        self, bucket: Bucket, user_id: str, query: str, parameters: Parameters
+    ) -> list[dict]:
+        async with _translated():
+            found = self._container(bucket).query_items(
+                query, parameters=parameters, partition_key=user_id
+            )
+            return [doc async for doc in found]
+
+
+def filter_clauses(user_id: str, where: FiledFilter) -> tuple[list[str], Parameters]:
+    """The WHERE clauses of a filter, and their parameters (never the values in the text)."""
+    clauses = ["c.userId = @user"]
+    parameters: Parameters = [{"name": "@user", "value": user_id}]
+    if where.person_key is not None:
+        clauses.append("ARRAY_CONTAINS(c.peopleKeys, @person)")
+        parameters.append({"name": "@person", "value": where.person_key})
+    if where.done is not None:
+        clauses.append("c.done = @done")
+        parameters.append({"name": "@done", "value": where.done})
+    if where.due_before is not None:
+        # Dates are stored as YYYY-MM-DD strings, which sort as the days do; null is no string.
+        clauses.append("IS_STRING(c.dueDate) AND c.dueDate < @due")
+        parameters.append({"name": "@due", "value": where.due_before.isoformat()})
+    return clauses, parameters
+
+
+def _readable(docs: list[dict]) -> Iterator[FiledItem]:
+    """One broken document is left out (and logged), not a whole page with it."""
+    for doc in docs:
+        try:
+            yield filed_model(doc)
+        except (ValidationError, ValueError):
+            log.warning("filed item %r cannot be read; left out", doc.get("id"))

@@ -1,0 +1,87 @@
+"""Searching the caller's captures in the Inbox container, two ways: Cosmos DB's full-text engine
+(FullTextContainsAny, ranked by ORDER BY RANK over BM25) where the account has the index
+(COSMOS_FULL_TEXT, set by infra/), else CONTAINS over lowercased fields, which the local server
+also runs, newest matches first (the service scores them)."""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+from pydantic import ValidationError
+
+from shared.adapters.storage_errors import bounded
+from shared.domain.capture import InboxItem, Status
+from shared.domain.ports import Found
+from shared.settings import INBOX
+
+log = logging.getLogger(__name__)
+
+_translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
+
+Parameters = list[dict[str, object]]
+
+
+def _term_parameters(terms: list[str]) -> tuple[list[str], Parameters]:
+    names = [f"@t{i}" for i in range(len(terms))]
+    return names, [{"name": n, "value": t} for n, t in zip(names, terms, strict=True)]
+
+
+def _base(user_id: str) -> Parameters:
+    return [
+        {"name": "@user", "value": user_id},
+        {"name": "@deleting", "value": Status.DELETING.value},
+    ]
+
+
+def full_text_query(user_id: str, terms: list[str], limit: int) -> tuple[str, Parameters]:
+    """Cosmos DB's own engine: text and title are in the container's full-text index; the
+    clarification answers, in an array, are matched with CONTAINS (case-insensitive) and do not
+    count towards the rank."""
+    names, parameters = _term_parameters(terms)
+    listed = ", ".join(names)
+    answers = " OR ".join(f"CONTAINS(a.text, {n}, true)" for n in names)
+    query = (
+        f"SELECT TOP {int(limit)} * FROM c WHERE c.userId = @user AND c.status != @deleting AND ("
+        f"FullTextContainsAny(c.text, {listed}) OR FullTextContainsAny(c.title, {listed}) OR "
+        f"EXISTS(SELECT VALUE a FROM a IN c.clarifications WHERE {answers})) "
+        f"ORDER BY RANK RRF(FullTextScore(c.text, {listed}), FullTextScore(c.title, {listed}))"
+    )
+    return query, [*_base(user_id), *parameters]
+
+
+def contains_query(user_id: str, terms: list[str], limit: int) -> tuple[str, Parameters]:
+    """What the local server runs: a lowercased CONTAINS per term and field, newest first."""
+    names, parameters = _term_parameters(terms)
+    matches = " OR ".join(
+        f"CONTAINS(LOWER(c.text), {n}) OR CONTAINS(LOWER(c.title), {n}) OR "
+        f"EXISTS(SELECT VALUE a FROM a IN c.clarifications WHERE CONTAINS(LOWER(a.text), {n}))"
+        for n in names
+    )
+    query = (
+        f"SELECT TOP {int(limit)} * FROM c WHERE c.userId = @user AND c.status != @deleting "
+        f"AND ({matches}) ORDER BY c.createdAt DESC"
+    )
+    return query, [*_base(user_id), *parameters]
+
+
+class CosmosCaptureSearch:
+    def __init__(self, database, *, full_text: bool) -> None:
+        self._db = database
+        self._full_text = full_text
+
+    async def search(self, user_id: str, terms: list[str], limit: int) -> Found:
+        build = full_text_query if self._full_text else contains_query
+        query, parameters = build(user_id, terms, limit)
+        async with _translated():
+            found = self._db.get_container_client(INBOX).query_items(
+                query, parameters=parameters, partition_key=user_id
+            )
+            docs = [doc async for doc in found]
+        items = []
+        for doc in docs:
+            try:
+                items.append(InboxItem.model_validate(doc))
+            except ValidationError:
+                log.warning("inbox item %r cannot be read; left out", doc.get("id"))
+        return Found(items=items, ranked=self._full_text)

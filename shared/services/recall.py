@@ -1,0 +1,333 @@
+"""Reading back what was filed: a bucket a page at a time, the people named and one person's
+items, and a search over every capture. Only the caller's partition is ever read."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections import Counter
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.alias_generators import to_camel
+
+from shared.domain.capture import InboxItem, Status
+from shared.domain.classification import Bucket
+from shared.domain.documents import Day, Document, Timestamp
+from shared.domain.errors import Malformed, NotFound
+from shared.domain.filed import FiledItem, person_key
+from shared.domain.ports import CaptureSearch, FiledFilter, FiledItems
+
+MAX_PAGE = 100
+MAX_QUERY_CHARS = 200
+MAX_NAME_CHARS = 100
+# A person's page lists their newest items; the bucket pages (?person=) go further back.
+PERSON_ITEMS = 100
+MAX_SEARCH = 50
+# What a search scores: the store's best (Azure) or its newest matches (locally).
+SEARCH_CANDIDATES = 100
+MAX_TERMS = 8
+
+BUCKET_OF_PATH = {b.value.lower(): b for b in Bucket}
+BucketName = Literal[tuple(BUCKET_OF_PATH)]
+
+
+def _digits(value: object) -> object:
+    # As the inbox's limit: ASCII digits only, and few (no "²", " 5", "+5", "5.0" or "1_0").
+    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 3):
+        raise ValueError("not a whole number of at most 3 digits")
+    return value
+
+
+class FiledView(Document):
+    """One filed item as clients see it; `etag` is what PATCH's If-Match names."""
+
+    id: str = Field(description="The capture id.")
+    bucket: Bucket
+    title: str
+    text: str
+    source: Literal["text", "voice"]
+    created_at: Timestamp
+    people: list[str]
+    due_date: date | None
+    done: bool
+    next_action: str | None
+    one_liner: str | None
+    etag: str = Field(description="The filed document's ETag, for PATCH's If-Match.")
+
+    @classmethod
+    def of(cls, item: FiledItem) -> FiledView:
+        return cls(
+            id=item.id,
+            bucket=item.bucket,
+            title=item.title,
+            text=item.text,
+            source=item.source,
+            created_at=item.created_at,
+            people=item.people,
+            due_date=item.due_date,
+            done=item.done,
+            next_action=getattr(item, "next_action", None),
+            one_liner=getattr(item, "one_liner", None),
+            etag=item.etag or "",
+        )
+
+    def to_json(self) -> dict:
+        return self.model_dump(mode="json", by_alias=True)  # the etag too
+
+
+# -- a bucket, a page at a time ------------------------------------------------------------------
+
+
+class BucketPath(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
+    bucket: BucketName = Field(description="The bucket, lowercase.")  # type: ignore[valid-type]
+
+
+class BucketQuery(BaseModel):
+    """`?limit=1..100&continuationToken=&person=&done=true|false&dueBefore=YYYY-MM-DD`."""
+
+    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
+
+    limit: int = Field(default=20, ge=1, le=MAX_PAGE)
+    continuation_token: str | None = Field(
+        default=None, max_length=400, description="From the previous page's `continuationToken`."
+    )
+    person: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="Only items naming this person (case- and accent-insensitive; empty: all).",
+    )
+    done: Literal["true", "false"] | None = None
+    due_before: Day | None = Field(
+        default=None, description="Only items due before this day (YYYY-MM-DD)."
+    )
+
+    _limit_digits = field_validator("limit", mode="before")(_digits)
+
+    @field_validator("continuation_token", "person", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return value or None
+
+    def where(self) -> FiledFilter:
+        return FiledFilter(
+            person_key=person_key(self.person) if self.person else None,
+            done=None if self.done is None else self.done == "true",
+            due_before=self.due_before,
+        )
+
+
+class BucketPage(Document):
+    bucket: Bucket
+    items: list[FiledView]
+    continuation_token: str | None
+
+
+def bucket_named(name: str) -> Bucket:
+    bucket = BUCKET_OF_PATH.get(name)
+    if bucket is None:
+        raise NotFound(
+            f"There is no such bucket; there are {', '.join(BUCKET_OF_PATH)}.", "NO_SUCH_BUCKET"
+        )
+    return bucket
+
+
+async def bucket_page(
+    user_id: str, bucket: Bucket, query: BucketQuery, filed: FiledItems
+) -> BucketPage:
+    """Admin by due date (none last), the others newest first; every page one indexed query
+    from where the last one ended (a keyset on listOrder, never OFFSET)."""
+    after = _decode(query.continuation_token) if query.continuation_token else None
+    found = await filed.page(user_id, bucket, query.where(), after=after, limit=query.limit + 1)
+    items = found[: query.limit]
+    token = _encode(items[-1].list_order) if len(found) > query.limit else None
+    return BucketPage(
+        bucket=bucket, items=[FiledView.of(i) for i in items], continuation_token=token
+    )
+
+
+def _encode(list_order: str) -> str:
+    return base64.urlsafe_b64encode(list_order.encode()).decode().rstrip("=")
+
+
+def _decode(token: str) -> str:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+    except (binascii.Error, ValueError) as exc:
+        raise Malformed("The continuation token is not valid.", "BAD_TOKEN") from exc
+    if not raw.isprintable() or "|" not in raw:
+        raise Malformed("The continuation token is not valid.", "BAD_TOKEN")
+    return raw
+
+
+# -- people --------------------------------------------------------------------------------------
+
+
+class PersonSummary(Document):
+    name: str = Field(description="As most often written.")
+    mentions: int = Field(description="Filed items naming them.")
+    last_mentioned_at: Timestamp
+    open_items: int = Field(description="Items naming them not done.")
+
+
+class PeopleList(Document):
+    people: list[PersonSummary]
+
+
+class PersonPath(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
+    name: str = Field(max_length=MAX_NAME_CHARS, description="A name, as any item writes it.")
+
+
+class PersonPage(Document):
+    name: str
+    items: list[FiledView]
+
+
+async def people(user_id: str, filed: FiledItems) -> PeopleList:
+    """Everyone the filed items name, one entry per person however they were written
+    ("Zoë", "zoe"), most recently mentioned first."""
+    spellings: dict[str, Counter[str]] = {}
+    mentions: Counter[str] = Counter()
+    open_items: Counter[str] = Counter()
+    last: dict[str, Timestamp] = {}
+    for mention in await filed.mentions(user_id):
+        for key in dict.fromkeys(person_key(p) for p in mention.people):
+            mentions[key] += 1
+            open_items[key] += 0 if mention.done else 1
+            last[key] = max(last.get(key, mention.created_at), mention.created_at)
+        for name in mention.people:
+            spellings.setdefault(person_key(name), Counter())[name] += 1
+    summaries = [
+        PersonSummary(
+            name=spellings[key].most_common(1)[0][0],
+            mentions=mentions[key],
+            last_mentioned_at=last[key],
+            open_items=open_items[key],
+        )
+        for key in mentions
+        if key
+    ]
+    summaries.sort(key=lambda s: (s.last_mentioned_at, s.name), reverse=True)
+    return PeopleList(people=summaries)
+
+
+async def person(user_id: str, name: str, filed: FiledItems) -> PersonPage:
+    key = person_key(name)
+    items = await filed.naming(user_id, key, PERSON_ITEMS) if key else []
+    if not items:
+        raise NotFound("Nobody by that name is named in your items.", "NO_SUCH_PERSON")
+    written = Counter(p for i in items for p in i.people if person_key(p) == key)
+    return PersonPage(name=written.most_common(1)[0][0], items=[FiledView.of(i) for i in items])
+
+
+# -- search --------------------------------------------------------------------------------------
+
+
+class SearchQuery(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
+
+    q: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for.")
+    limit: int = Field(default=20, ge=1, le=MAX_SEARCH)
+
+    _limit_digits = field_validator("limit", mode="before")(_digits)
+
+    @field_validator("q")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("blank")
+        return value
+
+
+class SearchHit(Document):
+    id: str
+    bucket: Bucket | None
+    status: Status
+    title: str
+    snippet: str = Field(description="A short piece of the text around the match.")
+    score: float = Field(description="Our term-match score (the order is the store's in Azure).")
+    created_at: Timestamp
+
+
+class SearchResults(Document):
+    query: str
+    items: list[SearchHit]
+
+
+_TERM = re.compile(r"\w+")
+SNIPPET_BEFORE = 40
+SNIPPET_AFTER = 100
+
+
+def search_terms(q: str) -> list[str]:
+    """The query's words, lowercased, each once (the whole query when it has no word)."""
+    words = list(dict.fromkeys(_TERM.findall(q.lower())))[:MAX_TERMS]
+    return words or [q.strip().lower()]
+
+
+async def search(user_id: str, query: SearchQuery, finder: CaptureSearch) -> SearchResults:
+    """Matches over text and transcripts, titles and clarification answers, best first: in the
+    store's order where it ranks (Azure's BM25), else by our score, then newest."""
+    terms = search_terms(query.q)
+    found = await finder.search(user_id, terms, SEARCH_CANDIDATES)
+    hits = [_hit(item, terms, query.q) for item in found.items]
+    if not found.ranked:
+        # Stable: equal scores stay newest first, as the store returned them.
+        hits.sort(key=lambda h: h.score, reverse=True)
+    return SearchResults(query=query.q, items=hits[: query.limit])
+
+
+def _hit(item: InboxItem, terms: list[str], q: str) -> SearchHit:
+    text = item.text or ""
+    answers = [c.text for c in item.clarifications]
+    title = item.title or ""
+    return SearchHit(
+        id=item.id,
+        bucket=item.filed_bucket,
+        status=item.status,
+        title=title or _cut(text, 0, 60),
+        snippet=snippet([text, *answers, title], terms),
+        score=score(title, [text, *answers], terms, q),
+        created_at=item.created_at,
+    )
+
+
+def score(title: str, texts: list[str], terms: list[str], q: str) -> float:
+    """Each term counts: in the title twice, in the text (or an answer) up to three times by
+    how often; the whole query as written adds two. Over the number of terms, so that scores of
+    different queries read alike."""
+    title_l, body = title.lower(), "\n".join(texts).lower()
+    total = sum(2.0 * (t in title_l) + min(body.count(t), 3) for t in terms)
+    phrase = q.strip().lower()
+    if len(terms) > 1 and (phrase in body or phrase in title_l):
+        total += 2.0
+    return round(total / len(terms), 3)
+
+
+def snippet(fields: list[str], terms: list[str]) -> str:
+    """Around the first match in the first field that has one; the start of the text else."""
+    for field in fields:
+        lowered = field.lower()
+        hits = [i for i in (lowered.find(t) for t in terms) if i >= 0]
+        if hits:
+            return _cut(field, max(0, min(hits) - SNIPPET_BEFORE), SNIPPET_BEFORE + SNIPPET_AFTER)
+    return _cut(fields[0], 0, SNIPPET_BEFORE + SNIPPET_AFTER)
+
+
+def _cut(text: str, start: int, length: int) -> str:
+    """`length` characters from `start`, widened to whole words, with an ellipsis where cut."""
+    end = min(len(text), start + length)
+    # A word at most 20 characters further each way: a text with no spaces is cut anyway.
+    floor, ceiling = max(0, start - 20), min(len(text), end + 20)
+    while start > floor and not text[start - 1].isspace():
+        start -= 1
+    while end < ceiling and not text[end].isspace():
+        end += 1
+    piece = " ".join(text[start:end].split())
+    return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")

@@ -1,0 +1,213 @@
+"""The recall routes end to end, through the devhost with real Azurite and Cosmos and the model
+behind the scripted OpenAI server: a bucket's pages, the people, a person, search, editing a
+filed item and the export, each for its caller only, and bad input as 4xx problems."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import string
+import zipfile
+from collections.abc import Iterator
+
+import pytest
+
+from tests import fake_openai
+from tests.sse import assert_valid_run, post_run
+from tests.support import KEY, OTHER_KEY, run_input, running_devhost
+
+
+@pytest.fixture(scope="module")
+def host(scripted_env: dict[str, str], tmp_path_factory) -> Iterator[str]:
+    with running_devhost(scripted_env, tmp_path_factory.mktemp("recall")) as url:
+        yield url
+
+
+def unique(prefix: str) -> str:
+    """A word no other test writes: the session's database is shared."""
+    return prefix + "".join(random.choices(string.ascii_lowercase, k=8))
+
+
+def file(client, fake, text: str, bucket: str | None, title: str = "Filed", headers=KEY) -> str:
+    fake.enqueue(fake_openai.classification(bucket, 0.9 if bucket else 0.1, title, "What?"))
+    run = post_run(client, "/api/capture", run_input(text), headers=headers)
+    assert_valid_run(run)
+    return run.custom()["value"]["inboxItemId"]
+
+
+def problem(response, status: int, code: str | None = None) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body = response.json()
+    if code is not None:
+        assert body["code"] == code
+    return body
+
+
+def test_a_bucket_pages_and_filters_for_its_caller(client, fake) -> None:
+    name = unique("Quill")
+    made = [file(client, fake, f"ask {name} about step {n}", "Projects") for n in range(3)]
+    first = client.get(f"/api/buckets/projects?person={name.lower()}&limit=2", headers=KEY)
+    assert first.status_code == 200 and first.headers["cache-control"] == "no-store"
+    page = first.json()
+    assert page["bucket"] == "Projects" and page["continuationToken"]
+    assert [i["id"] for i in page["items"]] == made[::-1][:2]
+    item = page["items"][0]
+    assert item["people"] == [name] and item["nextAction"] == "Filed" and item["etag"]
+    assert set(item) >= {"text", "source", "createdAt", "dueDate", "done", "oneLiner"}
+    token = page["continuationToken"]
+    rest = client.get(
+        f"/api/buckets/projects?person={name}&limit=2&continuationToken={token}", headers=KEY
+    )
+    assert [i["id"] for i in rest.json()["items"]] == [made[0]]
+    assert rest.json()["continuationToken"] is None
+    theirs = client.get(f"/api/buckets/projects?person={name}", headers=OTHER_KEY)
+    assert theirs.status_code == 200 and theirs.json()["items"] == []
+    done = client.get(f"/api/buckets/projects?person={name}&done=true", headers=KEY)
+    assert done.json()["items"] == []
+
+
+def test_admin_lists_by_due_date(client, fake) -> None:
+    word = unique("Errand")
+    undated = file(client, fake, f"{word} renew the permit", "Admin")
+    later = file(client, fake, f"{word} pay the fine on 2099-03-04", "Admin")
+    sooner = file(client, fake, f"{word} bins on 2099-03-01", "Admin")
+    found = client.get("/api/buckets/admin?limit=100&dueBefore=2099-12-31", headers=KEY).json()
+    ids = [i["id"] for i in found["items"]]
+    assert ids.index(sooner) < ids.index(later) and undated not in ids
+    assert found["items"][ids.index(sooner)]["dueDate"] == "2099-03-01"
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "code"),
+    [
+        ("/api/buckets/nope", 404, "NO_SUCH_BUCKET"),
+        ("/api/buckets/Admin", 404, "NO_SUCH_BUCKET"),
+        ("/api/buckets/ideas?limit=0", 422, "INVALID_QUERY"),
+        ("/api/buckets/ideas?limit=abc", 422, "INVALID_QUERY"),
+        ("/api/buckets/ideas?done=yes", 422, "INVALID_QUERY"),
+        ("/api/buckets/ideas?dueBefore=2026-02-30", 422, "INVALID_QUERY"),
+        ("/api/buckets/ideas?continuationToken=%25%25", 400, "BAD_TOKEN"),
+        ("/api/search?q=", 422, "INVALID_QUERY"),
+        ("/api/search?q=%20%20", 422, "INVALID_QUERY"),
+        (f"/api/search?q={'x' * 201}", 422, "INVALID_QUERY"),
+        ("/api/search?q=a&limit=51", 422, "INVALID_QUERY"),
+        ("/api/search", 422, "INVALID_QUERY"),
+        ("/api/people/nobody%20at%20all", 404, "NO_SUCH_PERSON"),
+    ],
+)
+def test_bad_input_is_a_problem(client, path: str, status: int, code: str) -> None:
+    problem(client.get(path, headers=KEY), status, code)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/buckets/people", "/api/people", "/api/people/x", "/api/search?q=x", "/api/export"],
+)
+def test_every_route_needs_a_key(client, path: str) -> None:
+    problem(client.get(path), 401)
+    problem(client.patch("/api/captures/00000000-0000-0000-0000-000000000000", json={}), 401)
+
+
+def test_people_and_a_person_case_and_accent_aside(client, fake) -> None:
+    suffix = unique("")
+    zoe = f"Zoë{suffix}"
+    first = file(client, fake, f"lunch with {zoe} on friday", "People")
+    second = file(client, fake, f"ask zoe{suffix} about the tiles", "Projects")  # lowercase
+    third = file(client, fake, f"{zoe}'s birthday", "People")
+    listed = client.get("/api/people", headers=KEY).json()["people"]
+    (entry,) = [p for p in listed if p["name"].lower().endswith(suffix)]
+    assert entry["name"] == zoe and entry["mentions"] >= 2 and entry["openItems"] >= 2
+    assert "lastMentionedAt" in entry
+    page = client.get(f"/api/people/ZOE{suffix.upper()}", headers=KEY)
+    assert page.status_code == 200, page.text
+    ids = [i["id"] for i in page.json()["items"]]
+    assert ids[0] == third and first in ids
+    assert page.json()["name"] == zoe
+    assert second not in ids  # a name written in lowercase is no name to the rules
+    theirs = client.get("/api/people", headers=OTHER_KEY).json()["people"]
+    assert all(not p["name"].lower().endswith(suffix) for p in theirs)
+    problem(client.get(f"/api/people/{zoe}", headers=OTHER_KEY), 404, "NO_SUCH_PERSON")
+
+
+def test_search_finds_text_and_titles_for_its_caller(client, fake) -> None:
+    word = unique("tiler")
+    in_text = file(client, fake, f"the {word} comes at nine, ask about grout", "Projects")
+    in_title = file(client, fake, "quote for the bathroom", "Projects", title=f"{word} quote")
+    found = client.get(f"/api/search?q={word.upper()}", headers=KEY)
+    assert found.status_code == 200, found.text
+    body = found.json()
+    assert body["query"] == word.upper()
+    hits = {h["id"]: h for h in body["items"]}
+    assert set(hits) == {in_text, in_title}
+    assert word in hits[in_text]["snippet"] and hits[in_text]["bucket"] == "Projects"
+    assert hits[in_text]["status"] == "filed" and hits[in_text]["score"] > 0
+    assert client.get(f"/api/search?q={word}", headers=OTHER_KEY).json()["items"] == []
+
+
+def test_a_filed_item_is_edited_under_its_etag(client, fake) -> None:
+    word = unique("Edit")
+    capture_id = file(client, fake, f"{word} plan the shed", "Projects", title="Shed")
+    (item,) = client.get(f"/api/search?q={word}", headers=KEY).json()["items"]
+    page = client.get("/api/buckets/projects?limit=100", headers=KEY).json()["items"]
+    (view,) = [i for i in page if i["id"] == capture_id]
+    url = f"/api/captures/{capture_id}"
+    merge = {"Content-Type": "application/merge-patch+json"}
+
+    problem(client.patch(url, json={"done": True}, headers=KEY), 428, "PRECONDITION_REQUIRED")
+    edit = {"title": "Build the shed", "done": True, "dueDate": "2099-01-02", "nextAction": "Buy"}
+    answer = client.patch(
+        url, content=json.dumps(edit), headers={**KEY, **merge, "If-Match": view["etag"]}
+    )
+    assert answer.status_code == 200, answer.text
+    edited = answer.json()
+    assert answer.headers["etag"] == edited["etag"] != view["etag"]
+    assert (edited["title"], edited["done"], edited["dueDate"], edited["nextAction"]) == (
+        "Build the shed", True, "2099-01-02", "Buy",
+    )  # fmt: skip
+    assert client.get(url, headers=KEY).json()["title"] == "Build the shed"  # the inbox too
+    stale = client.patch(url, json={"done": False}, headers={**KEY, "If-Match": view["etag"]})
+    problem(stale, 412, "PRECONDITION_FAILED")
+    bare = edited["etag"].strip('"')  # without the quotes, as some clients send it
+    cleared = client.patch(url, json={"dueDate": None}, headers={**KEY, "If-Match": bare})
+    assert cleared.status_code == 200 and cleared.json()["dueDate"] is None
+    theirs = client.patch(url, json={"done": False}, headers={**OTHER_KEY, "If-Match": bare})
+    problem(theirs, 404)
+    etag = {"If-Match": cleared.json()["etag"]}
+    problem(client.patch(url, json={"status": "x"}, headers={**KEY, **etag}), 422)
+    problem(client.patch(url, json={"done": "yes"}, headers={**KEY, **etag}), 422)
+    problem(client.patch(url, content=b"{", headers={**KEY, **etag, **merge}), 400)
+    problem(
+        client.patch(url, content=b"{}", headers={**KEY, **etag, "Content-Type": "text/plain"}), 415
+    )
+    unfiled = file(client, fake, "qqq", None)
+    problem(
+        client.patch(f"/api/captures/{unfiled}", json={}, headers={**KEY, **etag}), 409, "NOT_FILED"
+    )
+    problem(client.patch("/api/captures/not-an-id", json={}, headers={**KEY, **etag}), 404)
+    assert item["id"] == capture_id
+
+
+def test_the_export_is_a_zip_of_the_callers_items(client, fake) -> None:
+    word = unique("Export")
+    capture_id = file(
+        client, fake, f"{word} idea: a map of quiet places", "Ideas", title=f"{word}: map?"
+    )
+    with client.stream("GET", "/api/export", headers=KEY) as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "application/zip"
+        disposition = response.headers["content-disposition"]
+        assert disposition.startswith('attachment; filename="second-brain-20')
+        data = b"".join(response.iter_bytes())
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert archive.testzip() is None
+    note = archive.read(f"Ideas/{word} map.md").decode()
+    assert f'id: "{capture_id}"' in note and 'source: "text"' in note
+    lines = [json.loads(line) for line in archive.read("captures.jsonl").splitlines()]
+    assert capture_id in {line["id"] for line in lines}
+    assert {line["userId"] for line in lines} == {"dev"}
+    theirs = zipfile.ZipFile(io.BytesIO(client.get("/api/export", headers=OTHER_KEY).content))
+    everything = b"".join(theirs.read(name) for name in theirs.namelist())
+    assert word.encode() not in everything and capture_id.encode() not in everything
+    assert all(word not in name for name in theirs.namelist())

@@ -1,0 +1,299 @@
+"""The recall services on the fakes: a bucket's pages and filters, the people list and a
+person's page, search's score and snippet, editing a filed item (ETag, merge patch, the inbox
+title), the export's zip, and the Azure search query's text."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from shared.domain.capture import InboxItem
+from shared.domain.classification import Bucket
+from shared.domain.documents import utcnow
+from shared.domain.errors import (
+    Conflict,
+    Invalid,
+    Malformed,
+    NotFound,
+    PreconditionFailed,
+    PreconditionRequired,
+)
+from shared.services.edit import FiledPatch, edit_filed
+from shared.services.export import VaultNames, export_zip, markdown, safe_name
+from shared.services.filing import file_capture
+from shared.services.recall import (
+    BucketQuery,
+    SearchQuery,
+    bucket_named,
+    bucket_page,
+    people,
+    person,
+    search,
+    search_terms,
+    snippet,
+)
+from tests.fakes import USER, Fakes, text_item
+
+START = utcnow() - timedelta(days=2)
+
+
+async def file(fakes: Fakes, text: str, bucket: Bucket, n: int, title: str = "") -> InboxItem:
+    """A capture made n minutes after START, filed in `bucket` by the user."""
+    item = fakes.repo.seed(text_item(text, created_at=START + timedelta(minutes=n)))
+    return await file_capture(
+        item, item.picked(bucket, title or text[:30]), fakes.repo, fakes.queues
+    )
+
+
+def query(**params: Any) -> BucketQuery:
+    return BucketQuery.model_validate(params)
+
+
+async def test_a_bucket_pages_newest_first_to_the_end(fakes: Fakes) -> None:
+    made = [await file(fakes, f"idea {n}", Bucket.IDEAS, n) for n in range(5)]
+    await file(fakes, "not an idea", Bucket.ADMIN, 9)
+    seen, token = [], None
+    while True:
+        page = await bucket_page(
+            USER, Bucket.IDEAS, query(limit="2", continuationToken=token), fakes.filed
+        )
+        seen += [i.id for i in page.items]
+        token = page.continuation_token
+        if token is None:
+            break
+    assert seen == [i.id for i in reversed(made)]
+    assert page.bucket is Bucket.IDEAS and page.items[0].etag
+
+
+async def test_admin_by_due_date_and_the_filters(fakes: Fakes) -> None:
+    await file(fakes, "pay rent on the 1st of March", Bucket.ADMIN, 0)
+    await file(fakes, "renew passport", Bucket.ADMIN, 1)
+    await file(fakes, "ask Zoë about the MOT tomorrow", Bucket.ADMIN, 2)
+    page = await bucket_page(USER, Bucket.ADMIN, query(), fakes.filed)
+    assert [i.text[:5] for i in page.items] == ["ask Z", "pay r", "renew"]
+    assert page.items[0].people == ["Zoë"] and page.items[0].due_date is not None
+    zoe = await bucket_page(USER, Bucket.ADMIN, query(person="ZOE"), fakes.filed)
+    assert [i.people for i in zoe.items] == [["Zoë"]]
+    soon = utcnow().date() + timedelta(days=2)
+    due = await bucket_page(USER, Bucket.ADMIN, query(dueBefore=soon.isoformat()), fakes.filed)
+    assert [i.text[:5] for i in due.items] == ["ask Z"]
+    assert (await bucket_page(USER, Bucket.ADMIN, query(done="true"), fakes.filed)).items == []
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"limit": "0"}, {"limit": "101"}, {"limit": "5.0"}, {"done": "yes"},
+     {"dueBefore": "2026-02-31"}, {"dueBefore": "1700000000"}, {"person": "x" * 101}],
+)  # fmt: skip
+def test_bad_bucket_queries_are_refused(params: dict) -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        query(**params)
+
+
+async def test_a_token_that_is_not_ours_is_malformed(fakes: Fakes) -> None:
+    for token in ("%%%", "bm90IG91cnM", "AA"):
+        with pytest.raises(Malformed):
+            await bucket_page(USER, Bucket.IDEAS, query(continuationToken=token), fakes.filed)
+
+
+def test_bucket_names() -> None:
+    assert bucket_named("admin") is Bucket.ADMIN
+    with pytest.raises(NotFound) as refused:
+        bucket_named("Admin")
+    assert refused.value.code == "NO_SUCH_BUCKET"
+
+
+async def test_people_are_counted_however_they_are_written(fakes: Fakes) -> None:
+    await file(fakes, "Zoë's birthday", Bucket.PEOPLE, 0)
+    await file(fakes, "lunch with Zoë and Tom", Bucket.PEOPLE, 1)
+    done = await file(fakes, "ask zoe about it, call Zoe", Bucket.PROJECTS, 2)
+    stored = await fakes.filed.get(USER, Bucket.PROJECTS, done.id)
+    assert stored is not None
+    await fakes.filed.replace(stored.model_copy(update={"done": True, "people": ["Zoe"]}))
+    listed = (await people(USER, fakes.filed)).people
+    assert [(p.name, p.mentions, p.open_items) for p in listed] == [("Zoë", 3, 2), ("Tom", 1, 1)]
+    assert listed[0].last_mentioned_at == START + timedelta(minutes=2)
+
+    page = await person(USER, "ZOE", fakes.filed)
+    assert page.name == "Zoë" and len(page.items) == 3
+    assert page.items[0].id == done.id  # newest first, all buckets
+    with pytest.raises(NotFound) as refused:
+        await person(USER, "Nobody", fakes.filed)
+    assert refused.value.code == "NO_SUCH_PERSON"
+    with pytest.raises(NotFound):
+        await person("someone-else", "Zoë", fakes.filed)
+
+
+async def test_search_scores_titles_and_cuts_a_snippet(fakes: Fakes) -> None:
+    words = "word " * 40
+    await file(fakes, f"{words}then the tiler came back {words}", Bucket.PROJECTS, 0, "Bathroom")
+    titled = await file(fakes, "quote for the bathroom", Bucket.PROJECTS, 1, "Tiler quote")
+    results = await search(USER, SearchQuery(q="Tiler"), fakes.search)
+    assert results.items[0].id == titled.id  # the title counts more
+    hit = results.items[1]
+    assert "tiler came back" in hit.snippet and hit.snippet.startswith("…")
+    assert len(hit.snippet) < 200 and hit.bucket is Bucket.PROJECTS
+    assert results.items[0].score > hit.score > 0
+    assert search_terms("The tiler's QUOTE, the") == ["the", "tiler", "s", "quote"]
+    assert search_terms("??") == ["??"]
+    assert snippet(["no match here"], ["zzz"]) == "no match here"
+
+
+async def test_search_is_the_callers_only(fakes: Fakes) -> None:
+    await file(fakes, "the tiler", Bucket.PROJECTS, 0)
+    assert (await search("someone-else", SearchQuery(q="tiler"), fakes.search)).items == []
+
+
+async def filed_view(fakes: Fakes, bucket: Bucket = Bucket.PROJECTS):
+    item = await file(fakes, "ask Ottilie for the tiler's number", bucket, 0, "Tiler")
+    stored = await fakes.filed.get(USER, bucket, item.id)
+    assert stored is not None
+    return item, stored
+
+
+def patch(**fields: Any) -> FiledPatch:
+    return FiledPatch.model_validate(fields)
+
+
+async def test_edit_applies_a_merge_patch_and_renames_the_inbox_item(fakes: Fakes) -> None:
+    item, stored = await filed_view(fakes)
+    change = patch(title=" New  title ", dueDate="2027-01-02", nextAction="Call", done=True)
+    view = await edit_filed(USER, item.id, change, stored.etag, fakes.repo, fakes.filed)
+    assert (view.title, view.due_date, view.next_action, view.done) == (
+        "New title", date(2027, 1, 2), "Call", True,
+    )  # fmt: skip
+    assert view.etag != stored.etag and view.people == ["Ottilie"]
+    inbox = fakes.repo.stored(USER, item.id)
+    assert inbox is not None and inbox.title == "New title"
+    assert inbox.updated_at == item.updated_at and inbox.status == item.status
+    # null clears a date; quotes around the ETag or not, it is the same one
+    cleared = await edit_filed(
+        USER, item.id, patch(dueDate=None), view.etag.strip('"'), fakes.repo, fakes.filed
+    )
+    assert cleared.due_date is None and cleared.title == "New title"
+
+
+async def test_edit_needs_the_current_etag(fakes: Fakes) -> None:
+    item, stored = await filed_view(fakes)
+    await edit_filed(USER, item.id, patch(done=True), stored.etag, fakes.repo, fakes.filed)
+    with pytest.raises(PreconditionFailed) as stale:
+        await edit_filed(USER, item.id, patch(done=False), stored.etag, fakes.repo, fakes.filed)
+    assert stale.value.code == "PRECONDITION_FAILED"
+    with pytest.raises(PreconditionRequired):
+        await edit_filed(USER, item.id, patch(done=False), None, fakes.repo, fakes.filed)
+    # Someone saves between our read and our replace: 412 too, and nothing of ours lands.
+    current = await fakes.filed.get(USER, Bucket.PROJECTS, item.id)
+    assert current is not None
+
+    async def concurrent() -> None:
+        latest = await fakes.filed.get(USER, Bucket.PROJECTS, item.id)
+        assert latest is not None
+        await fakes.filed.replace(latest.model_copy(update={"title": "theirs"}))
+
+    fakes.filed.before_next("replace", concurrent)
+    with pytest.raises(PreconditionFailed):
+        await edit_filed(USER, item.id, patch(title="mine"), current.etag, fakes.repo, fakes.filed)
+    after = await fakes.filed.get(USER, Bucket.PROJECTS, item.id)
+    assert after is not None and after.title == "theirs"
+
+
+async def test_the_inbox_title_is_retried_over_a_concurrent_save(fakes: Fakes) -> None:
+    item, stored = await filed_view(fakes)
+
+    def someone_saves() -> None:
+        current = fakes.repo.stored(USER, item.id)
+        assert current is not None
+        fakes.repo.seed(current.shown_live())  # a new ETag under our feet
+
+    fakes.repo.before_next("save", someone_saves)
+    await edit_filed(USER, item.id, patch(title="Renamed"), stored.etag, fakes.repo, fakes.filed)
+    inbox = fakes.repo.stored(USER, item.id)
+    assert inbox is not None and inbox.title == "Renamed" and inbox.outcome_shown_at is not None
+
+
+async def test_what_cannot_be_edited(fakes: Fakes) -> None:
+    item, stored = await filed_view(fakes, Bucket.IDEAS)
+    for bad, code in ((patch(nextAction="x"), "NOT_A_PROJECT"),
+                      (patch(title="   "), "INVALID_PATCH")):  # fmt: skip
+        with pytest.raises(Invalid) as refused:
+            await edit_filed(USER, item.id, bad, stored.etag, fakes.repo, fakes.filed)
+        assert refused.value.code == code
+    unfiled = fakes.repo.seed(text_item("not filed yet"))
+    with pytest.raises(Conflict) as not_filed:
+        await edit_filed(USER, unfiled.id, patch(done=True), "x", fakes.repo, fakes.filed)
+    assert not_filed.value.code == "NOT_FILED"
+    with pytest.raises(NotFound):
+        await edit_filed(
+            "someone-else", item.id, patch(done=True), stored.etag, fakes.repo, fakes.filed
+        )
+    # Cannot be removed (title, done), not ours, not the type, not a day: 422 before any read.
+    for wrong in ({"unknown": 1}, {"done": "true"}, {"title": ""}, {"dueDate": "tomorrow"},
+                  {"dueDate": "2026-02-30"}, {"dueDate": 1700000000},
+                  {"title": None}, {"done": None}):  # fmt: skip
+        from pydantic import ValidationError
+
+        with pytest.raises(ValidationError):
+            FiledPatch.model_validate(wrong)
+
+
+async def test_the_export_is_a_vault_and_the_inbox(fakes: Fakes) -> None:
+    await file(fakes, "Call Zoë re: the [budget]?", Bucket.PEOPLE, 0, "Call Zoë re: [budget]?")
+    await file(fakes, "again", Bucket.PEOPLE, 1, "Call Zoë re: [budget]?")
+    await file(fakes, "due friday", Bucket.ADMIN, 2, ".hidden")
+    fakes.repo.seed(text_item("still waiting"))
+    fakes.repo.seed(text_item("someone else's", user_id="other"))
+    data = b"".join([chunk async for chunk in export_zip(USER, fakes.repo, fakes.filed)])
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert archive.testzip() is None
+    names = sorted(archive.namelist())
+    assert names == [
+        "Admin/hidden.md",
+        "People/Call Zoë re budget (2).md",
+        "People/Call Zoë re budget.md",
+        "captures.jsonl",
+    ]
+    note = archive.read("Admin/hidden.md").decode()
+    assert note.startswith("---\nid: ") and '\nbucket: "Admin"\n' in note
+    assert (
+        '\ndue: "20' in note and "\ndone: false\n" in note and "\n# .hidden\n\ndue friday\n" in note
+    )
+    lines = archive.read("captures.jsonl").decode().splitlines()
+    assert sorted(json.loads(line)["text"] for line in lines) == [
+        "Call Zoë re: the [budget]?", "again", "due friday", "still waiting",
+    ]  # fmt: skip
+
+
+def test_vault_names() -> None:
+    assert safe_name('a/b\\c:d*e?f"g<h>i|j#k^l[m]n') == "a b c d e f g h i j k l m n"
+    assert safe_name("..  .env") == "env" and safe_name("x" * 300) == "x" * 100
+    names = VaultNames()
+    item = type("I", (), {"title": "Same", "id": "1"})
+    assert [names.name_for(item) for _ in range(3)] == ["Same", "Same (2)", "Same (3)"]  # type: ignore[arg-type]
+    long = type("I", (), {"title": "y" * 150, "id": "2"})
+    assert len(names.name_for(long)) == 100 and len(names.name_for(long)) == 100  # type: ignore[arg-type]
+    assert markdown  # used above
+
+
+def test_the_azure_search_query() -> None:
+    from shared.adapters.search import contains_query, full_text_query
+
+    text, parameters = full_text_query("u1", ["tiler", "quote"], 100)
+    assert text == (
+        "SELECT TOP 100 * FROM c WHERE c.userId = @user AND c.status != @deleting AND ("
+        "FullTextContainsAny(c.text, @t0, @t1) OR FullTextContainsAny(c.title, @t0, @t1) OR "
+        "EXISTS(SELECT VALUE a FROM a IN c.clarifications WHERE CONTAINS(a.text, @t0, true) OR "
+        "CONTAINS(a.text, @t1, true))) "
+        "ORDER BY RANK RRF(FullTextScore(c.text, @t0, @t1), FullTextScore(c.title, @t0, @t1))"
+    )
+    assert {p["name"]: p["value"] for p in parameters} == {
+        "@user": "u1", "@deleting": "deleting", "@t0": "tiler", "@t1": "quote",
+    }  # fmt: skip
+    local, _ = contains_query("u1", ["tiler"], 5)
+    assert "FullText" not in local and "ORDER BY c.createdAt DESC" in local
