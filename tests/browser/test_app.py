@@ -215,8 +215,9 @@ def test_the_lists_tick_edit_and_lead_to_people(browser, host, fake, cosmos) -> 
             ("Admin", "Renew the dog licence", "Renew the dog licence by 14 December"),
             ("Admin", "Pay the window cleaner", "Pay the window cleaner on the 9th"),
             ("Admin", "Book the boiler service", "Book the boiler service"),
-            ("Projects", "Kitchen tiles", "Kitchen: ask Ottilie Brandt for the tiler's number"),
+            ("Projects", "Garden shed", "Garden shed: ask Ottilie Brandt for the roofer's number"),
             ("People", "Lunch with Fatima", "Lunch w/ Fatima Haddad about her new job"),
+            ("Admin", "Send Fatima the invite", "Send Fatima Haddad the invite by 12 December"),
             ("Ideas", "Sourdough podcast", "A podcast about sourdough bakers"),
         ],
     )
@@ -233,7 +234,7 @@ def test_the_lists_tick_edit_and_lead_to_people(browser, host, fake, cosmos) -> 
         RACE="Book the boiler service",
         OTHER_TITLE="Book the boiler service (by phone)",
         MINE="Book the boiler service for March",
-        PROJECT="Kitchen tiles",
+        PROJECT="Garden shed",
         NEXT="Ring Ottilie on Monday",
         PERSON=person,
     )
@@ -258,14 +259,15 @@ def test_the_lists_tick_edit_and_lead_to_people(browser, host, fake, cosmos) -> 
     assert raced["title"] == "Book the boiler service for March"
 
     next_action = "Ring Ottilie on Monday"
-    (project,) = [r for r in seen["Projects"] if r["title"] == "Kitchen tiles"]
+    (project,) = [r for r in seen["Projects"] if r["title"] == "Garden shed"]
     assert f"Next: {next_action}" in project["meta"]
-    assert filed_doc(cosmos, "Projects", ids["Kitchen tiles"])["nextAction"] == next_action
+    assert filed_doc(cosmos, "Projects", ids["Garden shed"])["nextAction"] == next_action
     assert "Sourdough podcast" in [r["title"] for r in seen["Ideas"]]
     assert person in seen["people"]
     assert seen["personHeader"] == "People"
-    (lunch,) = [r for r in seen["person"] if r["title"] == "Lunch with Fatima"]
-    assert lunch["meta"][0] == "People"  # a person's page shows each item's bucket
+    # A person's page: every item naming them, whatever the bucket, each with its bucket.
+    buckets = {r["title"]: r["meta"][0] for r in seen["person"]}
+    assert buckets == {"Lunch with Fatima": "People", "Send Fatima the invite": "Admin"}
 
 
 def test_search_finds_and_opens_and_settings_exports_everything(

@@ -122,7 +122,8 @@ function row(item: FiledView, context: RowContext): HTMLLIElement {
       // Filed, a project's next action is its title: shown once the user makes it another.
       current.nextAction && current.nextAction !== current.title ? h("span", {}, `Next: ${current.nextAction}`) : null,
       current.oneLiner && current.oneLiner !== current.title ? h("span", {}, current.oneLiner) : null,
-      current.people.length && current.bucket !== "People" ? h("span", {}, current.people.join(", ")) : null,
+      // Who it names, except where that goes without saying (People, a person's own page).
+      current.people.length && current.bucket !== "People" && !context.withBucket ? h("span", {}, `with ${current.people.join(", ")}`) : null,
       admin ? null : h("span", {}, when(current.createdAt)),
     ].filter((part) => part !== null);
     const edit = h("button", { type: "button", class: "link", "aria-label": `Edit ${current.title}` }, "Edit");
