@@ -375,6 +375,7 @@ const scenarios = {
     await snap(page, seen, "edit-sheet");
     await sheet.getByRole("button", { name: "Save" }).click();
     await sheet.waitFor({ state: "detached" });
+    seen.focusAfterEdit = await page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
     const edited = rows.filter({ hasText: env.NEW_TITLE });
     seen.edited = { title: await edited.locator(".title").innerText(), due: await edited.locator("time").getAttribute("datetime") };
 

@@ -249,6 +249,7 @@ def test_the_lists_tick_edit_and_lead_to_people(browser, host, fake, cosmos) -> 
 
     assert seen["ticked"] and filed_doc(cosmos, "Admin", ids["Renew the dog licence"])["done"]
     assert seen["edited"] == {"title": "Pay the window cleaner £20", "due": "2030-01-15"}
+    assert seen["focusAfterEdit"] == "Edit Pay the window cleaner £20"  # the keyboard is back
     edited = filed_doc(cosmos, "Admin", ids["Pay the window cleaner"])
     assert (edited["title"], edited["dueDate"]) == ("Pay the window cleaner £20", "2030-01-15")
     # Renamed on another device while the sheet was open: told, reloaded, saved again.

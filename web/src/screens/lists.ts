@@ -106,6 +106,9 @@ async function findIn(bucket: Bucket, id: string): Promise<FiledView | null> {
  * Ideas' with the one-liner; each with Edit. */
 function row(item: FiledView, context: RowContext): HTMLLIElement {
   const li = h("li", { class: item.done ? "done" : null, "data-id": item.id });
+  // One Edit button for the row's life: the sheet gives the keyboard back to it once saved.
+  const edit = h("button", { type: "button", class: "link" }, "Edit");
+  edit.addEventListener("click", () => openEditor(item, () => context.find(item.id), render));
   const render = (current: FiledView) => {
     item = current;
     li.className = current.done ? "done" : "";
@@ -126,8 +129,7 @@ function row(item: FiledView, context: RowContext): HTMLLIElement {
       current.people.length && current.bucket !== "People" && !context.withBucket ? h("span", {}, `with ${current.people.join(", ")}`) : null,
       admin ? null : h("span", {}, when(current.createdAt)),
     ].filter((part) => part !== null);
-    const edit = h("button", { type: "button", class: "link", "aria-label": `Edit ${current.title}` }, "Edit");
-    edit.addEventListener("click", () => openEditor(item, () => context.find(item.id), render));
+    edit.setAttribute("aria-label", `Edit ${current.title}`);
     li.replaceChildren(
       ...(admin ? [tick] : []),
       h("div", { class: "body" }, heading, details.length ? h("p", { class: "meta" }, ...details) : null),
