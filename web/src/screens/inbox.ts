@@ -17,7 +17,8 @@ const STATUSES: Record<string, string> = {
   failed: "Failed",
 };
 
-function statusOf(item: InboxItem): string {
+/** An inbox status in words ("Bucket to confirm", "Needs an answer"). */
+export function statusOf(item: Pick<InboxItem, "status">): string {
   return STATUSES[item.status] ?? item.status;
 }
 

@@ -2,6 +2,7 @@
 // opens its capture. The query is kept in the address, so Back from a result returns here.
 import { bucketBadge, h, when } from "../dom";
 import { search } from "../recall";
+import { statusOf } from "./inbox";
 
 export function searchScreen(query: string): HTMLElement {
   const input = h("input", {
@@ -30,7 +31,7 @@ export function searchScreen(query: string): HTMLElement {
               { href: `#/captures/${f.id}`, class: "item" },
               h("span", { class: "title" }, f.title || f.snippet),
               f.snippet ? h("span", { class: "snippet" }, f.snippet) : null,
-              h("span", { class: "meta" }, f.bucket ? bucketBadge(f.bucket) : h("span", {}, "Inbox"), h("span", {}, when(f.createdAt))),
+              h("span", { class: "meta" }, f.bucket ? bucketBadge(f.bucket) : h("span", {}, statusOf(f)), h("span", {}, when(f.createdAt))),
             ),
           ),
         ),
