@@ -13,8 +13,9 @@ exposed headers, no preflight max-age). Its middleware runs before routing, so:
 - `Vary: Origin` only when several origins are configured, as ASP.NET Core adds it;
 - `*` alone allows any origin and is answered `*`; with credentials the host refuses to start.
 
-Headers a browser must read from an answer (Location, Retry-After) are exposed by the app
-itself (shared/http/edge.py), since the platform's CORS exposes none, here or in Azure.
+Headers a browser must read from an answer (Location, Retry-After, ETag, Content-Disposition)
+are exposed by the app itself (shared/http/edge.py), since the platform's CORS exposes none,
+here or in Azure.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
+from shared.adapters.search import LOCAL_CANDIDATES
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.documents import utc_text
@@ -299,7 +300,7 @@ class FakeCaptureSearch(Faults):
             if not item.is_deleted and any(t in f for t in terms for f in lowered):
                 found.append(item)
         found.sort(key=lambda i: utc_text(i.created_at), reverse=True)
-        return Found(items=found[:limit], ranked=False)
+        return Found(items=found[: max(limit, LOCAL_CANDIDATES)], ranked=False)
 
 
 # -- the queues --------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 _translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
 
 Parameters = list[dict[str, object]]
+# Without a ranking engine, the newest this many matches are returned for the caller to score.
+LOCAL_CANDIDATES = 100
 
 
 def _term_parameters(terms: list[str]) -> tuple[list[str], Parameters]:
@@ -71,8 +73,10 @@ class CosmosCaptureSearch:
         self._full_text = full_text
 
     async def search(self, user_id: str, terms: list[str], limit: int) -> Found:
-        build = full_text_query if self._full_text else contains_query
-        query, parameters = build(user_id, terms, limit)
+        if self._full_text:
+            query, parameters = full_text_query(user_id, terms, limit)
+        else:
+            query, parameters = contains_query(user_id, terms, max(limit, LOCAL_CANDIDATES))
         async with _translated():
             found = self._db.get_container_client(INBOX).query_items(
                 query, parameters=parameters, partition_key=user_id

@@ -67,7 +67,8 @@ _MONTH_NAMES = {"April", "May", "June", "August"}
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 # A capitalised word after these is a place or a firm ("in Berlin", "at Google", "the Peak").
-_PLACE_WORDS = {"in", "at", "the", "a", "an", "near", "via", "around", "across"}
+# Not "a": Spanish and Portuguese say "a Lucía" for "to Lucía".
+_PLACE_WORDS = {"in", "at", "the", "near", "via", "around", "across"}
 # After "from", a place ("back from Porto") unless something came from someone ("an idea
 # from Kenji"); after "to", a person ("send it to Sofia") unless someone goes there.
 _FROM_A_PERSON = {

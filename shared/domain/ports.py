@@ -115,8 +115,8 @@ class Found:
 class CaptureSearch(Protocol):
     async def search(self, user_id: str, terms: list[str], limit: int) -> Found:
         """The user's captures (not tombstoned) whose text, title, clarification answers or
-        transcript contain any of `terms` (lowercase words): best first when ranked, else the
-        newest `limit` matches. StorageUnavailable."""
+        transcript contain any of `terms` (lowercase words): the best `limit` when ranked, else
+        the newest matches (at least `limit`) for the caller to score. StorageUnavailable."""
         ...
 
 

@@ -31,10 +31,13 @@ log = logging.getLogger(__name__)
 
 SAFETY_HEADERS = {"X-Content-Type-Options": "nosniff"}
 # The headers a browser client reads from our answers, beyond the CORS-safelisted ones: the new
-# voice note's Location, and Retry-After on 429/503. The platform's CORS (Core Tools, and the
+# voice note's Location, Retry-After on 429/503, an edited item's ETag and the export's file
+# name (Content-Disposition). The platform's CORS (Core Tools, and the
 # host in Azure) only allows origins and exposes nothing, so the app names them itself. Inert
 # without the platform's Access-Control-Allow-Origin, which only an allowed origin gets.
-EXPOSED_HEADERS = {"Access-Control-Expose-Headers": "Location, Retry-After"}
+EXPOSED_HEADERS = {
+    "Access-Control-Expose-Headers": "Location, Retry-After, ETag, Content-Disposition"
+}
 
 Handler = Callable[[Request], Awaitable[Response]]
 

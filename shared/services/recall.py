@@ -26,8 +26,6 @@ MAX_NAME_CHARS = 100
 # A person's page lists their newest items; the bucket pages (?person=) go further back.
 PERSON_ITEMS = 100
 MAX_SEARCH = 50
-# What a search scores: the store's best (Azure) or its newest matches (locally).
-SEARCH_CANDIDATES = 100
 MAX_TERMS = 8
 
 BUCKET_OF_PATH = {b.value.lower(): b for b in Bucket}
@@ -275,7 +273,7 @@ async def search(user_id: str, query: SearchQuery, finder: CaptureSearch) -> Sea
     """Matches over text and transcripts, titles and clarification answers, best first: in the
     store's order where it ranks (Azure's BM25), else by our score, then newest."""
     terms = search_terms(query.q)
-    found = await finder.search(user_id, terms, SEARCH_CANDIDATES)
+    found = await finder.search(user_id, terms, query.limit)
     hits = [_hit(item, terms, query.q) for item in found.items]
     if not found.ranked:
         # Stable: equal scores stay newest first, as the store returned them.

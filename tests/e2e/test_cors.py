@@ -5,7 +5,8 @@ sets, answering the browser's preflights and requests.
 What the host does (devhost/cors.py, from Core Tools' and the Flex host's policy): preflights
 answered 204 before routing, any method and header echoed, no max-age, Vary: Origin only with
 several origins, nothing at all for another origin. What a browser may read besides the
-safelisted headers (Location, Retry-After) the app exposes itself (shared/http/edge.py).
+safelisted headers (Location, Retry-After, ETag, Content-Disposition) the app exposes itself
+(shared/http/edge.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pytest
 
 from devhost.emulators import free_port
 from shared.http.contract import ROUTES
+from tests import fake_openai
 from tests.sse import assert_valid_run, get_run, post_run
 from tests.support import KEY, REPO, DevhostProcess, run_input, running_devhost
 
@@ -350,3 +352,24 @@ def test_a_policy_the_host_would_not_take_stops_the_devhost(small_app, cors) -> 
     )
     assert result.returncode == 1
     assert "devhost: CORS: '*'" in result.stderr
+
+
+def test_an_edit_exposes_its_etag_and_the_export_its_file_name(client, fake) -> None:
+    fake.enqueue(fake_openai.classification("Projects", 0.9, "Shed"))
+    done = post_run(client, "/api/capture", run_input(f"plan the shed {uuid.uuid4()}"), headers=KEY)
+    capture_id = done.custom()["value"]["inboxItemId"]
+    items = client.get("/api/buckets/projects?limit=100", headers=KEY).json()["items"]
+    (item,) = [i for i in items if i["id"] == capture_id]
+    ask = preflight(client, f"/api/captures/{capture_id}", APP, "PATCH")
+    assert ask.status_code == 204 and ask.headers["access-control-allow-methods"] == "PATCH"
+    edit = client.patch(
+        f"/api/captures/{capture_id}",
+        json={"done": True},
+        headers={**KEY, "Origin": APP, "If-Match": item["etag"]},
+    )
+    assert edit.status_code == 200 and edit.headers["etag"]
+    assert edit.headers["access-control-allow-origin"] == APP
+    assert "etag" in exposed(edit.headers)
+    with client.stream("GET", "/api/export", headers={**KEY, "Origin": APP}) as export:
+        assert export.headers["access-control-allow-origin"] == APP
+        assert "content-disposition" in exposed(export.headers)

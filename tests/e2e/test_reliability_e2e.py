@@ -596,7 +596,7 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
         assert response.headers.get("x-content-type-options") == "nosniff", (method, route, status)
         # The platform's CORS exposes nothing: a browser reads these only because we say so.
         expose = response.headers.get("access-control-expose-headers")
-        assert expose == "Location, Retry-After", (method, route, status)
+        assert expose == "Location, Retry-After, ETag, Content-Disposition", (method, route, status)
         answered[(method, route)].add(status)
 
     def sse(method: str, route: str, run: SseRun) -> SseRun:
@@ -650,6 +650,19 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
     assert voice.custom()["name"] == "CLASSIFIED"
     text_file = {"file": ("n.txt", b"hello", "text/plain")}
     seen("POST", route, main.post(route, files=text_file, headers=KEY))  # 415
+
+    route = "/api/buckets/{bucket}"
+    seen("GET", route, main.get("/api/buckets/admin", headers=KEY))
+    seen("GET", route, main.get("/api/buckets/nowhere", headers=KEY))  # 404
+    seen("GET", "/api/people", main.get("/api/people", headers=KEY))
+    seen("GET", "/api/people/{name}", main.get("/api/people/Nobody%20Here", headers=KEY))  # 404
+    seen("GET", "/api/search", main.get("/api/search?q=Sarah", headers=KEY))
+    seen("GET", "/api/search", main.get("/api/search?q=", headers=KEY))  # 422
+    with main.stream("GET", "/api/export", headers=KEY) as export:
+        seen("GET", "/api/export", export)
+    route = "/api/captures/{id}"
+    seen("PATCH", route, main.patch(f"/api/captures/{capture_id}", json={}, headers=KEY))  # 428
+    seen("PATCH", route, main.patch(f"/api/captures/{uuid.uuid4()}", json={}, headers=KEY))
 
     route = "/api/captures/{id}"
     for captured in (capture_id, unclear, upload.json()["captureId"]):

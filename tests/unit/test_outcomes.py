@@ -61,6 +61,7 @@ def test_people_and_due_dates() -> None:
         ("April's party, then Kemal moves to Krakow", ["April", "Kemal"]),  # possessive month
         ("an idea from Kenji, send it to Leila", ["Kenji", "Leila"]),  # from/to a person
         ("Kwame, Ana and Mum", ["Kwame", "Ana", "Mum"]),
+        ("Mañana llamar a Lucía", ["Lucía"]),  # "a" is "to" in Spanish, not an article
         ("It's Raj's turn to host at Easter", ["Raj"]),  # sentence starts, holidays
         ("send Kim the NHS form and my CV", ["Kim"]),  # capitals are not names
     ],

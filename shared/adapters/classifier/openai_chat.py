@@ -53,10 +53,8 @@ name, "the thing with Rob"): below 0.6.
 - also_fits: when two buckets fit about equally, the other one (e.g. "lunch with Ana about the \
 app": People, also_fits Projects); else null.
 - title: 3-8 words naming the item, in the capture's language.
-- people: the people it names, as written, full names whole, without titles ("Dr Okafor": \
-"Okafor"); not places, firms, nationalities, pets or the meal ("Lunch w/ Fatima": ["Fatima"]).
-- due_date: YYYY-MM-DD of the day it names, the next one from today; null for none or a vague \
-time ("next week").
+- people: names of people it mentions, full names whole, no titles; no places, firms or pets.
+- due_date: YYYY-MM-DD of a day it names (the next one from today); else null.
 - question: null when confidence >=0.6; else one short question whose answer settles the \
 bucket, naming the two buckets. With a null bucket, ask the user to rephrase.
 Any language: file it by meaning by the same rules; if unsure, lower the confidence, never guess.
