@@ -245,6 +245,8 @@ const scenarios = {
     // capture's does (what the API makes of it is the API's to test).
     const typed = await capture(page, "tiles for the hall");
     await phase(typed, "asking");
+    seen.whichPrompt = await typed.locator(".ask .prompt").innerText();
+    await snap(page, seen, "capture-which-bucket");
     const resumed = page.waitForRequest((r) => r.method() === "POST" && r.postDataJSON()?.resume);
     await typed.getByLabel("Or say where it goes").fill(env.TYPED);
     await typed.getByRole("button", { name: "Answer" }).click();

@@ -57,7 +57,8 @@ def test_an_unclear_capture_asks_and_the_answer_files_it(browser, fake, cosmos) 
 
 
 def test_low_confidence_offers_the_buckets_and_the_pick_files_it(browser, fake, cosmos) -> None:
-    fake.enqueue(UNSURE, UNSURE, UNSURE, fake_openai.classification("Admin", 0.9, "Hall tiles"))
+    which = fake_openai.classification("Projects", 0.45, "Hall tiles", also_fits="Admin")
+    fake.enqueue(UNSURE, UNSURE, which, fake_openai.classification("Admin", 0.9, "Hall tiles"))
     seen = browser("pick", TYPED="it's an admin one")
     # Confidence in words, not "(0.45)".
     assert seen["prompt"].startswith("Filed under Projects for now (not sure).")
@@ -73,6 +74,10 @@ def test_low_confidence_offers_the_buckets_and_the_pick_files_it(browser, fake, 
     (dismissed,) = inbox_by_text(cosmos, "tiles for the bathroom")
     assert dismissed["status"] == "needs_review"
     assert dismissed["interrupts"][-1]["status"] == "cancelled"
+    # Two buckets fit: the question says it is not sure, so the prompt does not again.
+    assert seen["whichPrompt"] == (
+        "Filed under Projects for now. I'm not sure where this belongs — Projects or Admin?"
+    )
     (resume,) = seen["typedResume"]
     assert resume["status"] == "resolved" and resume["payload"] == {"answer": "it's an admin one"}
 

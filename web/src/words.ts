@@ -9,9 +9,13 @@ export function sureness(confidence: number): string {
   return "very sure";
 }
 
-/** A question's "(0.45)" in words: "Filed under Projects for now (not sure)." */
+/** A question's "(0.45)" in words: "Filed under Projects for now (not sure)."; left out when
+ * the question says it already ("I'm not sure where this belongs — …"). */
 export function inWords(message: string): string {
-  return message.replace(/\((0(?:\.\d+)?|1(?:\.0+)?)\)/, (_, n: string) => `(${sureness(Number(n))})`);
+  return message.replace(/ ?\((0(?:\.\d+)?|1(?:\.0+)?)\)/, (_, n: string) => {
+    const words = sureness(Number(n));
+    return message.toLowerCase().includes(words) ? "" : ` (${words})`;
+  });
 }
 
 const bare = (s: string) => s.toLowerCase().replace(/…$/, "").replace(/[^\p{L}\p{N}]+/gu, " ").trim();
