@@ -178,9 +178,9 @@ const filedRows = (lis) =>
   }));
 
 /** Another device edits the filed item titled `title`: the API's own PATCH, with its ETag. */
-async function otherDevice(title, edit) {
+async function otherDevice(title, edit, done = "false") {
   const headers = { "X-API-Key": env.API_KEY };
-  const page = await (await fetch(`${env.API_URL}/buckets/admin?limit=100`, { headers })).json();
+  const page = await (await fetch(`${env.API_URL}/buckets/admin?limit=100&done=${done}`, { headers })).json();
   const item = page.items.find((i) => i.title === title);
   const response = await fetch(`${env.API_URL}/captures/${item.id}`, {
     method: "PATCH",
@@ -397,6 +397,13 @@ const scenarios = {
     await sheet.getByRole("button", { name: "Save" }).click();
     await sheet.waitFor({ state: "detached" });
     seen.afterRace = await rows.locator(".title").allInnerTexts();
+
+    // A tick on an item another device changed meanwhile: told, and the list as it now is.
+    await otherDevice(env.TICK, { title: env.TICK_RENAMED }, "true");
+    await page.getByLabel(env.TICK, { exact: true }).uncheck();
+    await page.getByText("had changed elsewhere").waitFor();
+    seen.tickStale = await page.locator(".filed + [role=status]").innerText();
+    seen.afterTickStale = await rows.locator(".title").allInnerTexts();
 
     for (const bucket of ["Projects", "Ideas"]) {
       await page.locator(".buckets").getByRole("link", { name: bucket }).click();

@@ -233,6 +233,7 @@ def test_the_lists_tick_edit_and_lead_to_people(browser, host, fake, cosmos) -> 
     seen = browser(
         "lists",
         TICK="Renew the dog licence",
+        TICK_RENAMED="Renew the dog licence (renewed online)",
         EDIT="Pay the window cleaner",
         NEW_TITLE="Pay the window cleaner £20",
         NEW_DUE="2030-01-15",
@@ -263,6 +264,11 @@ def test_the_lists_tick_edit_and_lead_to_people(browser, host, fake, cosmos) -> 
     assert "Book the boiler service for March" in seen["afterRace"]
     raced = filed_doc(cosmos, "Admin", ids["Book the boiler service"])
     assert raced["title"] == "Book the boiler service for March"
+    # Unticked after another device renamed it: refused (412), said, the list reloaded.
+    assert seen["tickStale"].startswith("That item had changed elsewhere")
+    assert "Renew the dog licence" not in seen["afterTickStale"]  # still done: not listed
+    licence = filed_doc(cosmos, "Admin", ids["Renew the dog licence"])
+    assert licence["done"] and licence["title"] == "Renew the dog licence (renewed online)"
 
     next_action = "Ring Ottilie on Monday"
     (project,) = [r for r in seen["Projects"] if r["title"] == "Garden shed"]
