@@ -130,7 +130,12 @@ class FakeCaptureRepository(Faults):
         return self._read(key)
 
     async def newest(
-        self, user_id: str, *, at_or_before: str | None, status: Status | None
+        self,
+        user_id: str,
+        *,
+        at_or_before: str | None,
+        status: Status | None,
+        page_items: int = 100,
     ) -> AsyncIterator[InboxItem]:
         await self._step("newest")
         docs = [json.loads(text) for (user, _), text in self._inbox.items() if user == user_id]

@@ -74,7 +74,12 @@ class CosmosCaptureRepository:
         return InboxItem.model_validate(saved)
 
     async def newest(
-        self, user_id: str, *, at_or_before: str | None, status: Status | None
+        self,
+        user_id: str,
+        *,
+        at_or_before: str | None,
+        status: Status | None,
+        page_items: int = 100,
     ) -> AsyncIterator[InboxItem]:
         # One partition, one ORDER BY on a single path: served by the default index, with
         # no OFFSET (the caller pages by keyset on createdAt).
@@ -87,9 +92,14 @@ class CosmosCaptureRepository:
             where.append("c.status = @status")
             parameters.append({"name": "@status", "value": status.value})
         query = f"SELECT * FROM c WHERE {' AND '.join(where)} ORDER BY c.createdAt DESC"
+        # Pages of a bounded size: a caller reading the whole inbox (the export) holds one page
+        # at a time, however many captures there are (unbounded, the local server answers
+        # them all in one page).
         pages = (
             self._container(INBOX)
-            .query_items(query, parameters=parameters, partition_key=user_id)
+            .query_items(
+                query, parameters=parameters, partition_key=user_id, max_item_count=page_items
+            )
             .by_page()
         )
         while True:

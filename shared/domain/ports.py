@@ -34,9 +34,15 @@ class CaptureRepository(Protocol):
         ...
 
     def newest(
-        self, user_id: str, *, at_or_before: str | None, status: Status | None
+        self,
+        user_id: str,
+        *,
+        at_or_before: str | None,
+        status: Status | None,
+        page_items: int = 100,
     ) -> AsyncIterator[InboxItem]:
-        """The user's inbox items, newest first (by createdAt), from `at_or_before` on."""
+        """The user's inbox items, newest first (by createdAt), from `at_or_before` on, read
+        `page_items` at a time."""
         ...
 
     async def on_thread(self, user_id: str, thread_id: str) -> list[InboxItem]:

@@ -90,7 +90,10 @@ async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -
     items: list[InboxItem] = []
     more = False
     async for item in repo.newest(
-        user_id, at_or_before=cursor.t if cursor else None, status=query.status_filter
+        user_id,
+        at_or_before=cursor.t if cursor else None,
+        status=query.status_filter,
+        page_items=limit + 1,
     ):
         if cursor and utc_text(item.created_at) == cursor.t and item.id in cursor.ids:
             continue  # sent on the previous page (same instant, rare)

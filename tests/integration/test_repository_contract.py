@@ -179,6 +179,8 @@ async def test_newest_lists_newest_first_with_its_filters(subject, user) -> None
     ids = [i.id for i in items]
 
     assert await listed(subject.repo, user) == ids[::-1]  # tombstones included: callers judge
+    in_pages = subject.repo.newest(user, at_or_before=None, status=None, page_items=2)
+    assert [i.id async for i in in_pages] == ids[::-1]  # read two at a time, all the same
     cut = utc_text(items[2].created_at)  # the bound is inclusive
     assert await listed(subject.repo, user, at_or_before=cut) == [ids[2], ids[1], ids[0]]
     assert await listed(subject.repo, user, status=Status.FILED) == [ids[4], ids[2], ids[0]]
