@@ -116,9 +116,15 @@ async function refusal(response: Response): Promise<ApiError> {
   return new ApiError(response.status, detail || `The API answered ${response.status}.`, code);
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  extra: Record<string, string> = {},
+): Promise<T> {
   const headers: Record<string, string> = { ...authHeaders() };
   if (body !== undefined) headers["Content-Type"] = "application/json";
+  Object.assign(headers, extra);
   const response = await checkedFetch(apiUrl(path), {
     method,
     headers,

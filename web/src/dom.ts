@@ -34,3 +34,8 @@ export function when(at: number | string): string {
     ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
     : date.toLocaleDateString([], { day: "numeric", month: "short" });
 }
+
+/** A bucket's badge, in the bucket's own colour. */
+export function bucketBadge(bucket: string): HTMLSpanElement {
+  return h("span", { class: `badge bucket ${bucket.toLowerCase()}` }, bucket);
+}

@@ -4,42 +4,65 @@
 import { onKeyRefused } from "./api";
 import { byId, h } from "./dom";
 import { flushOutbox } from "./flows";
-import { captureScreen } from "./screens/capture";
+import { captureScreen, prefill } from "./screens/capture";
 import { inboxScreen, itemScreen } from "./screens/inbox";
+import { bucketOf, listScreen, personScreen } from "./screens/lists";
+import { searchScreen } from "./screens/search";
 import { settingsScreen } from "./screens/settings";
+import { sharedText } from "./share";
 import { keepCurrent } from "./push";
 import { loadSettings } from "./settings";
 import * as store from "./store";
 
+interface Screen {
+  view: HTMLElement;
+  tab: string; // the tab it belongs to
+  title?: string; // what the bar says, when not the tab's name
+}
+
+/** The screen for an address: #/capture, #/lists/<bucket>, #/people/<name>, #/search?q=…,
+ * #/inbox, #/captures/<id> (also a notification's link; #/inbox/<id> still works), #/settings. */
+function screenFor(hash: string, firstRun: boolean): Screen {
+  const [path, query = ""] = hash.replace(/^#\/?/, "").split("?");
+  const [name, id] = path.split("/");
+  if (firstRun || name === "settings") {
+    const saved = () => {
+      byId("banner").hidden = true;
+      flushOutbox();
+      // Set up for the first time: straight on to capturing.
+      if (firstRun) {
+        history.replaceState(null, "", "#/capture");
+        route();
+      }
+    };
+    return { view: settingsScreen(saved), tab: "settings" };
+  }
+  if ((name === "captures" || name === "inbox") && id) {
+    return { view: itemScreen(decodeURIComponent(id)), tab: "inbox", title: "Details" };
+  }
+  if (name === "inbox") return { view: inboxScreen(), tab: "inbox" };
+  if (name === "lists") {
+    const bucket = bucketOf(id);
+    return { view: listScreen(bucket), tab: "lists", title: bucket };
+  }
+  if (name === "people" && id) return { view: personScreen(decodeURIComponent(id)), tab: "lists", title: "People" };
+  if (name === "search") return { view: searchScreen(new URLSearchParams(query).get("q") ?? ""), tab: "search" };
+  return { view: captureScreen(), tab: "capture" };
+}
+
 function route(): void {
-  const [screen, id] = location.hash.replace(/^#\/?/, "").split("/");
+  const { view, tab, title: named } = screenFor(location.hash, !loadSettings());
   const main = byId("main");
-  const firstRun = !loadSettings();
-  const name = firstRun ? "settings" : screen || "capture";
-  const view =
-    name === "settings"
-      ? settingsScreen(() => {
-          byId("banner").hidden = true;
-          flushOutbox();
-          // Set up for the first time: straight on to capturing.
-          if (firstRun) {
-            history.replaceState(null, "", "#/capture");
-            route();
-          }
-        })
-      : (name === "captures" || name === "inbox") && id // #/captures/<id>: a notification's link
-        ? itemScreen(decodeURIComponent(id))
-        : name === "inbox"
-          ? inboxScreen()
-          : captureScreen();
   main.replaceChildren(view);
+  // The bar names the screen: the tab's name, the list's, or a capture's details.
+  const title = named ?? tab[0].toUpperCase() + tab.slice(1);
+  byId("screen-name").textContent = title;
+  document.title = `${title} · Second brain`;
   // Settings says it itself, next to the key: no banner pointing at the screen it is on.
-  if (name === "settings") byId("banner").hidden = true;
-  document.querySelectorAll<HTMLAnchorElement>(".tabs a").forEach((tab) => {
-    const current = name === "captures" ? "inbox" : name === "inbox" || name === "settings" ? name : "capture";
-    if (tab.dataset.screen === current) {
-      tab.setAttribute("aria-current", "page");
-    } else tab.removeAttribute("aria-current");
+  if (tab === "settings") byId("banner").hidden = true;
+  document.querySelectorAll<HTMLAnchorElement>(".tabs a").forEach((link) => {
+    if (link.dataset.screen === tab) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
   });
   // A screen reader starts reading the new screen, not the old position on the page.
   if (navigated) view.querySelector<HTMLElement>("h2[tabindex]")?.focus();
@@ -75,6 +98,13 @@ window.addEventListener("offline", showNetwork);
 window.addEventListener("storage", (event) => event.key === "capture.captures" && store.reload());
 store.subscribe(showNetwork);
 
+// Shared to the app (the share target's ./?title=…&text=…&url=…): the capture screen opens
+// with it, and the address loses the query so that a reload does not share it again.
+const shared = sharedText(location.search);
+if (shared !== null) {
+  prefill(shared);
+  history.replaceState(null, "", `${location.pathname}#/capture`);
+}
 route();
 showNetwork();
 if (loadSettings()) flushOutbox();

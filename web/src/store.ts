@@ -94,6 +94,13 @@ export function update(id: string, patch: Partial<LocalCapture>): LocalCapture |
   return captures[index];
 }
 
+/** Gone from the API (deleted, here or elsewhere): off the device too. */
+export function remove(id: string): void {
+  captures = captures.filter((c) => c.id !== id);
+  write();
+  changed(null);
+}
+
 /** Another tab changed the list: take its version. */
 export function reload(): void {
   captures = read();

@@ -2,12 +2,14 @@
 // outcome, answering the questions some of them ask. A capture that will settle later is
 // where notifications are first offered.
 import type { Interrupt } from "@ag-ui/client";
-import { h, when } from "../dom";
+import { bucketBadge, h, when } from "../dom";
 import { answer, captureText, captureVoice, send } from "../flows";
 import { canRecord, clock, Recording, VOICE_LIMIT_S } from "../recorder";
 import { mayOffer, notNow, turnOn } from "../push";
 import * as store from "../store";
 import type { LocalCapture, Phase } from "../store";
+import { catchUp } from "../sync";
+import { inWords, repeats } from "../words";
 
 const PHASES: Record<Phase, string> = {
   waiting: "Waiting to send",
@@ -37,9 +39,18 @@ store.subscribe((id) => {
   if (capture) renderCard(capture);
 });
 
+let shared: string | null = null;
+
+/** Text shared to the app (the share target): the composer opens with it, to check and send. */
+export function prefill(text: string): void {
+  shared = text;
+}
+
 export function captureScreen(): HTMLElement {
   list = h("ol", { class: "cards", "aria-live": "polite", "aria-label": "Captures on this device" });
   renderList();
+  // What the inbox moved or deleted meanwhile (here or on another device) shows here too.
+  void catchUp();
   void mayOffer().then((yes) => {
     if (yes !== offering) {
       offering = yes;
@@ -60,17 +71,21 @@ function composer(): HTMLElement {
   const text = h("textarea", {
     id: "capture-text",
     name: "text",
-    rows: 3,
+    rows: shared ? Math.min(8, shared.split("\n").length + 3) : 3,
     maxlength: 10000,
     required: true,
     placeholder: "Call Sarah about the budget review",
+    value: shared ?? "",
   });
+  const sharedNote = shared ? h("p", { class: "hint", id: "shared-note" }, "Shared from another app: check it, then Send.") : null;
+  shared = null;
   const recorderPanel = h("div", { class: "recording", hidden: true });
   const recordButton = h("button", { type: "button", class: "secondary", id: "record" }, "Record voice");
   const form = h(
     "form",
     { class: "composer", "aria-label": "New capture" },
     h("label", { for: "capture-text" }, "What's on your mind?"),
+    sharedNote,
     text,
     h(
       "div",
@@ -180,7 +195,7 @@ function card(c: LocalCapture): HTMLLIElement {
       h("span", { class: `badge ${c.phase}` }, PHASES[c.phase]),
       h("time", { datetime: new Date(c.createdAt).toISOString() }, when(c.createdAt)),
     ),
-    h("p", { class: "what" }, said),
+    h("p", { class: "what" }, opens(c) ? h("a", { href: `#/captures/${c.captureId}` }, said) : said),
     outcome(c),
     c.phase === "sending" && c.steps.length > 0 ? steps(c) : null,
     c.phase === "asking" && c.interrupt ? question(c, c.interrupt) : null,
@@ -261,6 +276,11 @@ function offer(c: LocalCapture): HTMLElement {
   );
 }
 
+/** A card opens its capture once the API has it and it has settled. */
+function opens(c: LocalCapture): boolean {
+  return Boolean(c.captureId) && (c.phase === "filed" || c.phase === "kept" || c.phase === "asking");
+}
+
 function voiceLine(c: LocalCapture): string {
   const length = c.seconds ? ` · ${clock(c.seconds)}` : "";
   return c.text ? `“${c.text}” (voice${length})` : `Voice note${length}`;
@@ -270,7 +290,9 @@ function outcome(c: LocalCapture): HTMLElement | null {
   // While asking, the question itself says where the capture is for now.
   if (!c.bucket || !(c.phase === "filed" || c.phase === "kept")) return null;
   const forNow = c.provisional ? " for now" : "";
-  return h("p", { class: "outcome" }, `Filed → ${c.bucket}${forNow}${c.title ? ` · ${c.title}` : ""}`);
+  // The card already shows what was said: a title that only repeats it is left out.
+  const title = c.title && !repeats(c.title, c.text) ? ` · ${c.title}` : "";
+  return h("p", { class: "outcome" }, "Filed → ", bucketBadge(c.bucket), `${forNow}${title}`);
 }
 
 function steps(c: LocalCapture): HTMLElement {
@@ -290,60 +312,63 @@ interface Field {
   maxLength?: number;
 }
 
-/** The answer's fields, read from the interrupt's responseSchema (a JSON schema). */
+/** The answer's fields, read from the interrupt's responseSchema (a JSON schema): its
+ * properties, or those of each schema it allows (anyOf / oneOf: a bucket, or an answer). */
 function fields(schema: unknown): Field[] {
-  const root = (schema ?? {}) as { properties?: Record<string, unknown>; $defs?: Record<string, unknown> };
-  return Object.entries(root.properties ?? {}).map(([name, property]) => {
-    let resolved = property as { $ref?: string; enum?: string[]; maxLength?: number };
+  type Schema = { properties?: Record<string, unknown>; anyOf?: Schema[]; oneOf?: Schema[]; $defs?: Record<string, unknown> };
+  const root = (schema ?? {}) as Schema;
+  const resolve = (property: unknown) => {
+    const resolved = property as { $ref?: string; enum?: string[]; maxLength?: number };
     const ref = resolved.$ref?.match(/^#\/\$defs\/(.+)$/);
-    if (ref) resolved = (root.$defs?.[ref[1]] ?? {}) as typeof resolved;
-    return { name, choices: resolved.enum, maxLength: resolved.maxLength };
-  });
+    return (ref ? (root.$defs?.[ref[1]] ?? {}) : resolved) as typeof resolved;
+  };
+  const all = [root, ...(root.anyOf ?? []), ...(root.oneOf ?? [])];
+  return all.flatMap((one) =>
+    Object.entries(one.properties ?? {}).map(([name, property]) => {
+      const resolved = resolve(property);
+      return { name, choices: resolved.enum, maxLength: resolved.maxLength };
+    }),
+  );
 }
 
 function question(c: LocalCapture, interrupt: Interrupt): HTMLElement {
-  const [field] = fields(interrupt.responseSchema);
+  const found = fields(interrupt.responseSchema);
+  const picks = found.find((f) => f.choices);
+  const typed = found.find((f) => !f.choices);
   const metadata = (interrupt.metadata ?? {}) as { bucket?: string };
-  const prompt = interrupt.message ?? "The capture needs your answer.";
+  const prompt = inWords(interrupt.message ?? "The capture needs your answer.");
+  const promptId = `ask-${c.id}`;
   const dismiss = h(
     "button",
     { type: "button", class: "link", "data-focus": "dismiss", onclick: () => void answer(c.id, { status: "cancelled" }) },
     "Dismiss",
   );
-  if (field?.choices) {
-    const choice = (value: string) =>
-      h(
-        "button",
-        {
-          type: "button",
-          class: value === metadata.bucket ? "choice current" : "choice",
-          "data-focus": `choice-${value}`,
-          onclick: () => void answer(c.id, { status: "resolved", payload: { [field.name]: value } }),
-        },
-        value === metadata.bucket ? `${value} ✓` : value,
-      );
-    return h(
-      "fieldset",
-      { class: "ask" },
-      h("legend", {}, prompt),
-      h("div", { class: "choices" }, ...field.choices.map(choice)),
-      dismiss,
+  const choice = (field: Field, value: string) =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: value === metadata.bucket ? "choice current" : "choice",
+        "data-focus": `choice-${value}`,
+        onclick: () => void answer(c.id, { status: "resolved", payload: { [field.name]: value } }),
+      },
+      value === metadata.bucket ? `${value} ✓` : value,
     );
-  }
-  const name = field?.name ?? "answer";
+  // Every question also takes a typed answer, sent as a misunderstood capture's is.
+  const name = typed?.name ?? "answer";
   const input = h("input", {
     id: `answer-${c.id}`,
     name,
     type: "text",
     required: true,
-    maxlength: field?.maxLength ?? 4000,
+    maxlength: typed?.maxLength ?? 4000,
     autocomplete: "off",
     "data-focus": "answer",
   });
   const form = h(
     "form",
-    { class: "ask" },
-    h("label", { for: input.id }, prompt),
+    {},
+    h("label", { for: input.id, class: picks ? "or" : null }, picks ? "Or say where it goes" : prompt),
     input,
     h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Answer"), dismiss),
   );
@@ -352,5 +377,12 @@ function question(c: LocalCapture, interrupt: Interrupt): HTMLElement {
     const value = input.value.trim();
     if (value) void answer(c.id, { status: "resolved", payload: { [name]: value } });
   });
-  return form;
+  if (!picks?.choices) return h("div", { class: "ask" }, form);
+  return h(
+    "div",
+    { class: "ask", role: "group", "aria-labelledby": promptId },
+    h("p", { id: promptId, class: "prompt" }, prompt),
+    h("div", { class: "choices" }, ...picks.choices.map((value) => choice(picks, value))),
+    form,
+  );
 }

@@ -1,7 +1,9 @@
 // The inbox: every capture of the user, newest first, a page at a time; one capture opened,
 // moved to another bucket (the one-tap fix) or deleted.
 import { BUCKETS, deleteCapture, getCapture, getInbox, pickBucket, type Bucket, type InboxItem } from "../api";
-import { h, when } from "../dom";
+import { bucketBadge, h, when } from "../dom";
+import { apply, forget } from "../sync";
+import { sureness } from "../words";
 
 const STATUSES: Record<string, string> = {
   filed: "Filed",
@@ -15,7 +17,8 @@ const STATUSES: Record<string, string> = {
   failed: "Failed",
 };
 
-function statusOf(item: InboxItem): string {
+/** An inbox status in words ("Bucket to confirm", "Needs an answer"). */
+export function statusOf(item: Pick<InboxItem, "status">): string {
   return STATUSES[item.status] ?? item.status;
 }
 
@@ -60,7 +63,8 @@ export function inboxScreen(): HTMLElement {
     h(
       "div",
       { class: "title-row" },
-      h("h2", { id: "inbox-title", tabindex: "-1" }, "Inbox"),
+      // The bar says Inbox already: the heading is for screen readers to land on.
+      h("h2", { id: "inbox-title", class: "visually-hidden", tabindex: "-1" }, "Inbox"),
       h("button", { type: "button", class: "link", onclick: () => void load(true) }, "Refresh"),
     ),
     items,
@@ -80,7 +84,7 @@ function row(item: InboxItem): HTMLLIElement {
       h(
         "span",
         { class: "meta" },
-        item.filedBucket ? h("span", { class: "badge bucket" }, item.filedBucket) : null,
+        item.filedBucket ? bucketBadge(item.filedBucket) : null,
         h("span", {}, statusOf(item)),
         h("span", {}, when(item.createdAt)),
       ),
@@ -107,14 +111,15 @@ export function itemScreen(id: string): HTMLElement {
 function show(section: HTMLElement, body: HTMLElement, item: InboxItem): void {
   section.querySelector("h2")!.textContent = titleOf(item);
   const status = h("p", { class: "note", role: "status" });
-  const facts: [string, string][] = [
+  const facts: [string, string | Node][] = [
     ["Status", statusOf(item)],
-    ["Bucket", item.filedBucket ?? "none yet"],
+    ["Bucket", item.filedBucket ? bucketBadge(item.filedBucket) : "none yet"],
     ["Source", item.source === "voice" ? "Voice note" : "Text"],
     ["Captured", new Date(item.createdAt).toLocaleString([], { dateStyle: "medium", timeStyle: "short" })],
   ];
   if (item.confidence !== null && item.chosenBy !== "user") {
-    facts.splice(2, 0, ["Confidence", `${Math.round(item.confidence * 100)} %`]);
+    const words = sureness(item.confidence);
+    facts.splice(2, 0, ["Confidence", words[0].toUpperCase() + words.slice(1)]);
   }
   if (item.chosenBy === "user") facts.splice(2, 0, ["Chosen by", "you"]);
 
@@ -122,6 +127,7 @@ function show(section: HTMLElement, body: HTMLElement, item: InboxItem): void {
     status.textContent = `Moving to ${bucket}…`;
     try {
       const moved = await pickBucket(item.id, bucket);
+      apply(moved); // the Capture screen's card of it moves too
       show(section, body, moved);
       body.querySelector<HTMLElement>("[role=status]")!.textContent = `Moved to ${bucket}.`;
     } catch (error) {
@@ -149,6 +155,7 @@ function show(section: HTMLElement, body: HTMLElement, item: InboxItem): void {
     status.textContent = "Deleting…";
     try {
       await deleteCapture(item.id);
+      forget(item.id);
       location.hash = "#/inbox";
     } catch (error) {
       status.textContent = failure(error);

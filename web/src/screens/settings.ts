@@ -2,6 +2,7 @@
 // device gets notifications.
 import { ApiError, checkConnection } from "../api";
 import { h } from "../dom";
+import { exportAll } from "../recall";
 import { pushState, signOut, turnOff, turnOn, type PushState } from "../push";
 import { loadSettings, normaliseBase, saveSettings } from "../settings";
 
@@ -92,11 +93,36 @@ export function settingsScreen(onSaved: () => void): HTMLElement {
   return h(
     "section",
     { class: "screen", "aria-labelledby": "settings-title" },
-    h("h2", { id: "settings-title", tabindex: "-1" }, "Settings"),
+    h("h2", { id: "settings-title", class: "visually-hidden", tabindex: "-1" }, "Settings"),
     saved ? null : h("p", {}, "Tell the app where your captures go: your API's address and your key."),
     form,
     notify?.element,
+    saved ? exporter() : null,
   );
+}
+
+/** Export: the whole second brain as a zip of Markdown (an Obsidian vault) and the inbox. */
+function exporter(): HTMLElement {
+  const status = h("p", { class: "hint", id: "export-status", role: "status" }, "A zip: a Markdown file per filed item, in a folder per bucket, and every capture in captures.jsonl.");
+  const button = h("button", { type: "button", class: "secondary", "aria-describedby": "export-status" }, "Download everything");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    status.textContent = "Preparing the export…";
+    try {
+      const { blob, filename } = await exportAll();
+      const link = h("a", { href: URL.createObjectURL(blob), download: filename, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+      status.textContent = `Downloaded ${filename} (${Math.max(1, Math.round(blob.size / 1024))} KB).`;
+    } catch (error) {
+      status.textContent = error instanceof Error ? error.message : "The export failed.";
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return h("div", { class: "settings export" }, h("h3", {}, "Your data"), button, status);
 }
 
 /** The notifications switch, with its state in words. */
