@@ -33,14 +33,13 @@ from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services import background
 from shared.services.capture import TextCapture
-from shared.services.follow_up import follow_up_run
 from shared.services.inbox import delete_capture
-from shared.services.runs import text_capture_run
 from shared.services.transcription import transcribe_voice_note
 from shared.services.worker import handle_classify_job
 from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER, get_settings
 from testkit import fake_openai
 from testkit.support import BUCKETS, SARAH, clear_queue, docs
+from tests.runs import follow_up_run, text_capture_run
 
 UNSETTLED = {Status.RECEIVED, Status.QUEUED, Status.TRANSCRIBING}
 
