@@ -103,15 +103,14 @@ async def feed_run(
     repo: CaptureRepository,
     *,
     interrupts: bool = False,
-    thread_id: str | None = None,
     run_id: str | None = None,
     conversation: Conversation | None = None,
 ) -> AsyncIterator[BaseEvent]:
-    """A capture followed from its inbox item, as one AG-UI run: replayed at once up to where
-    it is, then told as it moves. The run is the capture's own unless the caller's run
-    (`thread_id`, `run_id`, and the `conversation` it holds) asked for it."""
+    """A capture followed from its inbox item, as one AG-UI run on its thread: replayed at once
+    up to where it is, then told as it moves. The run is the capture's own unless a caller's
+    run (`run_id`, and the `conversation` its client holds) asked for it."""
     run_id = run_id or item.run_id
-    yield ev.run_started(thread_id or item.thread_id, run_id)
+    yield ev.run_started(item.thread_id, run_id)
     stage = Stage.WAITING
     async for seen in sightings:
         if isinstance(seen, Stopped):

@@ -10,6 +10,7 @@ from shared.agui import narrator
 from shared.agui.events import Conversation
 from shared.agui.input import VoiceInput, parse_capture_input
 from shared.bootstrap import adapters
+from shared.domain.errors import Conflict
 from shared.http.auth import authenticate
 from shared.http.contract import CAPTURE
 from shared.http.edge import http_function
@@ -76,6 +77,12 @@ async def _voice_run(voice: VoiceInput, user_id: str, conversation: Conversation
         item = await get_capture(user_id, voice.capture_id, app.repo)
         if item.source != "voice":
             raise not_found()
+        if item.thread_id != voice.thread_id:
+            # Its questions are asked, and answered, on its own thread.
+            raise Conflict(
+                f"This voice note is on thread {item.thread_id!r}: run it there.",
+                "OTHER_THREAD",
+            )
         slot = FeedSlot(user_id)
     else:
         # The feed's slot first: a note that was accepted must not be answered with a 429.
@@ -94,7 +101,6 @@ async def _voice_run(voice: VoiceInput, user_id: str, conversation: Conversation
             sightings,
             app.repo,
             interrupts=conversation.interrupts,
-            thread_id=voice.thread_id,
             run_id=voice.run_id,
             conversation=conversation,
         )
