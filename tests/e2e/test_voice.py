@@ -133,7 +133,7 @@ def test_sas_upload_is_transcribed_filed_and_seen_live(
     run = SseRun(response.status_code, response.headers, raw=raw)
     run.events, run.comments = parse_sse(raw)
     assert_valid_run(run)
-    assert step_names(run) == VOICE_STEPS, run.last()
+    assert step_names(run) == VOICE_STEPS
     custom = run.custom()
     assert custom["name"] == "CLASSIFIED", custom
     assert custom["value"]["bucket"] == "People" and custom["value"]["inboxItemId"] == capture_id

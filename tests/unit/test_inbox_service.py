@@ -13,6 +13,7 @@ from shared.domain.documents import utcnow
 from shared.domain.errors import Conflict, Malformed, NotFound
 from shared.services.filing import file_capture, filed_item_for
 from shared.services.inbox import InboxQuery, delete_capture, get_capture, list_inbox
+from shared.services.retry_stale import ATTEMPTS
 from tests.fakes import USER, Fakes, guess, new_id, text_item, voice_item
 
 
@@ -125,7 +126,7 @@ async def test_a_write_racing_the_tombstone_is_read_again_then_swept(fakes: Fake
 
 async def test_a_capture_that_keeps_changing_is_a_conflict(fakes: Fakes) -> None:
     item = fakes.repo.seed(text_item())
-    for _ in range(5):
+    for _ in range(ATTEMPTS):
         fakes.repo.before_next("save", lambda: fakes.repo.seed(fakes.repo.stored(USER, item.id)))
     with pytest.raises(Conflict) as conflict:
         await delete_capture(USER, item.id, fakes.adapters)
