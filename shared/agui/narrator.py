@@ -15,8 +15,8 @@ from shared.domain.errors import NotStored
 from shared.domain.outcomes import failure_message
 from shared.domain.ports import CaptureRepository
 from shared.domain.progress import Progress, Settled, Sighting, Stage, Stopped
+from shared.services.after_write import shown
 from shared.services.resume import Answered, Resumed, ResumeRefused
-from shared.services.shown import shown
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable

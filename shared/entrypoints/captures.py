@@ -30,12 +30,12 @@ from shared.http.requests import (
     parse_plain_capture,
 )
 from shared.http.sse import sse_response
+from shared.services.after_write import shown
 from shared.services.bucket_pick import pick_bucket
 from shared.services.feed import open_feed
 from shared.services.follow_up import answer_question, open_follow_up
 from shared.services.inbox import delete_capture, get_capture, list_inbox
 from shared.services.pipeline import capture_text_within
-from shared.services.shown import shown
 from shared.settings import get_settings
 from shared.telemetry import traced
 

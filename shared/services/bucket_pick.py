@@ -11,7 +11,7 @@ from shared.domain.interrupts import BucketPayload, response_of
 from shared.domain.messages import ClassifyJob
 from shared.domain.outcomes import Outcome
 from shared.domain.ports import Adapters
-from shared.services.checks import schedule_check
+from shared.services.after_write import schedule_check
 from shared.services.filing import file_capture
 from shared.services.inbox import get_capture, not_found
 from shared.services.retry_stale import on_latest

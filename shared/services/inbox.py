@@ -17,7 +17,7 @@ from shared.domain.errors import Conflict, Malformed, NotFound
 from shared.domain.ids import is_capture_id
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
-from shared.services.checks import schedule_check
+from shared.services.after_write import schedule_check
 from shared.services.placement import converge
 from shared.services.retry_stale import retry_stale
 from shared.settings import get_settings

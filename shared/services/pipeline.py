@@ -18,9 +18,9 @@ from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.domain.progress import Deferred, Progress, Settled, Stored
+from shared.services.after_write import schedule_check
 from shared.services.background import spawn
 from shared.services.capture import TextCapture, store_text_capture
-from shared.services.checks import schedule_check
 from shared.services.filing import classify_and_file
 from shared.services.worker import queue_for_worker
 from shared.settings import get_settings

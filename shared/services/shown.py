@@ -1,10 +1,10 @@
 """Record that a client was shown a capture's outcome live, so the push worker does not tell the
 user again what they already saw.
 
-The streams call `mark_shown` (in the background) from just after the last `yield` of the
-outcome's events: a generator runs past its final `yield` only when the response asks for the
-next item, i.e. once the outcome's frames were handed to the client. A stream whose client left
-before that never marks, and the user gets the push.
+The narrator's streams have it run (after_write.shown, in the background) from just after the
+last `yield` of the outcome's events: a generator runs past its final `yield` only when the
+response asks for the next item, i.e. once the outcome's frames were handed to the client. A
+stream whose client left before that never marks, and the user gets the push.
 """
 
 from __future__ import annotations
@@ -14,15 +14,9 @@ import logging
 from shared.domain.capture import InboxItem
 from shared.domain.errors import StorageUnavailable
 from shared.domain.ports import CaptureRepository
-from shared.services.background import spawn
 from shared.services.retry_stale import retry_stale
 
 log = logging.getLogger(__name__)
-
-
-def shown(item: InboxItem, repo: CaptureRepository) -> None:
-    """Mark `item`'s outcome shown, off the stream's path."""
-    spawn(mark_shown(item, repo))
 
 
 async def mark_shown(item: InboxItem, repo: CaptureRepository) -> None:

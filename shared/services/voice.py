@@ -18,7 +18,7 @@ from shared.domain.errors import Conflict, Invalid, TooLarge, VoiceNoteTooLarge
 from shared.domain.ids import voice_capture_id
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
-from shared.services.checks import schedule_check
+from shared.services.after_write import schedule_check
 from shared.services.worker import upload_deadline
 
 log = logging.getLogger(__name__)

@@ -13,8 +13,8 @@ from shared.domain.classification import Bucket
 from shared.domain.documents import utcnow
 from shared.domain.errors import ClassifierUnavailable, StorageUnavailable
 from shared.domain.messages import ClassifyJob
-from shared.services import background, checks
-from shared.services.checks import schedule_check
+from shared.services import after_write, background
+from shared.services.after_write import schedule_check
 from shared.services.worker import handle_classify_job, queue_for_worker, upload_deadline
 from tests.fakes import USER, Fakes, guess, job_for, new_id, text_item, voice_item
 
@@ -152,7 +152,7 @@ async def test_a_check_that_cannot_be_sent_does_not_stop_the_capture(fakes: Fake
 async def test_a_slow_queue_holds_the_capture_up_no_longer_than_check_first_s(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(checks, "CHECK_FIRST_S", 0.05)
+    monkeypatch.setattr(after_write, "CHECK_FIRST_S", 0.05)
     answered = asyncio.Event()
     fakes.queues.before_next("enqueue_classify", answered.wait)  # a queue that hangs
     job = ClassifyJob(capture_id=new_id(), user_id=USER)
