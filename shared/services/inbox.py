@@ -81,8 +81,16 @@ class _Cursor(BaseModel):
 
 
 class InboxPage(Document):
-    items: list[dict]
+    """The answer to GET /api/inbox: one page of captures, newest first."""
+
+    items: list[InboxItem]
     continuation_token: str | None
+
+    def to_json(self) -> dict:
+        return {
+            "items": [item.to_json() for item in self.items],
+            "continuationToken": self.continuation_token,
+        }
 
 
 async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -> InboxPage:
@@ -110,7 +118,7 @@ async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -
         if cursor and cursor.t == last:
             seen = [*cursor.ids, *seen]
         token = _encode(_Cursor(t=last, ids=seen[-MAX_PAGE:]))
-    return InboxPage(items=[i.to_json() for i in items], continuation_token=token)
+    return InboxPage(items=items, continuation_token=token)
 
 
 async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> None:

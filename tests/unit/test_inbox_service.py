@@ -165,7 +165,7 @@ async def pages(fakes: Fakes, limit: int) -> list[list[str]]:
     seen, token = [], None
     for _ in range(20):
         page = await list_inbox(USER, fakes.repo, query(limit, token))
-        seen.append([i["id"] for i in page.items])
+        seen.append([i.id for i in page.items])
         token = page.continuation_token
         if token is None:
             return seen
@@ -189,7 +189,7 @@ async def test_captures_arriving_meanwhile_do_not_shift_the_pages(fakes: Fakes) 
     first = await list_inbox(USER, fakes.repo, query(2))
     fakes.repo.seed(text_item("newer"))  # arrives while the client reads the first page
     rest = await list_inbox(USER, fakes.repo, query(10, first.continuation_token))
-    assert [i["id"] for i in rest.items] == ids[2:]
+    assert [i.id for i in rest.items] == ids[2:]
 
 
 async def test_captures_of_the_same_instant_are_each_listed_once(fakes: Fakes) -> None:
@@ -214,13 +214,13 @@ async def test_the_inbox_filters_by_status_and_isolates_users(fakes: Fakes) -> N
     seed_inbox(fakes, 2, status=Status.FILED)
     seed_inbox(fakes, 2, user="other", status=Status.NEEDS_CLARIFICATION)
     page = await list_inbox(USER, fakes.repo, query(status=Status.NEEDS_CLARIFICATION))
-    assert [i["id"] for i in page.items] == waiting
-    assert {(i["userId"], i["status"]) for i in page.items} == {(USER, "needs_clarification")}
+    assert [i.id for i in page.items] == waiting
+    assert {(i.user_id, i.status.value) for i in page.items} == {(USER, "needs_clarification")}
 
 
 async def test_items_are_listed_in_their_stored_form(fakes: Fakes) -> None:
     (capture_id,) = seed_inbox(fakes, 1)
-    (listed,) = (await list_inbox(USER, fakes.repo, query())).items
+    (listed,) = (await list_inbox(USER, fakes.repo, query())).to_json()["items"]
     assert listed == fakes.repo.stored(USER, capture_id).to_json()
     assert "_etag" not in listed and "etag" not in listed
 
