@@ -33,6 +33,7 @@ def adapters() -> Adapters:
         queues=StorageQueues(),
         voice=BlobVoiceNotes(clients.blob_service),
         transcriber=build_transcriber(),
+        policy=get_settings().policy(),
     )
 
 
@@ -40,7 +41,9 @@ def adapters() -> Adapters:
 def push_adapters() -> PushAdapters:
     """Web Push, for the push routes and the push worker only (Adapters stays as it is)."""
     return PushAdapters(
-        subscriptions=CosmosPushSubscriptions(clients.cosmos_database()), sender=web_push_sender()
+        subscriptions=CosmosPushSubscriptions(clients.cosmos_database()),
+        sender=web_push_sender(),
+        push_services=get_settings().push_services,
     )
 
 

@@ -39,6 +39,7 @@ from shared.domain.messages import ClassifyJob, OutcomeMessage
 from shared.domain.ports import Adapters, PushAdapters
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
 from shared.domain.transcript import Transcript
+from shared.settings import get_settings
 
 Hook = Callable[[], Awaitable[Any] | Any]
 
@@ -531,7 +532,11 @@ class Fakes:
 
     @property
     def push(self) -> PushAdapters:
-        return PushAdapters(subscriptions=self.subscriptions, sender=self.sender)
+        return PushAdapters(
+            subscriptions=self.subscriptions,
+            sender=self.sender,
+            push_services=get_settings().push_services,
+        )
 
     @property
     def adapters(self) -> Adapters:
@@ -541,6 +546,7 @@ class Fakes:
             queues=self.queues,
             voice=self.voice,
             transcriber=self.transcriber,
+            policy=get_settings().policy(),
         )
 
 

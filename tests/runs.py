@@ -15,6 +15,7 @@ from shared.services.feed import follow_capture
 from shared.services.follow_up import answer_question
 from shared.services.pipeline import capture_text
 from shared.services.resume import ResumeRequest, resume
+from shared.settings import get_settings
 
 
 def text_capture_run(
@@ -47,4 +48,5 @@ def resume_run(
 def feed_run(
     item: InboxItem, repo: CaptureRepository, *, interrupts: bool = False
 ) -> AsyncIterator[Any]:
-    return narrator.feed_run(item, follow_capture(item, repo), repo, interrupts=interrupts)
+    sightings = follow_capture(item, repo, get_settings().policy())
+    return narrator.feed_run(item, sightings, repo, interrupts=interrupts)

@@ -83,10 +83,10 @@ async def _voice_run(voice: VoiceInput, user_id: str, conversation: Conversation
                 f"This voice note is on thread {item.thread_id!r}: run it there.",
                 "OTHER_THREAD",
             )
-        slot = FeedSlot(user_id)
+        slot = FeedSlot(user_id, app.policy)
     else:
         # The feed's slot first: a note that was accepted must not be answered with a 429.
-        slot = FeedSlot(user_id)
+        slot = FeedSlot(user_id, app.policy)
         try:
             item = await upload_voice_note(
                 voice.new, _once(voice.audio), app, get_settings().max_voice_bytes
@@ -94,7 +94,7 @@ async def _voice_run(voice: VoiceInput, user_id: str, conversation: Conversation
         except BaseException:
             slot.release()
             raise
-    sightings = open_feed(item, app.repo, slot)
+    sightings = open_feed(item, app, slot)
     return sse_response(
         narrator.feed_run(
             item,

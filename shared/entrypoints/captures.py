@@ -76,8 +76,9 @@ async def capture_events(req: Request) -> Response:
     query = parse_feed_query(dict(req.query_params))
     item = await get_capture(user_id, req.path_params["id"], adapters().repo)
     interrupts = speaks_interrupts(query.protocol_version)
-    repo = adapters().repo
-    return sse_response(narrator.feed_run(item, open_feed(item, repo), repo, interrupts=interrupts))
+    app = adapters()
+    sightings = open_feed(item, app)
+    return sse_response(narrator.feed_run(item, sightings, app.repo, interrupts=interrupts))
 
 
 @bp.route(

@@ -67,7 +67,7 @@ async def voice_capture(req: Request) -> Response:
     part = await open_file_field(req.stream(), req.headers.get("content-type"), VOICE_FILE.field)
     new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
     # The feed's slot first: a note that was accepted must not be answered with a 429.
-    slot = FeedSlot(user_id)
+    slot = FeedSlot(user_id, adapters().policy)
     try:
         item = await upload_voice_note(new, part.chunks, adapters(), settings.max_voice_bytes)
     except BaseException:
@@ -75,5 +75,5 @@ async def voice_capture(req: Request) -> Response:
         raise
     interrupts = speaks_interrupts(query.protocol_version)
     repo = adapters().repo
-    sightings = open_feed(item, repo, slot)
+    sightings = open_feed(item, adapters(), slot)
     return sse_response(narrator.feed_run(item, sightings, repo, interrupts=interrupts))

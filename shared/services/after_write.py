@@ -64,6 +64,8 @@ async def _publish(item: InboxItem, queues: CaptureQueues) -> None:
         chosen_by=item.chosen_by,
     )
     try:
+        # The one setting a service still reads itself: filing's callers (42 of them, tests
+        # included) pass no policy down to here.
         await queues.publish_outcome(message, delay_s=get_settings().push_delay_s)
     except Exception:
         # The capture is filed and the client has its answer; push is best effort.

@@ -16,9 +16,9 @@ from collections.abc import AsyncIterator
 
 from shared.domain.capture import InboxItem
 from shared.domain.errors import LimitReached, StorageUnavailable
-from shared.domain.ports import CaptureRepository
+from shared.domain.policy import Policy
+from shared.domain.ports import Adapters, CaptureRepository
 from shared.domain.progress import Sighting, Stage, Stopped, stage_of
-from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +46,8 @@ _open_feeds: Counter[str] = Counter()
 class FeedSlot:
     """One of a user's MAX_FEEDS_PER_USER feeds on this instance; a 429 when none is left."""
 
-    def __init__(self, user_id: str) -> None:
-        if _open_feeds[user_id] >= get_settings().max_feeds_per_user:
+    def __init__(self, user_id: str, policy: Policy) -> None:
+        if _open_feeds[user_id] >= policy.max_feeds_per_user:
             raise LimitReached(
                 "Too many events feeds are open. Close one, or try again shortly.",
                 "TOO_MANY_FEEDS",
@@ -66,15 +66,15 @@ class FeedSlot:
 
 
 def open_feed(
-    item: InboxItem, repo: CaptureRepository, slot: FeedSlot | None = None
+    item: InboxItem, adapters: Adapters, slot: FeedSlot | None = None
 ) -> AsyncIterator[Sighting | Stopped]:
     """`follow_capture`, holding a feed slot (taken here unless the caller took it first)
     until the feed ends."""
-    held = slot or FeedSlot(item.user_id)
+    held = slot or FeedSlot(item.user_id, adapters.policy)
 
     async def feed() -> AsyncIterator[Sighting | Stopped]:
         try:
-            async for seen in follow_capture(item, repo):
+            async for seen in follow_capture(item, adapters.repo, adapters.policy):
                 yield seen
         finally:
             held.release()
@@ -87,16 +87,15 @@ def open_feed(
 
 
 async def follow_capture(
-    item: InboxItem, repo: CaptureRepository
+    item: InboxItem, repo: CaptureRepository, policy: Policy
 ) -> AsyncIterator[Sighting | Stopped]:
     """The capture where it is, then at each further stage, up to its end (SETTLED or FAILED);
     or Stopped: deleted, or TIMEOUT after EVENTS_TIMEOUT_S (the capture goes on regardless;
     following it again resumes)."""
-    settings = get_settings()
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + settings.events_timeout_s
+    deadline = loop.time() + policy.events_timeout_s
     stage = Stage.WAITING
-    moved_at, wait_s = loop.time(), settings.events_poll_s
+    moved_at, wait_s = loop.time(), policy.events_poll_s
     while True:
         # Never step back: a poll may read a replica a moment behind the last one.
         reached = max(stage, stage_of(item))
@@ -113,7 +112,7 @@ async def follow_capture(
                 "TIMEOUT", "Still working on this capture. Reconnect to keep following it."
             )
             return
-        wait_s = next_poll_s(wait_s, now - moved_at, settings.events_poll_s)
+        wait_s = next_poll_s(wait_s, now - moved_at, policy.events_poll_s)
         await asyncio.sleep(min(wait_s, deadline - now))
         try:
             latest = await repo.get(item.user_id, item.id)

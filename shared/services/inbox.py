@@ -20,7 +20,6 @@ from shared.domain.ports import Adapters, CaptureRepository
 from shared.services.after_write import schedule_check
 from shared.services.placement import converge
 from shared.services.retry_stale import retry_stale
-from shared.settings import get_settings
 
 MAX_PAGE = 100
 # What a client may filter by, as a type: pydantic checks it, and documents it as an enum.
@@ -135,7 +134,7 @@ async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> N
     if item is None:
         return
     job = ClassifyJob(capture_id=capture_id, user_id=user_id)
-    await schedule_check(job, adapters, get_settings().recovery_delay_s)
+    await schedule_check(job, adapters, adapters.policy.recovery_delay_s)
 
     async def tombstone(current: InboxItem | None) -> InboxItem | None:
         if current is None or current.is_deleted:

@@ -23,7 +23,6 @@ from shared.services.background import spawn
 from shared.services.capture import TextCapture, store_text_capture
 from shared.services.filing import classify_and_file
 from shared.services.worker import queue_for_worker
-from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +77,7 @@ async def _store_and_file(
 ) -> None:
     # The safety net goes out first: if this process dies before the capture is settled, the
     # worker finds it `received` when the job comes due, and files it.
-    await schedule_check(capture, adapters, get_settings().recovery_delay_s)
+    await schedule_check(capture, adapters, adapters.policy.recovery_delay_s)
     try:
         with tracing.span("store capture"):
             item = await store()

@@ -29,7 +29,6 @@ from shared.domain.push import (
 )
 from shared.domain.push_services import PushServices
 from shared.services.retry_stale import retry_stale
-from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +54,7 @@ async def push_outcome(
         log.info("capture %s: no push (%s)", message.capture_id, silence)
         return {}
     key = notification_key(message)
-    services = get_settings().push_services
+    services = push.push_services
     results = await asyncio.gather(
         *(_push_to(s, key, note, services, push) for s in subscriptions), return_exceptions=True
     )

@@ -18,7 +18,6 @@ from shared.domain.push import (
     is_subscription_id,
 )
 from shared.services.retry_stale import retry_stale
-from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +33,7 @@ async def subscribe(
     """Store the browser's subscription for `user_id`. The same endpoint again is the same
     subscription (with the browser's newest keys). Refused: a push service not on the
     allow-list, keys that are not keys, a user with MAX_SUBSCRIPTIONS devices already."""
-    if not get_settings().push_services.allows(request.endpoint):
+    if not push.push_services.allows(request.endpoint):
         raise Invalid(
             "This is not the endpoint of a push service we send to.", "UNSUPPORTED_PUSH_SERVICE"
         )
