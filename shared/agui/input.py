@@ -194,7 +194,9 @@ def _voice_input(
     """The last user message's audio part as a voice note, if it has one."""
     message = _last_user_message(run_input)
     content = message.content if message is not None else None
-    parts = [p for p in content or [] if not isinstance(content, str) and p.type == "audio"]
+    if not isinstance(content, list):
+        return None  # no message, or plain text
+    parts = [p for p in content if p.type == "audio"]
     if not parts:
         return None
     if len(parts) > 1:
