@@ -213,7 +213,9 @@ def _voice_input(
         )
     audio = audio_type(source.mime_type)
     if audio is None:
-        raise unsupported_audio_type(source.mime_type)
+        # 422, not 415: the body is the JSON asked for; one of its values is not one we take.
+        unsupported = unsupported_audio_type(source.mime_type)
+        raise Problem(422, unsupported.detail, code=unsupported.code)
     limit = get_settings().max_voice_bytes
     # Base64 is 4 characters for 3 bytes: a longer string is refused before decoding it.
     if len(source.value) > (limit + 2) // 3 * 4 + 4:

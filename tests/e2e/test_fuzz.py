@@ -120,6 +120,13 @@ SEMANTIC_CODES = {
     "EMPTY_CAPTURE",
     "CAPTURE_TOO_LONG",
     "EMPTY_AUDIO",
+    # An audio part the RunAgentInput schema cannot constrain: its mimeType, its base64, how
+    # many there are, where its bytes are.
+    "UNSUPPORTED_AUDIO_TYPE",
+    "BAD_AUDIO_DATA",
+    "TOO_MANY_AUDIO_PARTS",
+    "UNSUPPORTED_AUDIO_SOURCE",
+    "UNKNOWN_AUDIO_URL",
     "BAD_TOKEN",  # a continuation token we did not make
     "UNSUPPORTED_PUSH_SERVICE",  # a push endpoint that is not a real push service's
     "INVALID_PUSH_KEYS",  # a p256dh of the right shape that is not a point on P-256
@@ -443,6 +450,7 @@ VALID_BODIES = {
         "state": {"draft": "x"},
         "forwardedProps": {"n": 1},
     },
+    "createCapture": {"text": "Call Sarah about the budget"},
     "startVoiceNote": {"contentType": "audio/mp4", "threadId": "surrogates"},
     "pickBucket": {"bucket": "People"},
     "followUp": {

@@ -90,7 +90,7 @@ def test_an_audio_url_names_a_note_by_its_location(unit_settings, url: str) -> N
 @pytest.mark.parametrize(
     ("part", "status", "code"),
     [
-        (audio(data(mime="text/plain")), 415, "UNSUPPORTED_AUDIO_TYPE"),
+        (audio(data(mime="text/plain")), 422, "UNSUPPORTED_AUDIO_TYPE"),
         (
             audio({"type": "data", "value": "not base64!", "mimeType": "audio/wav"}),
             422,
