@@ -188,10 +188,13 @@ CAPTURE = Route(
         "resume that leaves an open question out, names an unknown one, or carries a payload "
         "outside its schema ends in RUN_ERROR (PARTIAL_RESUME, UNKNOWN_INTERRUPT_ID, "
         "INVALID_PAYLOAD); so does new input on a thread whose question is open "
-        "(INTERRUPT_PENDING)."
+        "(INTERRUPT_PENDING). A last user message with one `audio` part (source `data`: base64 "
+        "within MAX_VOICE_BYTES; or `url`: `/api/captures/{id}` of a voice note started on the "
+        "same thread) is a voice note, answered as its run (Transcription, Classifier, the "
+        "outcome); only then can the answer be 404, 409 or 503."
     ),
     answers={200: _RUN},
-    problems=_BODY_ERRORS,
+    problems=(*_BODY_ERRORS, 404, 409, 503),
     body=RUN_AGENT_INPUT,
     headers=IdempotencyHeaders,
 )
