@@ -39,6 +39,7 @@ def adapters() -> Adapters:
         search=CosmosCaptureSearch(
             clients.cosmos_database(), full_text=get_settings().cosmos_full_text
         ),
+        policy=get_settings().policy(),
     )
 
 
@@ -46,7 +47,9 @@ def adapters() -> Adapters:
 def push_adapters() -> PushAdapters:
     """Web Push, for the push routes and the push worker only (Adapters stays as it is)."""
     return PushAdapters(
-        subscriptions=CosmosPushSubscriptions(clients.cosmos_database()), sender=web_push_sender()
+        subscriptions=CosmosPushSubscriptions(clients.cosmos_database()),
+        sender=web_push_sender(),
+        push_services=get_settings().push_services,
     )
 
 

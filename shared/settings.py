@@ -7,6 +7,7 @@ from functools import lru_cache
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from shared.domain.policy import Policy
 from shared.domain.push_services import DEFAULT_PUSH_SERVICE_ORIGINS, PushServices
 
 INBOX = "Inbox"
@@ -211,6 +212,19 @@ class Settings(BaseSettings):
     def _origins(cls, value: str) -> str:
         PushServices.parse(value)  # a list that is not one fails the app at start, clearly
         return value
+
+    def policy(self) -> Policy:
+        """What the use cases follow, handed to them with the adapters (shared/bootstrap.py)."""
+        return Policy(
+            recovery_delay_s=self.recovery_delay_s,
+            push_delay_s=self.push_delay_s,
+            upload_url_ttl_s=self.upload_url_ttl_s,
+            upload_grace_s=self.upload_grace_s,
+            max_feeds_per_user=self.max_feeds_per_user,
+            events_timeout_s=self.events_timeout_s,
+            events_poll_s=self.events_poll_s,
+            push_services=self.push_services,
+        )
 
     @property
     def push_services(self) -> PushServices:

@@ -40,6 +40,7 @@ from shared.domain.messages import ClassifyJob, OutcomeMessage
 from shared.domain.ports import Adapters, FiledFilter, Found, Mention, PushAdapters
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
 from shared.domain.transcript import Transcript
+from shared.settings import get_settings
 
 Hook = Callable[[], Awaitable[Any] | Any]
 
@@ -648,7 +649,11 @@ class Fakes:
 
     @property
     def push(self) -> PushAdapters:
-        return PushAdapters(subscriptions=self.subscriptions, sender=self.sender)
+        return PushAdapters(
+            subscriptions=self.subscriptions,
+            sender=self.sender,
+            push_services=get_settings().push_services,
+        )
 
     @property
     def adapters(self) -> Adapters:
@@ -660,6 +665,7 @@ class Fakes:
             transcriber=self.transcriber,
             filed=self.filed,
             search=self.search,
+            policy=get_settings().policy(),
         )
 
 

@@ -16,7 +16,9 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.filed import FiledItem
 from shared.domain.messages import ClassifyJob, OutcomeMessage
+from shared.domain.policy import Policy
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
+from shared.domain.push_services import PushServices
 from shared.domain.transcript import Transcript
 
 
@@ -187,6 +189,7 @@ class Adapters:
     transcriber: Transcriber
     filed: FiledItems
     search: CaptureSearch
+    policy: Policy
 
 
 # Web Push: a bundle of its own, used by the push routes and the push worker only.
@@ -245,3 +248,4 @@ class PushAdapters:
 
     subscriptions: PushSubscriptions
     sender: PushSender
+    push_services: PushServices

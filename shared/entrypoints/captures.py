@@ -3,7 +3,11 @@
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
 
+from shared.agui import narrator
+from shared.agui.events import speaks_interrupts
+from shared.agui.input import parse_text_capture
 from shared.bootstrap import adapters
+from shared.domain.errors import Conflict, NotStored, StorageUnavailable
 from shared.http.auth import authenticate
 from shared.http.contract import (
     CAPTURE_EVENTS,
@@ -12,21 +16,26 @@ from shared.http.contract import (
     GET_CAPTURE,
     LIST_INBOX,
     PICK_BUCKET,
+    PLAIN_CAPTURE,
 )
 from shared.http.edge import http_function
+from shared.http.idempotency import idempotency_key
 from shared.http.input import parse_json, read_body
+from shared.http.prefer import preferred_wait_s
+from shared.http.problems import Problem
 from shared.http.requests import (
     BucketChoice,
     parse_feed_query,
     parse_inbox_query,
-    parse_text_capture,
+    parse_plain_capture,
 )
 from shared.http.sse import sse_response
-from shared.services.agui import speaks_interrupts
+from shared.services.after_write import shown
 from shared.services.bucket_pick import pick_bucket
 from shared.services.feed import open_feed
-from shared.services.follow_up import follow_up_run, open_follow_up
+from shared.services.follow_up import answer_question, open_follow_up
 from shared.services.inbox import delete_capture, get_capture, list_inbox
+from shared.services.pipeline import capture_text_within
 from shared.settings import get_settings
 from shared.telemetry import traced
 
@@ -67,7 +76,9 @@ async def capture_events(req: Request) -> Response:
     query = parse_feed_query(dict(req.query_params))
     item = await get_capture(user_id, req.path_params["id"], adapters().repo)
     interrupts = speaks_interrupts(query.protocol_version)
-    return sse_response(open_feed(item, adapters().repo, interrupts=interrupts))
+    app = adapters()
+    sightings = open_feed(item, app)
+    return sse_response(narrator.feed_run(item, sightings, app.repo, interrupts=interrupts))
 
 
 @bp.route(
@@ -91,9 +102,14 @@ async def capture_follow_up(req: Request) -> Response:
     settings = get_settings()
     user_id = authenticate(req)
     body = await read_body(req, settings.max_body_bytes)
-    answer = parse_text_capture(body, req.headers.get("content-type"), user_id, None)
-    item = await open_follow_up(req.path_params["id"], answer, adapters().repo)
-    return sse_response(follow_up_run(item, answer, adapters()))
+    answer, conversation = parse_text_capture(body, req.headers.get("content-type"), user_id, None)
+    app = adapters()
+    item = await open_follow_up(req.path_params["id"], answer, app.repo)
+    progress = answer_question(item, answer, app)
+    # A run like a text capture's, on the capture's own thread.
+    return sse_response(
+        narrator.capture_run(item.thread_id, answer.run_id, progress, conversation, app.repo)
+    )
 
 
 @bp.route(route=LIST_INBOX.route, methods=[LIST_INBOX.method], auth_level=func.AuthLevel.ANONYMOUS)
@@ -104,3 +120,43 @@ async def inbox(req: Request) -> Response:
     query = parse_inbox_query(dict(req.query_params))  # one value each: the last one given
     page = await list_inbox(user_id, adapters().repo, query)
     return JSONResponse(page.to_json(), headers=NO_STORE)
+
+
+@bp.route(
+    route=PLAIN_CAPTURE.route, methods=[PLAIN_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
+)
+@traced
+@http_function
+async def capture_plain(req: Request) -> Response:
+    """The door for clients without AG-UI: the capture once settled (201), or where to find
+    it (202)."""
+    settings = get_settings()
+    user_id = authenticate(req)
+    body = await read_body(req, settings.max_body_bytes)
+    capture = parse_plain_capture(
+        body, req.headers.get("content-type"), user_id, idempotency_key(req)
+    )
+    wait_s = preferred_wait_s(req.headers.get("prefer"))
+    app = adapters()
+    try:
+        item = await capture_text_within(capture, app, wait_s)
+    except NotStored as refused:
+        raise _refusal(refused) from None
+    headers = {
+        **NO_STORE,
+        "Location": f"/api/captures/{item.id}",
+        "Preference-Applied": f"wait={wait_s}",
+    }
+    if not item.has_ended:
+        return JSONResponse(item.to_json(), status_code=202, headers=headers)
+    # The answer tells the outcome, as a live run does: no push to say it again.
+    shown(item, app.repo)
+    return JSONResponse(item.to_json(), status_code=201, headers=headers)
+
+
+def _refusal(refused: NotStored) -> Exception:
+    if refused.code == "STORAGE_UNAVAILABLE":
+        return StorageUnavailable(refused.message)
+    if refused.code == "INTERNAL":
+        return Problem(500, refused.message, code="INTERNAL")
+    return Conflict(refused.message, refused.code)

@@ -5,6 +5,8 @@ from datetime import timedelta
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
 
+from shared.agui import narrator
+from shared.agui.events import speaks_interrupts
 from shared.bootstrap import adapters
 from shared.http.auth import authenticate
 from shared.http.contract import START_VOICE_NOTE, VOICE_CAPTURE, VOICE_FILE
@@ -18,7 +20,6 @@ from shared.http.requests import (
     parse_voice_note_request,
 )
 from shared.http.sse import sse_response
-from shared.services.agui import speaks_interrupts
 from shared.services.feed import FeedSlot, open_feed
 from shared.services.voice import start_voice_note, upload_voice_note
 from shared.settings import get_settings
@@ -66,11 +67,13 @@ async def voice_capture(req: Request) -> Response:
     part = await open_file_field(req.stream(), req.headers.get("content-type"), VOICE_FILE.field)
     new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
     # The feed's slot first: a note that was accepted must not be answered with a 429.
-    slot = FeedSlot(user_id)
+    slot = FeedSlot(user_id, adapters().policy)
     try:
         item = await upload_voice_note(new, part.chunks, adapters(), settings.max_voice_bytes)
     except BaseException:
         slot.release()
         raise
     interrupts = speaks_interrupts(query.protocol_version)
-    return sse_response(open_feed(item, adapters().repo, slot, interrupts=interrupts))
+    repo = adapters().repo
+    sightings = open_feed(item, adapters(), slot)
+    return sse_response(narrator.feed_run(item, sightings, repo, interrupts=interrupts))

@@ -17,7 +17,8 @@ from shared.domain.audio import ACCEPTED_TYPES
 from shared.domain.capture import InboxItem
 from shared.domain.push import PushKey, SubscriptionRequest, SubscriptionView
 from shared.http.idempotency import MAX_KEY_CHARS
-from shared.http.requests import BucketChoice, FeedQuery, VoiceNoteRequest
+from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
+from shared.http.requests import BucketChoice, FeedQuery, TextCaptureRequest, VoiceNoteRequest
 from shared.services.edit import FiledPatch
 from shared.services.inbox import InboxPage, InboxQuery
 from shared.services.recall import (
@@ -40,7 +41,7 @@ ROUTE_PREFIX = "api"
 @dataclass(frozen=True)
 class LazyModel:
     """A model imported on first use, not with the app: ag_ui.core's models take a sixth of
-    the cold start (shared/services/agui.py)."""
+    the cold start (shared/agui/events.py)."""
 
     module: str
     name: str
@@ -160,6 +161,19 @@ class IdempotencyHeaders(BaseModel):
     )
 
 
+class PlainCaptureHeaders(IdempotencyHeaders):
+    """Read by shared/idempotency.py and shared/http/prefer.py."""
+
+    prefer: str | None = Field(
+        default=None,
+        alias="Prefer",
+        max_length=200,
+        description=f"RFC 7240: `wait=N` waits up to N seconds (at most {MOST_WAIT_S}) for the "
+        f"capture to settle; `respond-async` waits for none. Without it, {DEFAULT_WAIT_S} "
+        "seconds.",
+    )
+
+
 class SubscriptionPath(BaseModel):
     """Removing is idempotent: an id that names none of the caller's subscriptions is gone."""
 
@@ -208,12 +222,35 @@ CAPTURE = Route(
         "resume that leaves an open question out, names an unknown one, or carries a payload "
         "outside its schema ends in RUN_ERROR (PARTIAL_RESUME, UNKNOWN_INTERRUPT_ID, "
         "INVALID_PAYLOAD); so does new input on a thread whose question is open "
-        "(INTERRUPT_PENDING)."
+        "(INTERRUPT_PENDING). A last user message with one `audio` part (source `data`: base64 "
+        "within MAX_VOICE_BYTES; or `url`: `/api/captures/{id}` of a voice note started on the "
+        "same thread) is a voice note, answered as its run (Transcription, Classifier, the "
+        "outcome); only then can the answer be 404, 409 or 503."
     ),
     answers={200: _RUN},
-    problems=_BODY_ERRORS,
+    problems=(*_BODY_ERRORS, 404, 409, 503),
     body=RUN_AGENT_INPUT,
     headers=IdempotencyHeaders,
+)
+PLAIN_CAPTURE = Route(
+    method="POST",
+    route="captures",
+    operation_id="createCapture",
+    summary='Text capture as plain JSON, `{"text": ...}`: the capture once it has settled.',
+    description=(
+        "For clients that do not speak AG-UI (iOS Shortcuts, automations, mail forwarders, "
+        "curl). 201 with the capture as GET /api/captures/{id} shows it, once it has settled "
+        "within the wait (`Prefer: wait=N`); else 202 with the capture as it stands and its "
+        "Location, to read (or follow through its events) later. The capture is filed either "
+        "way. The same Idempotency-Key again is the same capture."
+    ),
+    answers={
+        201: Json("The settled capture (inbox item); Location names it.", InboxItem),
+        202: Json("The capture, not settled yet; Location names it.", InboxItem),
+    },
+    problems=(*_BODY_ERRORS, 409, 503),
+    body=TextCaptureRequest,
+    headers=PlainCaptureHeaders,
 )
 START_VOICE_NOTE = Route(
     method="POST",
@@ -416,6 +453,7 @@ EXPORT = Route(
 # Every route, in the document's order.
 ROUTES = (
     CAPTURE,
+    PLAIN_CAPTURE,
     START_VOICE_NOTE,
     VOICE_CAPTURE,
     GET_CAPTURE,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
@@ -38,6 +38,11 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 def parse_json(body: bytes, content_type: str | None, model: type[M], what: str) -> M:
     """`body` as `model`: 415 unless JSON, 400 unless parseable, 422 with the field errors."""
+    return as_model(read_json(body, content_type, what), model, what)
+
+
+def read_json(body: bytes, content_type: str | None, what: str) -> Any:
+    """`body` as JSON with valid text: 415 unless JSON, 400 unless parseable."""
     if content_type is None or content_type.split(";")[0].strip().lower() != "application/json":
         raise Problem(415, f"Send {what} as application/json.")
     try:
@@ -49,8 +54,13 @@ def parse_json(body: bytes, content_type: str | None, model: type[M], what: str)
         raise Problem(400, "The body is not valid JSON.", code="BAD_JSON") from exc
     if _depth(raw) > MAX_JSON_DEPTH:
         raise _too_deep()
+    return valid_tree(raw)
+
+
+def as_model(raw: Any, model: type[M], what: str) -> M:
+    """Parsed JSON as `model`, or a 422 with the field errors."""
     try:
-        return model.model_validate(valid_tree(raw))
+        return model.model_validate(raw)
     except ValidationError as exc:
         raise Problem(
             422,

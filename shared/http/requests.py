@@ -3,8 +3,9 @@ what is wrong with it, before any service is called."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -13,22 +14,18 @@ from shared.domain.audio import ACCEPTED_TYPES, audio_type
 from shared.domain.capture import LISTED
 from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
+from shared.domain.ids import capture_id_for
 from shared.domain.push import SubscriptionRequest
 from shared.http.input import parse_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
-from shared.services.agui import Conversation, speaks_interrupts
 from shared.services.capture import TextCapture
 from shared.services.edit import FiledPatch
 from shared.services.inbox import MAX_PAGE, InboxQuery
 from shared.services.recall import MAX_PAGE as MAX_BUCKET_PAGE
 from shared.services.recall import MAX_QUERY_CHARS, MAX_SEARCH, BucketQuery, SearchQuery
-from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
-
-if TYPE_CHECKING:
-    from ag_ui.core import RunAgentInput
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -38,105 +35,31 @@ MAX_ID_CHARS = 200
 MAX_VERSION_CHARS = 20
 
 
-def parse_capture_input(
-    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
-) -> TextCapture | ResumeRequest:
-    """POST /api/capture: a RunAgentInput that either resumes its thread (AG-UI 1.0 `resume`)
-    or carries a new capture as its last user message."""
-    run_input = _run_input(body, content_type)
-    if run_input.resume is not None:
-        return ResumeRequest(
-            user_id=user_id,
-            thread_id=run_input.thread_id,
-            run_id=run_input.run_id,
-            answers=[
-                ResumeAnswer(interrupt_id=r.interrupt_id, status=r.status, payload=r.payload)
-                for r in run_input.resume
-            ],
-            conversation=_conversation(run_input),
-        )
-    return _text_capture(run_input, user_id, idempotency_key)
+class TextCaptureRequest(RequestBody):
+    """The body of POST /api/captures: the text to capture, as plain JSON."""
+
+    text: str = Field(description="What to capture.")
 
 
-def parse_text_capture(
+def parse_plain_capture(
     body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
 ) -> TextCapture:
-    """A RunAgentInput whose last user message is the capture, or a Problem saying why not."""
-    return _text_capture(_run_input(body, content_type), user_id, idempotency_key)
-
-
-def _run_input(body: bytes, content_type: str | None) -> RunAgentInput:
-    """Fields AG-UI does not define are ignored rather than refused: the protocol's own models
-    allow them, so a client on a newer protocol version keeps working."""
-    from ag_ui.core import RunAgentInput  # on first use: see shared/services/agui.py
-
-    limits = get_settings()
-    run_input = parse_json(body, content_type, RunAgentInput, "an AG-UI RunAgentInput")
-    for name, value in (("threadId", run_input.thread_id), ("runId", run_input.run_id)):
-        if not 1 <= len(value) <= MAX_ID_CHARS:
-            raise Problem(422, f"{name} must be 1 to {MAX_ID_CHARS} characters.", code="INVALID_ID")
-    version = run_input.protocol_version
-    if version is not None and len(version) > MAX_VERSION_CHARS:
-        raise Problem(
-            422,
-            f"protocolVersion must be a version such as 1.0 ({MAX_VERSION_CHARS} characters "
-            "at most).",
-            code="INVALID_PROTOCOL_VERSION",
-        )
-    if len(run_input.messages) > limits.max_messages:
-        raise Problem(
-            422,
-            f"A run may carry at most {limits.max_messages} messages.",
-            code="TOO_MANY_MESSAGES",
-        )
-    return run_input
-
-
-def _conversation(run_input: RunAgentInput) -> Conversation:
-    messages = tuple(
-        m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in run_input.messages
-    )
-    return Conversation(interrupts=speaks_interrupts(run_input.protocol_version), messages=messages)
-
-
-def _text_capture(
-    run_input: RunAgentInput, user_id: str, idempotency_key: str | None
-) -> TextCapture:
-    limits = get_settings()
-    text = last_user_text(run_input)
-    if text is None:
-        raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")
-    text = text.strip()
+    """POST /api/captures: `{"text": ...}` as a capture on a thread of its own; without an
+    Idempotency-Key each request is a new capture."""
+    request = parse_json(body, content_type, TextCaptureRequest, '{"text": ...}')
+    text = request.text.strip()
     if not text:
         raise Problem(422, "The capture is empty.", code="EMPTY_CAPTURE")
-    if len(text) > limits.max_capture_chars:
+    limit = get_settings().max_capture_chars
+    if len(text) > limit:
         raise Problem(
-            422,
-            f"The capture is longer than {limits.max_capture_chars} characters.",
-            code="CAPTURE_TOO_LONG",
+            422, f"The capture is longer than {limit} characters.", code="CAPTURE_TOO_LONG"
         )
+    key = idempotency_key or str(uuid.uuid4())
+    capture_id = capture_id_for(user_id, key)
     return TextCapture(
-        user_id=user_id,
-        thread_id=run_input.thread_id,
-        run_id=run_input.run_id,
-        text=text,
-        capture_key=idempotency_key or run_input.run_id,
-        conversation=_conversation(run_input),
+        user_id=user_id, thread_id=capture_id, run_id=capture_id, text=text, capture_key=key
     )
-
-
-def last_user_text(run_input: RunAgentInput) -> str | None:
-    """The last user message's text: a string, or the text parts of a content list joined."""
-    from ag_ui.core import UserMessage
-
-    for message in reversed(run_input.messages):
-        if isinstance(message, UserMessage):
-            content = message.content
-            if isinstance(content, str):
-                return content
-            parts = [getattr(p, "text", None) for p in content or []]
-            return "\n".join(p for p in parts if p)
-    return None
 
 
 class VoiceNoteRequest(RequestBody):
@@ -153,7 +76,7 @@ def parse_voice_note_request(
     request = parse_json(body, content_type, VoiceNoteRequest, "{contentType, threadId?}")
     audio = audio_type(request.content_type)
     if audio is None:
-        raise _unsupported_type(request.content_type)
+        raise unsupported_audio_type(request.content_type)
     return NewVoiceCapture(
         user_id=user_id,
         audio=audio,
@@ -168,11 +91,11 @@ def new_voice_capture_for_file(
     """A multipart upload's file part, if it is audio we take (its type, else its name)."""
     audio = audio_type(part.content_type, part.filename)
     if audio is None:
-        raise _unsupported_type(part.content_type)
+        raise unsupported_audio_type(part.content_type)
     return NewVoiceCapture(user_id=user_id, audio=audio, idempotency_key=idempotency_key)
 
 
-def _unsupported_type(declared: str | None) -> Problem:
+def unsupported_audio_type(declared: str | None) -> Problem:
     return Problem(
         415,
         f"Voice notes must be audio ({', '.join(ACCEPTED_TYPES)}); got {declared or 'none'}.",

@@ -11,11 +11,10 @@ from shared.domain.interrupts import BucketPayload, response_of
 from shared.domain.messages import ClassifyJob
 from shared.domain.outcomes import Outcome
 from shared.domain.ports import Adapters
-from shared.services.checks import schedule_check
+from shared.services.after_write import schedule_check
 from shared.services.filing import file_capture
 from shared.services.inbox import get_capture, not_found
 from shared.services.retry_stale import on_latest
-from shared.settings import get_settings
 
 
 async def pick_bucket(
@@ -32,7 +31,7 @@ async def pick_bucket(
     item = await get_capture(user_id, capture_id, adapters.repo)
     # If this process dies between the filed item and its save, the check tidies up after it.
     job = ClassifyJob(capture_id=capture_id, user_id=user_id)
-    await schedule_check(job, adapters, get_settings().recovery_delay_s)
+    await schedule_check(job, adapters, adapters.policy.recovery_delay_s)
 
     async def attempt(item: InboxItem) -> InboxItem:
         if answering is not None:

@@ -8,7 +8,6 @@ from shared.domain.capture import InboxItem
 from shared.domain.errors import NotStored
 from shared.domain.ids import capture_id_for
 from shared.domain.ports import CaptureRepository
-from shared.services.agui import Conversation
 
 
 class TextCapture(BaseModel):
@@ -19,7 +18,9 @@ class TextCapture(BaseModel):
     run_id: str
     text: str
     capture_key: str  # the Idempotency-Key, else the run id
-    conversation: Conversation = Conversation()
+    # The client answers questions on the thread (AG-UI 1.0 interrupts): while one is open, the
+    # thread takes the answer, not new captures.
+    answers_in_thread: bool = False
 
     @property
     def capture_id(self) -> str:
@@ -36,7 +37,7 @@ async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> I
         thread_id=capture.thread_id,
         run_id=capture.run_id,
     )
-    if capture.conversation.interrupts:
+    if capture.answers_in_thread:
         await _refuse_while_asking(capture, repo)
     stored, created = await repo.add(item)
     if stored.is_deleted:
@@ -55,8 +56,8 @@ async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> I
 
 
 async def _refuse_while_asking(capture: TextCapture, repo: CaptureRepository) -> None:
-    """AG-UI 1.0: a thread with an open interrupt takes a resume, not new input. (A retry of
-    the run that asked is the same capture, and goes on.)"""
+    """A thread with an open question takes its answer, not new input. (A retry of the run
+    that asked is the same capture, and goes on.)"""
     for other in await repo.on_thread(capture.user_id, capture.thread_id):
         if other.open_interrupt is not None and other.id != capture.capture_id:
             raise NotStored(

@@ -13,13 +13,11 @@ from collections.abc import Callable
 from shared import tracing
 from shared.domain.capture import InboxItem
 from shared.domain.errors import CaptureDeleted, StaleItem
-from shared.domain.messages import OutcomeMessage
 from shared.domain.outcomes import FailureCode
 from shared.domain.ports import CaptureQueues, CaptureRepository, Classifier
+from shared.services.after_write import publish_outcome
 from shared.services.answers import settled_on_answer
-from shared.services.background import spawn
 from shared.services.placement import converge, filed_item_for
-from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +90,7 @@ async def _file(
             raise CaptureDeleted(item.id)
         # Someone may have moved it since: the caller tells where it really is.
         told = current if current.has_ended else saved
-    # Best effort, and never in the way: the user's stream does not wait for it.
-    spawn(_publish(saved, queues))
+    publish_outcome(saved, queues)
     return told
 
 
@@ -107,7 +104,7 @@ async def fail(
         saved = await repo.save(item.failed(code))
     except StaleItem:
         return await repo.get(item.user_id, item.id) or item
-    spawn(_publish(saved, queues))
+    publish_outcome(saved, queues)
     return saved
 
 
@@ -121,27 +118,3 @@ async def record(
         return await repo.save(change(item))
     except StaleItem:
         return await repo.get(item.user_id, item.id) or item
-
-
-async def _publish(item: InboxItem, queues: CaptureQueues) -> None:
-    """Tell `captures-outcomes` about the settled (or failed) version `item`. Its readers see it
-    after PUSH_DELAY_S: a client following the capture is sent the outcome meanwhile, and the
-    mark of that (outcome_shown_at) lands before the push worker looks."""
-    assert item.has_ended
-    message = OutcomeMessage(
-        capture_id=item.id,
-        user_id=item.user_id,
-        outcome=item.outcome,
-        error=item.error,
-        bucket=item.filed_bucket,
-        confidence=item.confidence,
-        title=item.title,
-        question_text=item.question_text,
-        settled_at=item.updated_at,
-        chosen_by=item.chosen_by,
-    )
-    try:
-        await queues.publish_outcome(message, delay_s=get_settings().push_delay_s)
-    except Exception:
-        # The capture is filed and the client has its answer; push is best effort.
-        log.exception("could not publish the outcome of capture %s", item.id)

@@ -5,20 +5,17 @@ again on the answer (services/answers.py)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
 
 from shared.domain.capture import Clarification, InboxItem
 from shared.domain.errors import Conflict, NotStored
 from shared.domain.interrupts import AnswerPayload, response_of
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
+from shared.domain.progress import Progress
 from shared.services.capture import TextCapture
 from shared.services.inbox import get_capture
+from shared.services.pipeline import filing_progress
 from shared.services.retry_stale import on_latest
-from shared.services.runs import capture_run
-
-if TYPE_CHECKING:
-    from ag_ui.core import BaseEvent
 
 
 def _answered(item: InboxItem, run_id: str) -> bool:
@@ -39,17 +36,15 @@ async def open_follow_up(
     return item
 
 
-def follow_up_run(
-    item: InboxItem, answer: TextCapture, adapters: Adapters
-) -> AsyncIterator[BaseEvent]:
-    """A run like a text capture's, on the capture's own thread."""
-    return capture_run(
-        item.thread_id,
-        answer.run_id,
+def answer_question(
+    item: InboxItem, answer: TextCapture, adapters: Adapters, answering: str | None = None
+) -> AsyncIterator[Progress]:
+    """Answer the capture's question and file it again: progress like a text capture's.
+    `answering`: the id of the question this answers, as `store_clarification` takes it."""
+    return filing_progress(
         ClassifyJob(capture_id=item.id, user_id=item.user_id),
-        lambda: store_clarification(item, answer, adapters.repo),
+        lambda: store_clarification(item, answer, adapters.repo, answering),
         adapters,
-        answer.conversation,
     )
 
 

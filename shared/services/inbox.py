@@ -6,25 +6,24 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from typing import Literal
+from typing import Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from shared.domain.capture import LISTED, InboxItem, Status
 from shared.domain.documents import Document, utc_text
-from shared.domain.errors import Conflict, Malformed, NotFound, StaleItem
+from shared.domain.errors import Conflict, Malformed, NotFound
 from shared.domain.ids import is_capture_id
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
-from shared.services.checks import schedule_check
+from shared.services.after_write import schedule_check
 from shared.services.placement import converge
-from shared.settings import get_settings
+from shared.services.retry_stale import retry_stale
 
 MAX_PAGE = 100
 # What a client may filter by, as a type: pydantic checks it, and documents it as an enum.
 ListedStatus = Literal[tuple(s.value for s in LISTED)]
-_ATTEMPTS = 5
 
 
 def not_found() -> NotFound:
@@ -81,8 +80,16 @@ class _Cursor(BaseModel):
 
 
 class InboxPage(Document):
-    items: list[dict]
+    """The answer to GET /api/inbox: one page of captures, newest first."""
+
+    items: list[InboxItem]
     continuation_token: str | None
+
+    def to_json(self) -> dict:
+        return {
+            "items": [item.to_json() for item in self.items],
+            "continuationToken": self.continuation_token,
+        }
 
 
 async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -> InboxPage:
@@ -113,7 +120,7 @@ async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -
         if cursor and cursor.t == last:
             seen = [*cursor.ids, *seen]
         token = _encode(_Cursor(t=last, ids=seen[-MAX_PAGE:]))
-    return InboxPage(items=[i.to_json() for i in items], continuation_token=token)
+    return InboxPage(items=items, continuation_token=token)
 
 
 async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> None:
@@ -130,20 +137,19 @@ async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> N
     if item is None:
         return
     job = ClassifyJob(capture_id=capture_id, user_id=user_id)
-    await schedule_check(job, adapters, get_settings().recovery_delay_s)
-    for _ in range(_ATTEMPTS):
-        if item is None:
-            return
-        if item.is_deleted:
-            break
-        try:
-            item = await repo.save(item.tombstoned())
-            break
-        except StaleItem:
-            item = await repo.get(user_id, capture_id)
-    else:
+    await schedule_check(job, adapters, adapters.policy.recovery_delay_s)
+
+    async def tombstone(current: InboxItem | None) -> InboxItem | None:
+        if current is None or current.is_deleted:
+            return current
+        return await repo.save(current.tombstoned())
+
+    def busy() -> NoReturn:
         raise Conflict("This capture keeps changing. Please try again.", "CONFLICT")
-    await finish_delete(item, adapters)
+
+    tombstoned = await retry_stale(item, tombstone, lambda: repo.get(user_id, capture_id), busy)
+    if tombstoned is not None:
+        await finish_delete(tombstoned, adapters)
 
 
 async def finish_delete(tombstone: InboxItem, adapters: Adapters) -> None:

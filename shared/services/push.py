@@ -14,7 +14,7 @@ import asyncio
 import logging
 
 from shared import tracing
-from shared.domain.errors import NotConfigured, StaleItem, StorageUnavailable
+from shared.domain.errors import NotConfigured, StorageUnavailable
 from shared.domain.messages import OutcomeMessage
 from shared.domain.ports import CaptureRepository, PushAdapters, PushSubscriptions
 from shared.domain.push import (
@@ -28,11 +28,9 @@ from shared.domain.push import (
     topic_for,
 )
 from shared.domain.push_services import PushServices
-from shared.settings import get_settings
+from shared.services.retry_stale import retry_stale
 
 log = logging.getLogger(__name__)
-
-_ATTEMPTS = 5
 
 
 async def push_outcome(
@@ -56,7 +54,7 @@ async def push_outcome(
         log.info("capture %s: no push (%s)", message.capture_id, silence)
         return {}
     key = notification_key(message)
-    services = get_settings().push_services
+    services = push.push_services
     results = await asyncio.gather(
         *(_push_to(s, key, note, services, push) for s in subscriptions), return_exceptions=True
     )
@@ -107,16 +105,19 @@ async def _remember(subscription: PushSubscription, key: str, store: PushSubscri
     """Record `key` as sent to the device, ETag-guarded (two outcomes for one user may finish
     at once). Failing that, the notification is out anyway: at worst a redelivered message
     repeats it."""
+
+    async def record(current: PushSubscription | None) -> bool:
+        if current is None or current.has_sent(key):
+            return True  # gone, or another delivery recorded it
+        await store.save(current.with_sent(key))
+        return True
+
+    async def reread() -> PushSubscription | None:
+        return await store.get(subscription.user_id, subscription.id)
+
     try:
-        for _ in range(_ATTEMPTS):
-            try:
-                await store.save(subscription.with_sent(key))
-                return
-            except StaleItem:
-                current = await store.get(subscription.user_id, subscription.id)
-                if current is None or current.has_sent(key):
-                    return
-                subscription = current
+        if await retry_stale(subscription, record, reread, busy=lambda: False):
+            return
     except StorageUnavailable:
         pass
     log.warning("push subscription %s: could not record a notification as sent", subscription.id)

@@ -1,14 +1,15 @@
-"""Resume an interrupted thread (AG-UI 1.0): the user's answers to the questions its captures
-asked. An answer is a follow-up, a bucket is the user's pick, `cancelled` closes the question
-and leaves the capture as it is. The spec's rules are checked before anything changes, each
-refusal a RUN_ERROR with its code; a replayed resume answers again without filing twice.
+"""Resume an interrupted thread (AG-UI 1.0's rules, told in domain terms): the user's answers to
+the questions its captures asked. An answer is a follow-up, a bucket is the user's pick,
+`cancelled` closes the question and leaves the capture as it is. The rules are checked before
+anything changes, each refusal a ResumeRefused with its code; a replayed resume answers again
+without filing twice. What the last answer did is returned for the door to tell.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -21,19 +22,12 @@ from shared.domain.interrupts import (
     parse_payload,
     response_of,
 )
-from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
-from shared.services import agui
-from shared.services.agui import Conversation
+from shared.domain.progress import Progress
 from shared.services.bucket_pick import pick_bucket
 from shared.services.capture import TextCapture
-from shared.services.follow_up import store_clarification
+from shared.services.follow_up import answer_question
 from shared.services.retry_stale import on_latest
-from shared.services.runs import filing_events
-from shared.services.shown import shown
-
-if TYPE_CHECKING:
-    from ag_ui.core import BaseEvent
 
 
 class ResumeAnswer(BaseModel):
@@ -49,7 +43,6 @@ class ResumeRequest(BaseModel):
     thread_id: str
     run_id: str
     answers: list[ResumeAnswer]
-    conversation: Conversation
 
 
 class ResumeRefused(Exception):
@@ -70,18 +63,35 @@ class _Step:
     replay: bool
 
 
-async def resume_run(request: ResumeRequest, adapters: Adapters) -> AsyncIterator[BaseEvent]:
-    yield agui.run_started(request.thread_id, request.run_id)
-    try:
-        steps = await _plan(request, adapters.repo)
-        # Every answer but the last is carried out quietly; the run tells the last one's story.
-        for step in steps[:-1]:
-            async for _ in _carry_out(step, request, adapters, to_client=False):
+@dataclass(frozen=True)
+class Answered:
+    """The capture as the answer left it (or, replayed, as it stands): to be told with its
+    outcome when `with_outcome` and it has one, else by its status."""
+
+    item: InboxItem
+    with_outcome: bool
+
+
+@dataclass(frozen=True)
+class Refiling:
+    """An answer to "what did you mean?": the capture is filed again, with this progress."""
+
+    progress: AsyncIterator[Progress]
+
+
+Resumed = Answered | Refiling
+
+
+async def resume(request: ResumeRequest, adapters: Adapters) -> Resumed:
+    """Carry out every answer; every one but the last quietly, and the last one's result is
+    returned. Raises ResumeRefused, before anything changes when a rule is broken."""
+    steps = await _plan(request, adapters.repo)
+    for step in steps[:-1]:
+        done = await _carry_out(step, request, adapters)
+        if isinstance(done, Refiling):
+            async for _ in done.progress:
                 pass
-        async for event in _carry_out(steps[-1], request, adapters, to_client=True):
-            yield event
-    except ResumeRefused as refused:
-        yield agui.run_error(refused.message, refused.code)
+    return await _carry_out(steps[-1], request, adapters)
 
 
 async def _plan(request: ResumeRequest, repo: CaptureRepository) -> list[_Step]:
@@ -135,26 +145,16 @@ def _same_answer(
     return record.closed_with(answer.status, response_of(payload) if payload else None)
 
 
-async def _carry_out(
-    step: _Step, request: ResumeRequest, adapters: Adapters, *, to_client: bool
-) -> AsyncIterator[BaseEvent]:
-    """One answer carried out, as events. `to_client`: whether they reach the client; if so,
-    an outcome they tell counts as shown live once the response asks past the last one."""
+async def _carry_out(step: _Step, request: ResumeRequest, adapters: Adapters) -> Resumed:
     item, run_id = step.item, request.run_id
     if step.replay:
         current = await adapters.repo.get(item.user_id, item.id)
         if current is None or current.is_deleted:
             raise ResumeRefused("CAPTURE_DELETED", "This capture was deleted.")
-        for event in _told(current, request):
-            yield event
-        if to_client and current.outcome is not None:
-            shown(current, adapters.repo)
-    elif step.answer.status == "cancelled":
-        kept = await _cancel(item, step.answer.interrupt_id, adapters.repo)
-        yield agui.run_finished(
-            item.thread_id, run_id, {"status": kept.status.value, "inboxItemId": kept.id}
-        )
-    elif isinstance(step.payload, BucketPayload):
+        return Answered(current, with_outcome=True)
+    if step.answer.status == "cancelled":
+        return Answered(await _cancel(item, step.answer.interrupt_id, adapters.repo), False)
+    if isinstance(step.payload, BucketPayload):
         try:
             picked = await pick_bucket(
                 item.user_id,
@@ -165,43 +165,16 @@ async def _carry_out(
             )
         except Refused as refused:
             raise ResumeRefused(refused.code or "CONFLICT", refused.message) from None
-        for event in agui.outcome_events(picked, run_id, request.conversation):
-            yield event
-        if to_client:
-            shown(picked, adapters.repo)
-    else:
-        assert isinstance(step.payload, AnswerPayload)
-        answer = TextCapture(
-            user_id=item.user_id,
-            thread_id=item.thread_id,
-            run_id=run_id,
-            text=step.payload.answer,
-            capture_key=run_id,
-            conversation=request.conversation,
-        )
-        async for event in filing_events(
-            item.thread_id,
-            run_id,
-            ClassifyJob(capture_id=item.id, user_id=item.user_id),
-            lambda: store_clarification(item, answer, adapters.repo, step.answer.interrupt_id),
-            adapters,
-            request.conversation,
-            to_client=to_client,
-        ):
-            yield event
-
-
-def _told(item: InboxItem, request: ResumeRequest) -> list[BaseEvent]:
-    """The capture's outcome as it stands, for a replayed resume."""
-    if item.outcome is None:
-        return [
-            agui.run_finished(
-                item.thread_id,
-                request.run_id,
-                {"status": item.status.value, "inboxItemId": item.id},
-            )
-        ]
-    return agui.outcome_events(item, request.run_id, request.conversation)
+        return Answered(picked, with_outcome=True)
+    assert isinstance(step.payload, AnswerPayload)
+    answer = TextCapture(
+        user_id=item.user_id,
+        thread_id=item.thread_id,
+        run_id=run_id,
+        text=step.payload.answer,
+        capture_key=run_id,
+    )
+    return Refiling(answer_question(item, answer, adapters, step.answer.interrupt_id))
 
 
 async def _cancel(item: InboxItem, interrupt_id: str, repo: CaptureRepository) -> InboxItem:

@@ -4,9 +4,10 @@ subscription (one per device, idempotent by endpoint), removing one."""
 from __future__ import annotations
 
 import logging
+from typing import NoReturn
 
 from shared.domain.documents import utcnow
-from shared.domain.errors import Conflict, Invalid, StaleItem
+from shared.domain.errors import Conflict, Invalid
 from shared.domain.ports import PushAdapters, PushSubscriptions
 from shared.domain.push import (
     MAX_SUBSCRIPTIONS,
@@ -16,11 +17,9 @@ from shared.domain.push import (
     SubscriptionRequest,
     is_subscription_id,
 )
-from shared.settings import get_settings
+from shared.services.retry_stale import retry_stale
 
 log = logging.getLogger(__name__)
-
-_ATTEMPTS = 3
 
 
 async def push_key(push: PushAdapters) -> PushKey:
@@ -34,7 +33,7 @@ async def subscribe(
     """Store the browser's subscription for `user_id`. The same endpoint again is the same
     subscription (with the browser's newest keys). Refused: a push service not on the
     allow-list, keys that are not keys, a user with MAX_SUBSCRIPTIONS devices already."""
-    if not get_settings().push_services.allows(request.endpoint):
+    if not push.push_services.allows(request.endpoint):
         raise Invalid(
             "This is not the endpoint of a push service we send to.", "UNSUPPORTED_PUSH_SERVICE"
         )
@@ -56,7 +55,8 @@ async def _take_slot(user_id: str, subscription_id: str, store: PushSubscription
     """A place among the user's MAX_SUBSCRIPTIONS for this device, or TOO_MANY_SUBSCRIPTIONS.
     The slots are one ETag-guarded document: of many devices subscribing at once, only as many
     as there are places get one."""
-    for _ in range(_ATTEMPTS):
+
+    async def take(_: None) -> None:
         slots = await store.slots(user_id)
         if slots is None:  # the first device, or the first since slots were counted this way
             held = {s.id for s in await store.for_user(user_id)}
@@ -71,32 +71,40 @@ async def _take_slot(user_id: str, subscription_id: str, store: PushSubscription
                     f"At most {MAX_SUBSCRIPTIONS} devices take notifications. Remove one first.",
                     "TOO_MANY_SUBSCRIPTIONS",
                 )
-        try:
-            await store.save_slots(slots.holding(subscription_id))
-            return
-        except StaleItem:
-            continue  # another device took a slot meanwhile: count again
-    raise Conflict("Too many devices are subscribing at once. Please try again.", "CONFLICT")
+        await store.save_slots(slots.holding(subscription_id))
+
+    async def count_again() -> None:
+        """Another device took a slot meanwhile: `take` reads them again."""
+
+    def busy() -> NoReturn:
+        raise Conflict("Too many devices are subscribing at once. Please try again.", "CONFLICT")
+
+    await retry_stale(None, take, count_again, busy)
 
 
 async def _renewed(
     existing: PushSubscription, wanted: PushSubscription, store: PushSubscriptions
 ) -> PushSubscription:
     """`existing` with the keys the browser sent now (it may renew them for an endpoint)."""
-    for _ in range(_ATTEMPTS):
-        if (existing.keys, existing.expiration_time) == (wanted.keys, wanted.expiration_time):
-            return existing
-        renewed = existing.model_copy(
+
+    async def renew(current: PushSubscription) -> PushSubscription:
+        if (current.keys, current.expiration_time) == (wanted.keys, wanted.expiration_time):
+            return current
+        renewed = current.model_copy(
             update={"keys": wanted.keys, "expiration_time": wanted.expiration_time}
         )
-        try:
-            return await store.save(renewed)
-        except StaleItem:
-            current = await store.get(existing.user_id, existing.id)
-            if current is None:  # removed meanwhile: subscribing brings it back
-                current, _ = await store.add(wanted)
-            existing = current
-    raise Conflict("This subscription keeps changing. Please try again.", "CONFLICT")
+        return await store.save(renewed)
+
+    async def reread() -> PushSubscription:
+        current = await store.get(existing.user_id, existing.id)
+        if current is None:  # removed meanwhile: subscribing brings it back
+            current, _ = await store.add(wanted)
+        return current
+
+    def busy() -> NoReturn:
+        raise Conflict("This subscription keeps changing. Please try again.", "CONFLICT")
+
+    return await retry_stale(existing, renew, reread, busy)
 
 
 async def unsubscribe(user_id: str, subscription_id: str, store: PushSubscriptions) -> None:

@@ -12,11 +12,11 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.documents import utcnow
 from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.messages import ClassifyJob
+from shared.domain.policy import Policy
 from shared.domain.ports import Adapters
 from shared.services.filing import classify_and_file, record
 from shared.services.inbox import finish_delete
 from shared.services.placement import converge
-from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +31,9 @@ async def queue_for_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
     return await record(item, InboxItem.queued, adapters.repo)
 
 
-def upload_deadline() -> timedelta:
+def upload_deadline(policy: Policy) -> timedelta:
     """How long after it was created a voice note may still receive its audio."""
-    s = get_settings()
-    return timedelta(seconds=s.upload_url_ttl_s + s.upload_grace_s)
+    return timedelta(seconds=policy.upload_url_ttl_s + policy.upload_grace_s)
 
 
 async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
@@ -66,7 +65,7 @@ async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem
 
 
 async def _expire_upload(item: InboxItem, job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
-    due = item.created_at + upload_deadline()
+    due = item.created_at + upload_deadline(adapters.policy)
     if utcnow() < due:  # early (settings changed since it was sent): look again then
         await adapters.queues.enqueue_classify(job, delay_s=(due - utcnow()).total_seconds())
         return item

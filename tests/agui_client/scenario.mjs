@@ -20,10 +20,11 @@ function agent(threadId, text) {
 
 // Runs the agent and records what a UI would look at.
 async function run(a, params = {}) {
-  const seen = { events: [], errors: [] };
+  const seen = { events: [], errors: [], steps: [] };
   const subscriber = {
     onEvent: ({ event }) => {
       seen.events.push(event.type);
+      if (event.type === "STEP_STARTED") seen.steps.push(event.stepName);
     },
     onRunStartedEvent: ({ event }) => {
       seen.protocolVersion = event.protocolVersion;
@@ -55,6 +56,17 @@ async function run(a, params = {}) {
 function answering(a, payload) {
   const responses = Object.fromEntries(a.pendingInterrupts.map((i) => [i.id, payload]));
   return buildResumeArray(a.pendingInterrupts, responses);
+}
+
+// A user message that is a voice note: one audio part (AG-UI 1.0 multimodal input).
+function speaking(threadId, part) {
+  const initialMessages = [{ id: `m-${threadId}`, role: "user", content: [part] }];
+  return new HttpAgent({ url: `${base}/api/capture`, headers, threadId, initialMessages });
+}
+
+async function audioBase64() {
+  const fs = await import("node:fs/promises");
+  return (await fs.readFile(process.env.AUDIO)).toString("base64");
 }
 
 const scenarios = {
@@ -109,6 +121,37 @@ const scenarios = {
     const first = await run(a, { resume });
     const again = await run(agent(threadId, null), { resume });
     return { first, again };
+  },
+  // A voice note inline, as base64 data: transcribed, classified and told in one run.
+  async audio() {
+    const value = await audioBase64();
+    const a = speaking(`t-audio-${Date.now()}`, { type: "audio", source: { type: "data", value, mimeType: "audio/wav" } });
+    return await run(a);
+  },
+  // The same as the deprecated binary part, which the client upgrades or we do.
+  async binary() {
+    const data = await audioBase64();
+    const a = speaking(`t-binary-${Date.now()}`, { type: "binary", mimeType: "audio/wav", data });
+    return await run(a);
+  },
+  // A note uploaded through POST /api/voice-notes, named by its Location in an audio part.
+  async audioUrl() {
+    const threadId = `t-url-${Date.now()}`;
+    const answer = await fetch(`${base}/api/voice-notes`, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify({ contentType: "audio/wav", threadId }),
+    });
+    const started = await answer.json();
+    const fs = await import("node:fs/promises");
+    const put = await fetch(started.uploadUrl, {
+      method: "PUT",
+      headers: started.uploadHeaders,
+      body: await fs.readFile(process.env.AUDIO),
+    });
+    const url = answer.headers.get("location");
+    const a = speaking(threadId, { type: "audio", source: { type: "url", value: url } });
+    return { captureId: started.captureId, uploaded: put.status, seen: await run(a) };
   },
   // A voice note: follow its feed to the question, answer it on its thread.
   async voice() {

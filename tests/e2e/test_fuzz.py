@@ -123,6 +123,13 @@ SEMANTIC_CODES = {
     "EMPTY_CAPTURE",
     "CAPTURE_TOO_LONG",
     "EMPTY_AUDIO",
+    # An audio part the RunAgentInput schema cannot constrain: its mimeType, its base64, how
+    # many there are, where its bytes are.
+    "UNSUPPORTED_AUDIO_TYPE",
+    "BAD_AUDIO_DATA",
+    "TOO_MANY_AUDIO_PARTS",
+    "UNSUPPORTED_AUDIO_SOURCE",
+    "UNKNOWN_AUDIO_URL",
     "BAD_TOKEN",  # a continuation token we did not make
     "UNSUPPORTED_PUSH_SERVICE",  # a push endpoint that is not a real push service's
     "INVALID_PUSH_KEYS",  # a p256dh of the right shape that is not a point on P-256
@@ -479,6 +486,7 @@ VALID_BODIES = {
         "state": {"draft": "x"},
         "forwardedProps": {"n": 1},
     },
+    "createCapture": {"text": "Call Sarah about the budget"},
     "startVoiceNote": {"contentType": "audio/mp4", "threadId": "surrogates"},
     "pickBucket": {"bucket": "People"},
     "editCapture": {"title": "Shed", "dueDate": "2026-12-01", "nextAction": "Buy", "done": True},

@@ -163,3 +163,38 @@ def test_gibberish_then_a_clear_answer_is_filed_on_the_answer_offline(
     assert filed["result"]["outcome"] == "CLASSIFIED" and filed["result"]["bucket"] == "People"
     (inbox,) = docs(cosmos, "Inbox", pending["metadata"]["captureId"])
     assert inbox["title"] == "Call my sister Ana about her birthday party on Saturday"
+
+
+VOICE_RUN = ["Transcription", "Classifier"]
+
+
+@pytest.mark.parametrize("name", ["audio", "binary"])
+def test_an_audio_part_is_a_voice_note_in_one_run(host, fake, cosmos, name) -> None:
+    fake.reset()
+    fake.set_default(
+        fake_openai.transcription("call Sarah about the budget"), fake_openai.TRANSCRIBE
+    )
+    fake.enqueue(fake_openai.classification("People", 0.92, "Call Sarah"))
+    seen = scenario(host, name)
+    assert seen["errors"] == [] and "thrown" not in seen, seen
+    assert seen["events"][0] == "RUN_STARTED" and seen["events"][-1] == "RUN_FINISHED"
+    assert seen["steps"] == VOICE_RUN
+    result = seen["result"]
+    assert result["outcome"] == "CLASSIFIED" and result["bucket"] == "People"
+    (inbox,) = docs(cosmos, "Inbox", result["inboxItemId"])
+    assert inbox["source"] == "voice" and inbox["text"] == "call Sarah about the budget"
+    assert inbox["filedBucket"] == "People"
+
+
+def test_an_audio_part_naming_an_uploaded_note_follows_it_in_one_run(host, fake, cosmos) -> None:
+    fake.reset()
+    fake.set_default(
+        fake_openai.transcription("call Sarah about the budget"), fake_openai.TRANSCRIBE
+    )
+    fake.enqueue(fake_openai.classification("People", 0.92, "Call Sarah"))
+    seen = scenario(host, "audioUrl")
+    assert seen["uploaded"] == 201
+    run = seen["seen"]
+    assert run["errors"] == [] and run["steps"] == VOICE_RUN
+    assert run["result"]["inboxItemId"] == seen["captureId"]
+    assert run["result"]["outcome"] == "CLASSIFIED"

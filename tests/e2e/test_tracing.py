@@ -189,7 +189,7 @@ def test_logs_carry_capture_and_user_but_never_the_text(client, fake, sink, devh
 
     # The request's deferral and the worker's filing, each tagged with capture and user.
     lines = eventually(lambda: (found := lines_about_it()) and len(found) >= 2 and found)
-    assert any(" shared.services.runs WARNING " in line for line in lines), lines
+    assert any(" shared.services.pipeline WARNING " in line for line in lines), lines
     assert any(" shared.services.filing INFO " in line for line in lines), lines
     assert all("user_id=dev" in line for line in lines), lines
     assert marker not in log_path.read_text()

@@ -19,7 +19,6 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
 from shared.domain.capture import InboxItem
-from shared.services.feed import follow_capture
 from testkit.support import (
     DEV_KEYS,
     KEY,
@@ -30,6 +29,7 @@ from testkit.support import (
     eventually,
     running_devhost,
 )
+from tests.runs import feed_run
 from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, post_voice_capture
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
@@ -161,7 +161,7 @@ class _StoreNotToBeRead:
 
 
 async def _replay(item: InboxItem) -> list[str]:
-    return [event.type.value async for event in follow_capture(item, _StoreNotToBeRead())]
+    return [event.type.value async for event in feed_run(item, _StoreNotToBeRead())]
 
 
 def test_a_finished_capture_replays_its_whole_run_at_once(client, cosmos) -> None:

@@ -35,14 +35,13 @@ from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.services import background
 from shared.services.capture import TextCapture
-from shared.services.follow_up import follow_up_run
 from shared.services.inbox import delete_capture
-from shared.services.runs import text_capture_run
 from shared.services.transcription import transcribe_voice_note
 from shared.services.worker import handle_classify_job
 from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER, get_settings
 from testkit import fake_openai
 from testkit.support import BUCKETS, SARAH, clear_queue, docs
+from tests.runs import follow_up_run, text_capture_run
 
 UNSETTLED = {Status.RECEIVED, Status.QUEUED, Status.TRANSCRIBING}
 
@@ -459,8 +458,9 @@ def resume_with(payload: dict) -> Callable[[Adapters, InboxItem], Awaitable[Told
     that the scripted model files under People."""
 
     async def resume(app: Adapters, item: InboxItem) -> Told:
-        from shared.services.agui import Conversation
-        from shared.services.resume import ResumeAnswer, ResumeRequest, resume_run
+        from shared.agui.events import Conversation
+        from shared.services.resume import ResumeAnswer, ResumeRequest
+        from tests.runs import resume_run
 
         answer = ResumeAnswer(interrupt_id=f"{item.id}:1", status="resolved", payload=payload)
         request = ResumeRequest(
@@ -468,9 +468,9 @@ def resume_with(payload: dict) -> Callable[[Adapters, InboxItem], Awaitable[Told
             thread_id=item.thread_id,
             run_id=f"r-{uuid.uuid4()}",
             answers=[answer],
-            conversation=Conversation(interrupts=True),
         )
-        events = [e.model_dump(mode="json", by_alias=True) async for e in resume_run(request, app)]
+        run = resume_run(request, app, Conversation(interrupts=True))
+        events = [e.model_dump(mode="json", by_alias=True) async for e in run]
         last, asked = events[-1], payload.get("bucket", "People")
         if last["type"] == "RUN_ERROR":
             return Told(code=last["code"], asked=asked)

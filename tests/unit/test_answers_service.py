@@ -7,17 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from shared.agui.events import Conversation, interrupt_for
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.interrupts import InterruptKind, parse_payload, response_schema
 from shared.domain.outcomes import Outcome
 from shared.services import background
-from shared.services.agui import Conversation, interrupt_for
 from shared.services.capture import TextCapture
 from shared.services.filing import classify_and_file, file_capture
 from shared.services.follow_up import open_follow_up, store_clarification
-from shared.services.resume import ResumeAnswer, ResumeRequest, resume_run
+from shared.services.resume import ResumeAnswer, ResumeRequest
 from tests.fakes import USER, Fakes, guess, text_item
+from tests.runs import resume_run
 
 SPEAKS = Conversation(interrupts=True)
 
@@ -35,12 +36,10 @@ async def asked(
 
 async def answered(fakes: Fakes, item: InboxItem, payload: Any) -> list[dict]:
     answer = ResumeAnswer(interrupt_id=f"{item.id}:1", status="resolved", payload=payload)
-    req = ResumeRequest(
-        user_id=USER, thread_id="t-1", run_id="r-2", answers=[answer], conversation=SPEAKS
-    )
+    req = ResumeRequest(user_id=USER, thread_id="t-1", run_id="r-2", answers=[answer])
     run = [
         e.model_dump(mode="json", by_alias=True, exclude_none=True)
-        async for e in resume_run(req, fakes.adapters)
+        async for e in resume_run(req, fakes.adapters, SPEAKS)
     ]
     await background.drain()
     return run

@@ -11,6 +11,7 @@ from shared.domain.errors import Conflict, NotFound
 from shared.domain.outcomes import FailureCode, Outcome
 from shared.services.bucket_pick import pick_bucket
 from shared.services.filing import file_capture
+from shared.services.retry_stale import ATTEMPTS
 from tests.fakes import USER, Fakes, guess, new_id, text_item, voice_item
 
 NOT_FOUND = (None, "There is no such capture.")
@@ -137,7 +138,7 @@ async def test_a_capture_deleted_during_the_pick_is_not_found_and_keeps_nothing(
 
 async def test_a_capture_that_keeps_changing_is_a_conflict(fakes: Fakes) -> None:
     low = await settled(fakes, "tiles?", Bucket.IDEAS, 0.45, "Tiles")
-    for _ in range(3):
+    for _ in range(ATTEMPTS):
         fakes.repo.before_next("save", lambda: fakes.repo.seed(fakes.repo.stored(USER, low.id)))
     with pytest.raises(Conflict) as conflict:
         await pick(fakes, low, Bucket.PROJECTS)

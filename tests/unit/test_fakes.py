@@ -66,7 +66,7 @@ def test_each_fake_has_its_ports_methods_as_declared(port: type, fake: type) -> 
             assert inspect.isasyncgenfunction(faked), f"{fake.__name__}.{name}"
 
 
-def test_the_bundle_is_the_services_adapters(offline: list[str]) -> None:
+def test_the_bundle_is_the_services_adapters(unit_settings, offline: list[str]) -> None:
     fakes = Fakes()
     bundle = fakes.adapters
     assert isinstance(bundle, ports.Adapters)

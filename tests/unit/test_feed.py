@@ -6,15 +6,11 @@ from __future__ import annotations
 import pytest
 from ag_ui_validate.pytest_plugin import assert_valid_agui
 
+from shared.agui.events import run_started
+from shared.agui.narrator import events_between
 from shared.domain.capture import InboxItem, Status
-from shared.services.agui import run_started
-from shared.services.feed import (
-    FAST_FOR_S,
-    SLOWEST_POLL_S,
-    Stage,
-    events_between,
-    next_poll_s,
-)
+from shared.domain.progress import Stage
+from shared.services.feed import FAST_FOR_S, SLOWEST_POLL_S, next_poll_s
 
 
 def _item(source: str) -> InboxItem:

@@ -13,6 +13,7 @@ from shared.domain.outcomes import Outcome
 from shared.services.capture import TextCapture
 from shared.services.filing import classify_and_file, file_capture
 from shared.services.follow_up import open_follow_up, store_clarification
+from shared.services.retry_stale import ATTEMPTS
 from tests.fakes import USER, Fakes, guess, new_id, text_item
 
 
@@ -138,12 +139,12 @@ async def test_a_capture_that_keeps_changing_refuses_the_answer(fakes: Fakes) ->
     async def touched() -> None:  # another writer saves it again each time, unsettled
         fakes.repo.seed(fakes.repo.stored(USER, item.id))
 
-    for _ in range(3):
+    for _ in range(ATTEMPTS):
         fakes.repo.before_next("save", touched)
     with pytest.raises(NotStored) as refused:
         await store_clarification(item, answer(), fakes.repo)
     assert refused.value.code == "CONFLICT"
-    assert fakes.repo.calls.count("save") == 3
+    assert fakes.repo.calls.count("save") == ATTEMPTS
     assert fakes.repo.stored(USER, item.id).clarifications == []
 
 

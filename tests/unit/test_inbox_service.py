@@ -13,6 +13,7 @@ from shared.domain.documents import utcnow
 from shared.domain.errors import Conflict, Malformed, NotFound, StorageUnavailable
 from shared.services.filing import file_capture, filed_item_for
 from shared.services.inbox import InboxQuery, delete_capture, get_capture, list_inbox
+from shared.services.retry_stale import ATTEMPTS
 from tests.fakes import USER, Fakes, guess, new_id, text_item, voice_item
 
 
@@ -125,7 +126,7 @@ async def test_a_write_racing_the_tombstone_is_read_again_then_swept(fakes: Fake
 
 async def test_a_capture_that_keeps_changing_is_a_conflict(fakes: Fakes) -> None:
     item = fakes.repo.seed(text_item())
-    for _ in range(5):
+    for _ in range(ATTEMPTS):
         fakes.repo.before_next("save", lambda: fakes.repo.seed(fakes.repo.stored(USER, item.id)))
     with pytest.raises(Conflict) as conflict:
         await delete_capture(USER, item.id, fakes.adapters)
@@ -164,7 +165,7 @@ async def pages(fakes: Fakes, limit: int) -> list[list[str]]:
     seen, token = [], None
     for _ in range(20):
         page = await list_inbox(USER, fakes.repo, query(limit, token))
-        seen.append([i["id"] for i in page.items])
+        seen.append([i.id for i in page.items])
         token = page.continuation_token
         if token is None:
             return seen
@@ -188,7 +189,7 @@ async def test_captures_arriving_meanwhile_do_not_shift_the_pages(fakes: Fakes) 
     first = await list_inbox(USER, fakes.repo, query(2))
     fakes.repo.seed(text_item("newer"))  # arrives while the client reads the first page
     rest = await list_inbox(USER, fakes.repo, query(10, first.continuation_token))
-    assert [i["id"] for i in rest.items] == ids[2:]
+    assert [i.id for i in rest.items] == ids[2:]
 
 
 async def test_captures_of_the_same_instant_are_each_listed_once(fakes: Fakes) -> None:
@@ -213,13 +214,13 @@ async def test_the_inbox_filters_by_status_and_isolates_users(fakes: Fakes) -> N
     seed_inbox(fakes, 2, status=Status.FILED)
     seed_inbox(fakes, 2, user="other", status=Status.NEEDS_CLARIFICATION)
     page = await list_inbox(USER, fakes.repo, query(status=Status.NEEDS_CLARIFICATION))
-    assert [i["id"] for i in page.items] == waiting
-    assert {(i["userId"], i["status"]) for i in page.items} == {(USER, "needs_clarification")}
+    assert [i.id for i in page.items] == waiting
+    assert {(i.user_id, i.status.value) for i in page.items} == {(USER, "needs_clarification")}
 
 
 async def test_items_are_listed_in_their_stored_form(fakes: Fakes) -> None:
     (capture_id,) = seed_inbox(fakes, 1)
-    (listed,) = (await list_inbox(USER, fakes.repo, query())).items
+    (listed,) = (await list_inbox(USER, fakes.repo, query())).to_json()["items"]
     assert listed == fakes.repo.stored(USER, capture_id).to_json()
     assert "_etag" not in listed and "etag" not in listed
 

@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
+from shared.agui.events import Conversation
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.services import background
-from shared.services.agui import Conversation
 from shared.services.filing import file_capture
-from shared.services.resume import ResumeAnswer, ResumeRequest, resume_run
+from shared.services.resume import ResumeAnswer, ResumeRequest
 from tests.fakes import USER, Fakes, guess, text_item
+from tests.runs import resume_run
 
 SPEAKS = Conversation(interrupts=True)
 
@@ -25,9 +26,7 @@ async def asking(fakes: Fakes, confidence: float, thread_id: str = "t-1") -> Inb
 
 
 def request(*answers: ResumeAnswer, thread_id: str = "t-1") -> ResumeRequest:
-    return ResumeRequest(
-        user_id=USER, thread_id=thread_id, run_id="r-2", answers=list(answers), conversation=SPEAKS
-    )
+    return ResumeRequest(user_id=USER, thread_id=thread_id, run_id="r-2", answers=list(answers))
 
 
 def resolved(interrupt_id: str, payload: Any) -> ResumeAnswer:
@@ -39,7 +38,7 @@ async def events(fakes: Fakes, req: ResumeRequest) -> list[dict]:
     the outcome shown, publishing) done."""
     run = [
         e.model_dump(mode="json", by_alias=True, exclude_none=True)
-        async for e in resume_run(req, fakes.adapters)
+        async for e in resume_run(req, fakes.adapters, SPEAKS)
     ]
     await background.drain()
     return run

@@ -7,19 +7,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from shared.agui.events import Conversation
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.errors import ClassifierUnavailable, StorageUnavailable
 from shared.domain.outcomes import FailureCode
 from shared.services import background
-from shared.services.agui import Conversation
 from shared.services.capture import TextCapture
-from shared.services.feed import follow_capture
 from shared.services.filing import file_capture
-from shared.services.resume import ResumeAnswer, ResumeRequest, resume_run
-from shared.services.runs import text_capture_run
+from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.shown import mark_shown
 from tests.fakes import USER, Fakes, guess, new_id, text_item
+from tests.runs import feed_run, resume_run, text_capture_run
 
 
 def a_capture(text: str = "Call Sarah about the budget") -> TextCapture:
@@ -80,11 +79,11 @@ async def test_an_events_feed_marks_the_outcome_or_failure_it_replayed(fakes: Fa
     settled = await file_capture(
         item, item.classified(guess(Bucket.IDEAS, 0.45, "Tiles")), fakes.repo, fakes.queues
     )
-    await read_to_the_end(follow_capture(settled, fakes.repo))
+    await read_to_the_end(feed_run(settled, fakes.repo))
     assert fakes.repo.stored(USER, item.id).was_shown_live
 
     failed = fakes.repo.seed(text_item(status=Status.QUEUED).failed(FailureCode.CLASSIFY_FAILED))
-    types = await read_to_the_end(follow_capture(failed, fakes.repo))
+    types = await read_to_the_end(feed_run(failed, fakes.repo))
     assert types[-1] == "RUN_ERROR"
     assert fakes.repo.stored(USER, failed.id).was_shown_live
 
@@ -94,7 +93,7 @@ async def test_a_feed_closed_before_its_end_marks_nothing(fakes: Fakes) -> None:
     settled = await file_capture(
         item, item.classified(guess(Bucket.IDEAS, 0.9, "Tiles")), fakes.repo, fakes.queues
     )
-    await read_until(follow_capture(settled, fakes.repo), "TEXT_MESSAGE_CONTENT")
+    await read_until(feed_run(settled, fakes.repo), "TEXT_MESSAGE_CONTENT")
     assert fakes.repo.stored(USER, item.id).outcome_shown_at is None
 
 
@@ -113,9 +112,8 @@ async def test_a_resume_marks_the_answer_it_told_not_its_quiet_ones(fakes: Fakes
         thread_id="t-2",
         run_id="r-3",
         answers=answers,
-        conversation=Conversation(interrupts=True),
     )
-    await read_to_the_end(resume_run(request, fakes.adapters))
+    await read_to_the_end(resume_run(request, fakes.adapters, Conversation(interrupts=True)))
     quiet, told = (fakes.repo.stored(USER, i.id) for i in asked)
     assert quiet.status is told.status is Status.FILED
     assert quiet.outcome_shown_at is None and told.was_shown_live

@@ -13,8 +13,8 @@ from shared.domain.classification import Bucket
 from shared.domain.documents import utcnow
 from shared.domain.errors import ClassifierUnavailable, StorageUnavailable
 from shared.domain.messages import ClassifyJob
-from shared.services import background, checks
-from shared.services.checks import schedule_check
+from shared.services import after_write, background
+from shared.services.after_write import schedule_check
 from shared.services.worker import handle_classify_job, queue_for_worker, upload_deadline
 from tests.fakes import USER, Fakes, guess, job_for, new_id, text_item, voice_item
 
@@ -152,7 +152,7 @@ async def test_a_check_that_cannot_be_sent_does_not_stop_the_capture(fakes: Fake
 async def test_a_slow_queue_holds_the_capture_up_no_longer_than_check_first_s(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(checks, "CHECK_FIRST_S", 0.05)
+    monkeypatch.setattr(after_write, "CHECK_FIRST_S", 0.05)
     answered = asyncio.Event()
     fakes.queues.before_next("enqueue_classify", answered.wait)  # a queue that hangs
     job = ClassifyJob(capture_id=new_id(), user_id=USER)
@@ -172,7 +172,7 @@ def created_ago(seconds: float):
 
 
 async def test_a_voice_note_without_audio_past_its_deadline_is_removed(fakes: Fakes) -> None:
-    late = upload_deadline().total_seconds() + 1
+    late = upload_deadline(fakes.adapters.policy).total_seconds() + 1
     item = fakes.repo.seed(voice_item(created_at=created_ago(late)))
     assert await handle_classify_job(job_for(item), fakes.adapters) is None
     assert fakes.repo.stored(USER, item.id) is None
@@ -183,7 +183,7 @@ async def test_a_voice_note_without_audio_past_its_deadline_is_removed(fakes: Fa
 
 
 async def test_a_voice_note_whose_audio_came_is_left_to_the_blob_trigger(fakes: Fakes) -> None:
-    late = upload_deadline().total_seconds() + 1
+    late = upload_deadline(fakes.adapters.policy).total_seconds() + 1
     item = fakes.repo.seed(voice_item(created_at=created_ago(late)))
     fakes.voice.put(item.audio_blob, b"audio")
     assert await handle_classify_job(job_for(item), fakes.adapters) == item
@@ -191,7 +191,7 @@ async def test_a_voice_note_whose_audio_came_is_left_to_the_blob_trigger(fakes: 
 
 
 async def test_audio_arriving_as_the_voice_note_expires_wins(fakes: Fakes) -> None:
-    late = upload_deadline().total_seconds() + 1
+    late = upload_deadline(fakes.adapters.policy).total_seconds() + 1
     item = fakes.repo.seed(voice_item(created_at=created_ago(late)))
 
     async def blob_trigger_starts() -> None:
@@ -209,7 +209,7 @@ async def test_an_early_check_of_a_voice_note_comes_back_when_due(fakes: Fakes) 
     item = fakes.repo.seed(voice_item(created_at=created_ago(100)))
     assert await handle_classify_job(job_for(item), fakes.adapters) == item
     (again,) = fakes.queues.sent
-    remaining = upload_deadline().total_seconds() - 100
+    remaining = upload_deadline(fakes.adapters.policy).total_seconds() - 100
     assert again.job == job_for(item) and remaining - 5 < again.delay_s <= remaining
     assert fakes.repo.stored(USER, item.id) == item
 
@@ -218,7 +218,7 @@ async def test_the_deadline_is_the_upload_urls_life_and_the_grace(
     fakes: Fakes, unit_settings
 ) -> None:
     unit_settings(UPLOAD_URL_TTL_S="60", UPLOAD_GRACE_S="30")
-    assert upload_deadline() == timedelta(seconds=90)
+    assert upload_deadline(fakes.adapters.policy) == timedelta(seconds=90)
     item = fakes.repo.seed(voice_item(created_at=created_ago(91)))
     assert await handle_classify_job(job_for(item), fakes.adapters) is None
     assert fakes.repo.stored(USER, item.id) is None

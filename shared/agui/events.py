@@ -1,5 +1,6 @@
 """The AG-UI events of a capture's run, built from the ag-ui-protocol models: the one place
-that maps a capture's state and outcome to events (shared/http/sse.py writes them).
+that maps a capture's state and outcome to events (narrator.py tells a run with them,
+shared/http/sse.py writes them).
 
 ag_ui.core's generated models take about 95 ms to import, a sixth of the app's cold start, so
 they load with the first run rather than with the app (`ag`, below).

@@ -1,0 +1,249 @@
+"""A RunAgentInput read as what the client asks for: a text capture, the answers that resume
+its thread, or a voice note (an audio part, AG-UI 1.0 multimodal input), each with the
+conversation the client holds; or a Problem saying what is wrong with it."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from shared.agui.events import Conversation, speaks_interrupts
+from shared.domain.audio import audio_type
+from shared.http.input import as_model, read_json
+from shared.http.problems import Problem
+from shared.http.requests import MAX_ID_CHARS, MAX_VERSION_CHARS, unsupported_audio_type
+from shared.services.capture import TextCapture
+from shared.services.resume import ResumeAnswer, ResumeRequest
+from shared.services.voice import NewVoiceCapture
+from shared.settings import get_settings
+
+if TYPE_CHECKING:
+    from ag_ui.core import RunAgentInput, UserMessage
+
+# What a `url` audio source may name: a voice note the caller started with POST /api/voice-notes
+# (its Location, or its events URL), relative or absolute.
+_NOTE_PATH = re.compile(r"/api/captures/([^/?#]+)(?:/events)?/?")
+
+
+@dataclass(frozen=True)
+class VoiceInput:
+    """A voice note in a run: its audio carried inline (`new`, `audio`), or the note the caller
+    uploaded already (`capture_id`)."""
+
+    thread_id: str
+    run_id: str
+    new: NewVoiceCapture | None = None
+    audio: bytes = b""
+    capture_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """What a RunAgentInput asks for, and the conversation its client holds."""
+
+    asked: TextCapture | ResumeRequest | VoiceInput
+    conversation: Conversation
+
+
+def parse_capture_input(
+    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
+) -> RunRequest:
+    """POST /api/capture: a RunAgentInput that either resumes its thread (AG-UI 1.0 `resume`),
+    or carries a new capture as its last user message: text, or one audio part."""
+    run_input = _run_input(body, content_type)
+    conversation = _conversation(run_input)
+    if run_input.resume is not None:
+        resume = ResumeRequest(
+            user_id=user_id,
+            thread_id=run_input.thread_id,
+            run_id=run_input.run_id,
+            answers=[
+                ResumeAnswer(interrupt_id=r.interrupt_id, status=r.status, payload=r.payload)
+                for r in run_input.resume
+            ],
+        )
+        return RunRequest(resume, conversation)
+    voice = _voice_input(run_input, user_id, idempotency_key)
+    if voice is not None:
+        return RunRequest(voice, conversation)
+    return RunRequest(_text_capture(run_input, user_id, idempotency_key), conversation)
+
+
+def parse_text_capture(
+    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
+) -> tuple[TextCapture, Conversation]:
+    """A RunAgentInput whose last user message is the text, or a Problem saying why not."""
+    run_input = _run_input(body, content_type)
+    return _text_capture(run_input, user_id, idempotency_key), _conversation(run_input)
+
+
+def _run_input(body: bytes, content_type: str | None) -> RunAgentInput:
+    """Fields AG-UI does not define are ignored rather than refused: the protocol's own models
+    allow them, so a client on a newer protocol version keeps working."""
+    from ag_ui.core import RunAgentInput  # on first use: see shared/agui/events.py
+
+    limits = get_settings()
+    raw = _upgrade_binary_parts(read_json(body, content_type, "an AG-UI RunAgentInput"))
+    run_input = as_model(raw, RunAgentInput, "an AG-UI RunAgentInput")
+    for name, value in (("threadId", run_input.thread_id), ("runId", run_input.run_id)):
+        if not 1 <= len(value) <= MAX_ID_CHARS:
+            raise Problem(422, f"{name} must be 1 to {MAX_ID_CHARS} characters.", code="INVALID_ID")
+    version = run_input.protocol_version
+    if version is not None and len(version) > MAX_VERSION_CHARS:
+        raise Problem(
+            422,
+            f"protocolVersion must be a version such as 1.0 ({MAX_VERSION_CHARS} characters "
+            "at most).",
+            code="INVALID_PROTOCOL_VERSION",
+        )
+    if len(run_input.messages) > limits.max_messages:
+        raise Problem(
+            422,
+            f"A run may carry at most {limits.max_messages} messages.",
+            code="TOO_MANY_MESSAGES",
+        )
+    return run_input
+
+
+def _upgrade_binary_parts(raw: Any) -> Any:
+    """The deprecated `{"type": "binary"}` audio part (before 1.0) as the audio part it became:
+    the 1.0 models refuse it, and an older client still sends it."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("messages"), list):
+        return raw
+    for message in raw["messages"]:
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list):
+            continue
+        for n, part in enumerate(content):
+            if not (isinstance(part, dict) and part.get("type") == "binary"):
+                continue
+            mime = part.get("mimeType")
+            if not (isinstance(mime, str) and mime.lower().startswith("audio/")):
+                continue
+            if isinstance(part.get("data"), str):
+                source = {"type": "data", "value": part["data"], "mimeType": mime}
+            elif isinstance(part.get("url"), str):
+                source = {"type": "url", "value": part["url"], "mimeType": mime}
+            else:
+                continue  # an `id` only names nothing we hold: refused as it is
+            content[n] = {"type": "audio", "source": source}
+    return raw
+
+
+def _conversation(run_input: RunAgentInput) -> Conversation:
+    messages = tuple(
+        m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in run_input.messages
+    )
+    return Conversation(interrupts=speaks_interrupts(run_input.protocol_version), messages=messages)
+
+
+def _text_capture(
+    run_input: RunAgentInput, user_id: str, idempotency_key: str | None
+) -> TextCapture:
+    limits = get_settings()
+    text = last_user_text(run_input)
+    if text is None:
+        raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")
+    text = text.strip()
+    if not text:
+        raise Problem(422, "The capture is empty.", code="EMPTY_CAPTURE")
+    if len(text) > limits.max_capture_chars:
+        raise Problem(
+            422,
+            f"The capture is longer than {limits.max_capture_chars} characters.",
+            code="CAPTURE_TOO_LONG",
+        )
+    return TextCapture(
+        user_id=user_id,
+        thread_id=run_input.thread_id,
+        run_id=run_input.run_id,
+        text=text,
+        capture_key=idempotency_key or run_input.run_id,
+        answers_in_thread=speaks_interrupts(run_input.protocol_version),
+    )
+
+
+def _last_user_message(run_input: RunAgentInput) -> UserMessage | None:
+    from ag_ui.core import UserMessage
+
+    for message in reversed(run_input.messages):
+        if isinstance(message, UserMessage):
+            return message
+    return None
+
+
+def last_user_text(run_input: RunAgentInput) -> str | None:
+    """The last user message's text: a string, or the text parts of a content list joined."""
+    message = _last_user_message(run_input)
+    if message is None:
+        return None
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = [getattr(p, "text", None) for p in content or []]
+    return "\n".join(p for p in parts if p)
+
+
+def _voice_input(
+    run_input: RunAgentInput, user_id: str, idempotency_key: str | None
+) -> VoiceInput | None:
+    """The last user message's audio part as a voice note, if it has one."""
+    message = _last_user_message(run_input)
+    content = message.content if message is not None else None
+    if not isinstance(content, list):
+        return None  # no message, or plain text
+    parts = [p for p in content if p.type == "audio"]
+    if not parts:
+        return None
+    if len(parts) > 1:
+        raise Problem(422, "A capture takes one audio part.", code="TOO_MANY_AUDIO_PARTS")
+    source = parts[0].source
+    ids = {"thread_id": run_input.thread_id, "run_id": run_input.run_id}
+    if source.type == "url":
+        return VoiceInput(**ids, capture_id=_note_named(source.value))
+    if source.type != "data":
+        raise Problem(
+            422,
+            "An audio part carries its audio as base64 data, or names a voice note by url.",
+            code="UNSUPPORTED_AUDIO_SOURCE",
+        )
+    audio = audio_type(source.mime_type)
+    if audio is None:
+        # 422, not 415: the body is the JSON asked for; one of its values is not one we take.
+        unsupported = unsupported_audio_type(source.mime_type)
+        raise Problem(422, unsupported.detail, code=unsupported.code)
+    limit = get_settings().max_voice_bytes
+    # Base64 is 4 characters for 3 bytes: a longer string is refused before decoding it.
+    if len(source.value) > (limit + 2) // 3 * 4 + 4:
+        raise Problem(413, f"Voice notes are limited to {limit} bytes.")
+    try:
+        data = base64.b64decode(source.value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise Problem(422, "The audio data is not base64.", code="BAD_AUDIO_DATA") from exc
+    if len(data) > limit:
+        raise Problem(413, f"Voice notes are limited to {limit} bytes.")
+    if not data:
+        raise Problem(422, "The voice note is empty.", code="EMPTY_AUDIO")
+    new = NewVoiceCapture(
+        user_id=user_id,
+        audio=audio,
+        thread_id=run_input.thread_id,
+        idempotency_key=idempotency_key or run_input.run_id,
+    )
+    return VoiceInput(**ids, new=new, audio=data)
+
+
+def _note_named(url: str) -> str:
+    match = _NOTE_PATH.fullmatch(urlsplit(url).path)
+    if match is None:
+        raise Problem(
+            422,
+            "An audio url names a voice note started with POST /api/voice-notes: its Location, "
+            "/api/captures/{captureId}.",
+            code="UNKNOWN_AUDIO_URL",
+        )
+    return match[1]

@@ -1,0 +1,156 @@
+"""The one narrator: a capture's progress, stages and resumed answers told as AG-UI runs, live
+(a text capture, a follow-up), replayed and followed (an events feed, a voice note) and resumed
+(answers to interrupts). Once an outcome's events went to a client, it is marked shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from shared.agui import events as ev
+from shared.agui.events import Conversation
+from shared.domain.capture import InboxItem
+from shared.domain.errors import NotStored
+from shared.domain.outcomes import failure_message
+from shared.domain.ports import CaptureRepository
+from shared.domain.progress import Progress, Settled, Sighting, Stage, Stopped
+from shared.services.after_write import shown
+from shared.services.resume import Answered, Resumed, ResumeRefused
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+    from ag_ui.core import BaseEvent
+
+
+async def capture_run(
+    thread_id: str,
+    run_id: str,
+    progress: AsyncIterator[Progress],
+    conversation: Conversation,
+    repo: CaptureRepository,
+) -> AsyncIterator[BaseEvent]:
+    """A capture stored, classified and filed, as one AG-UI run."""
+    # The first bytes leave before any storage or model call.
+    yield ev.run_started(thread_id, run_id)
+    async for event in filing_events(thread_id, run_id, progress, conversation, repo):
+        yield event
+
+
+async def filing_events(
+    thread_id: str,
+    run_id: str,
+    progress: AsyncIterator[Progress],
+    conversation: Conversation,
+    repo: CaptureRepository,
+) -> AsyncIterator[BaseEvent]:
+    """The events of `capture_run` after RUN_STARTED (a resumed run starts its own)."""
+    steps = aiter(progress)
+    first = await anext(steps)
+    if isinstance(first, NotStored):
+        yield ev.run_error(first.message, first.code)
+        return
+    yield ev.step_started(ev.CLASSIFIER_STEP)
+    final = await anext(steps)
+    yield ev.step_finished(ev.CLASSIFIER_STEP)
+    if isinstance(final, NotStored):
+        yield ev.run_error(final.message, final.code)
+    elif isinstance(final, Settled):
+        for event in ev.outcome_events(final.item, run_id, conversation):
+            yield event
+        # Past the last yield: the response asked for more, so the outcome's frames were sent.
+        shown(final.item, repo)
+    else:
+        yield ev.run_finished(thread_id, run_id, _status(final.item))
+
+
+def _status(item: InboxItem) -> dict:
+    return {"status": item.status.value, "inboxItemId": item.id}
+
+
+async def resume_run(
+    thread_id: str,
+    run_id: str,
+    resume: Callable[[], Awaitable[Resumed]],
+    conversation: Conversation,
+    repo: CaptureRepository,
+) -> AsyncIterator[BaseEvent]:
+    """A resume as one AG-UI run: the last answer's story, or RUN_ERROR with the rule it broke.
+    `resume` does the work, once RUN_STARTED is out."""
+    yield ev.run_started(thread_id, run_id)
+    try:
+        done = await resume()
+    except ResumeRefused as refused:
+        yield ev.run_error(refused.message, refused.code)
+        return
+    if not isinstance(done, Answered):
+        async for event in filing_events(thread_id, run_id, done.progress, conversation, repo):
+            yield event
+        return
+    item = done.item
+    if not done.with_outcome or item.outcome is None:
+        yield ev.run_finished(item.thread_id, run_id, _status(item))
+        return
+    for event in ev.outcome_events(item, run_id, conversation):
+        yield event
+    shown(item, repo)
+
+
+async def feed_run(
+    item: InboxItem,
+    sightings: AsyncIterator[Sighting | Stopped],
+    repo: CaptureRepository,
+    *,
+    interrupts: bool = False,
+    run_id: str | None = None,
+    conversation: Conversation | None = None,
+) -> AsyncIterator[BaseEvent]:
+    """A capture followed from its inbox item, as one AG-UI run on its thread: replayed at once
+    up to where it is, then told as it moves. The run is the capture's own unless a caller's
+    run (`run_id`, and the `conversation` its client holds) asked for it."""
+    run_id = run_id or item.run_id
+    yield ev.run_started(item.thread_id, run_id)
+    stage = Stage.WAITING
+    async for seen in sightings:
+        if isinstance(seen, Stopped):
+            yield ev.run_error(seen.message, seen.code)
+            return
+        told = conversation or Conversation(
+            interrupts=interrupts, messages=ev.capture_messages(seen.item)
+        )
+        for event in events_between(seen.item, stage, seen.stage, told, run_id):
+            yield event
+        stage = seen.stage
+        if stage in (Stage.SETTLED, Stage.FAILED) and seen.item.has_ended:
+            # Past the last yield: the outcome's (or failure's) frames were sent.
+            shown(seen.item, repo)
+
+
+def events_between(
+    item: InboxItem,
+    before: Stage,
+    after: Stage,
+    conversation: Conversation | None = None,
+    run_id: str | None = None,
+) -> list[BaseEvent]:
+    """The events that take a run from `before` to `after` (replay passes WAITING)."""
+    voice = item.source == "voice"
+    if after is Stage.FAILED:
+        # A step the feed opened is closed before the run ends.
+        open_step = {Stage.CLASSIFYING: ev.CLASSIFIER_STEP}
+        if voice:
+            open_step[Stage.TRANSCRIBING] = ev.TRANSCRIPTION_STEP
+        closing = [ev.step_finished(open_step[before])] if before in open_step else []
+        return [*closing, ev.run_error(failure_message(item.error), item.error or "FAILED")]
+    events: list[BaseEvent] = []
+    if voice and before < Stage.TRANSCRIBING <= after:
+        events.append(ev.step_started(ev.TRANSCRIPTION_STEP))
+    if before < Stage.CLASSIFYING <= after:
+        if voice:
+            events.append(ev.step_finished(ev.TRANSCRIPTION_STEP))
+        events.append(ev.step_started(ev.CLASSIFIER_STEP))
+    if before < Stage.SETTLED <= after:
+        events.append(ev.step_finished(ev.CLASSIFIER_STEP))
+        events.extend(ev.outcome_events(item, run_id or item.run_id, conversation))
+    return events

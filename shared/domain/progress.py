@@ -1,0 +1,73 @@
+"""What happens to a capture, as the use cases report it: its progress through the pipeline and
+the stage a reader sees it at. Any door (AG-UI, plain JSON) tells a client from these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from shared.domain.capture import InboxItem, Status
+from shared.domain.errors import NotStored
+
+
+@dataclass(frozen=True)
+class Stored:
+    """The capture (or the answer) is stored; the classifier's turn."""
+
+    item: InboxItem
+
+
+@dataclass(frozen=True)
+class Settled:
+    """Classified and filed: the item carries its outcome."""
+
+    item: InboxItem
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """Stored, but classifying must wait for the worker (or, failing that, a retry)."""
+
+    item: InboxItem
+
+
+# A store-and-file reports Stored (or NotStored), then Settled, Deferred or NotStored.
+Progress = Stored | Settled | Deferred | NotStored
+
+
+class Stage(IntEnum):
+    """How far a capture is, as a reader following it sees it (it never steps back)."""
+
+    WAITING = 0  # for the audio
+    TRANSCRIBING = 1
+    CLASSIFYING = 2  # text stored, the classifier's turn
+    SETTLED = 3
+    FAILED = 4
+
+
+def stage_of(item: InboxItem) -> Stage:
+    if item.status is Status.FAILED:
+        return Stage.FAILED
+    if item.is_settled:
+        return Stage.SETTLED
+    if item.status is Status.AWAITING_UPLOAD:
+        return Stage.WAITING
+    if item.status is Status.TRANSCRIBING:
+        return Stage.TRANSCRIBING
+    return Stage.CLASSIFYING
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """A capture seen by a reader that follows it, at a stage further than the last one."""
+
+    item: InboxItem
+    stage: Stage
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A reader stopped following a capture before its end: deleted, or out of time."""
+
+    code: str
+    message: str

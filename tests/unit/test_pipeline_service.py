@@ -1,0 +1,80 @@
+"""shared/services/pipeline.py on the fakes: capturing text reports what happened as domain
+progress (no events), and the plain door's wait returns the capture as it stands."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from shared.domain.capture import Status
+from shared.domain.classification import Bucket, Classification
+from shared.domain.errors import ClassifierUnavailable, NotStored, StorageUnavailable
+from shared.domain.progress import Deferred, Settled, Stored
+from shared.services.capture import TextCapture
+from shared.services.pipeline import capture_text, capture_text_within
+from tests.fakes import USER, Fakes, guess, new_id
+
+
+def a_capture(text: str = "Call Sarah about the budget", key: str | None = None) -> TextCapture:
+    key = key or f"k-{new_id()}"
+    return TextCapture(user_id=USER, thread_id="t", run_id=key, text=text, capture_key=key)
+
+
+async def test_a_capture_is_stored_then_settled(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    capture = a_capture()
+    progress = [p async for p in capture_text(capture, fakes.adapters)]
+    assert [type(p) for p in progress] == [Stored, Settled]
+    stored, settled = progress
+    assert stored.item.id == settled.item.id == capture.capture_id
+    assert stored.item.status is Status.RECEIVED
+    assert settled.item.status is Status.FILED and settled.item.filed_bucket is Bucket.PEOPLE
+
+
+async def test_a_capture_whose_model_is_down_is_deferred_to_the_worker(fakes: Fakes) -> None:
+    fakes.classifier.then(ClassifierUnavailable("down"))
+    progress = [p async for p in capture_text(a_capture(), fakes.adapters)]
+    assert [type(p) for p in progress] == [Stored, Deferred]
+    assert progress[-1].item.status is Status.QUEUED
+
+
+async def test_a_reused_key_is_not_stored(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    [_ async for _ in capture_text(a_capture("one", key="k"), fakes.adapters)]
+    (refused,) = [p async for p in capture_text(a_capture("two", key="k"), fakes.adapters)]
+    assert isinstance(refused, NotStored) and refused.code == "IDEMPOTENCY_KEY_REUSED"
+
+
+async def test_waiting_returns_the_settled_capture(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(Bucket.IDEAS, 0.9, "Podcast"))
+    item = await capture_text_within(a_capture(), fakes.adapters, wait_s=5)
+    assert item.status is Status.FILED
+
+
+async def test_a_wait_that_runs_out_returns_the_stored_capture_and_the_work_goes_on(
+    fakes: Fakes,
+) -> None:
+    release = asyncio.Event()
+
+    async def slow(_text: str) -> Classification:
+        await release.wait()
+        return guess(Bucket.IDEAS, 0.9, "Podcast")
+
+    fakes.classifier.then(slow)
+    capture = a_capture()
+    item = await capture_text_within(capture, fakes.adapters, wait_s=0)
+    assert item.status is Status.RECEIVED
+    release.set()
+    for _ in range(100):
+        if fakes.repo.stored(USER, capture.capture_id).status is Status.FILED:
+            break
+        await asyncio.sleep(0)
+    assert fakes.repo.stored(USER, capture.capture_id).status is Status.FILED
+
+
+async def test_waiting_raises_what_kept_the_capture_from_being_stored(fakes: Fakes) -> None:
+    fakes.repo.fail_next("add", StorageUnavailable("down"))
+    with pytest.raises(NotStored) as refused:
+        await capture_text_within(a_capture(), fakes.adapters, wait_s=1)
+    assert refused.value.code == "STORAGE_UNAVAILABLE"
