@@ -79,13 +79,13 @@ def as_browser(device: Device) -> dict[str, str]:
 
 
 def subscriptions(cosmos) -> list[dict]:
-    return list(
-        cosmos.get_container_client("PushSubscriptions").query_items(
-            "SELECT * FROM c WHERE c.userId = @user",
-            parameters=[{"name": "@user", "value": USER}],
-            enable_cross_partition_query=True,
-        )
+    """The user's subscriptions (not the device-slots document kept beside them)."""
+    found = cosmos.get_container_client("PushSubscriptions").query_items(
+        "SELECT * FROM c WHERE c.userId = @user",
+        parameters=[{"name": "@user", "value": USER}],
+        enable_cross_partition_query=True,
     )
+    return [doc for doc in found if "endpoint" in doc]
 
 
 def test_notifications_are_offered_turned_on_shown_opened_and_turned_off(

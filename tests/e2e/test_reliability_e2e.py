@@ -615,6 +615,11 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
     seen("POST", route, main.post(route, content=b"x", headers=KEY))  # 415
     seen("POST", route, main.post(route, json=make_run_input(" "), headers=KEY))  # 422
 
+    route = "/api/captures"
+    plain = {**KEY, "Prefer": "wait=0", "Idempotency-Key": f"nosniff-{uuid.uuid4()}"}
+    seen("POST", route, main.post(route, json={"text": "Call Sarah"}, headers=plain))
+    seen("POST", route, main.post(route, json={"text": ""}, headers=KEY))  # 422
+
     route = "/api/inbox"
     seen("GET", route, main.get(route, headers=KEY))
     seen("GET", route, main.get(route + "?limit=0", headers=KEY))  # 422
