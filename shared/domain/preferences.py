@@ -1,0 +1,146 @@
+"""A user's digest preferences (container `Preferences`) and the clock arithmetic of their digest:
+when, in UTC, their local digest time next comes, and which local day a digest is for. Time
+zones are IANA names read with zoneinfo, so DST changes move the instant, never the local time.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
+from typing import Literal
+from zoneinfo import ZoneInfo, available_timezones
+
+from pydantic import Field, field_validator
+
+from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+PREFERENCES_ID = "preferences"
+_CLOCK = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+
+
+@cache
+def _zones() -> frozenset[str]:
+    # Read once: the names of the tz database this process has (the system's or tzdata's).
+    return frozenset(available_timezones())
+
+
+def zone(name: str) -> ZoneInfo:
+    """The zone of an IANA name the API has accepted."""
+    return ZoneInfo(name)
+
+
+class PreferencesRequest(RequestBody):
+    """The body of PUT /api/preferences: every preference (a PUT replaces them all)."""
+
+    time_zone: str = Field(
+        min_length=1, max_length=64, description="An IANA time zone, e.g. Europe/London."
+    )
+    digest_at: str = Field(
+        default="07:30",
+        min_length=5,
+        max_length=5,
+        description="The local time of the daily digest, HH:MM (24 h).",
+    )
+    digest: bool = Field(default=True, description="Push the daily digest.")
+    weekly_review_day: Weekday = Field(
+        default="sunday", description="The day the digest brings the weekly review."
+    )
+    reminders: bool = Field(
+        default=True, description="Name the Admin items due today in the digest's push."
+    )
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        if value not in _zones():
+            raise ValueError("not an IANA time zone")
+        return value
+
+    @field_validator("digest_at")
+    @classmethod
+    def _clock(cls, value: str) -> str:
+        if not _CLOCK.fullmatch(value):
+            raise ValueError("not a time HH:MM")
+        return value
+
+
+class Preferences(Document):
+    """One user's preferences, as stored (partition /userId, one document of id `preferences`).
+    `next_digest_at` is the UTC instant of their next local digest time while the digest is on
+    (None when off): the digest timer's one indexed query is `digest AND nextDigestAt <= now`."""
+
+    id: Literal["preferences"] = PREFERENCES_ID
+    user_id: str
+    time_zone: str = "UTC"
+    digest_at: str = "07:30"
+    digest: bool = False
+    weekly_review_day: Weekday = "sunday"
+    reminders: bool = True
+    next_digest_at: Timestamp | None = None
+    updated_at: Timestamp = Field(default_factory=utcnow)
+    etag: str | None = Field(default=None, alias="_etag")
+
+    @classmethod
+    def default(cls, user_id: str) -> Preferences:
+        """What a user who never set any has: no digest until they do."""
+        return cls(user_id=user_id)
+
+    def replaced_by(self, request: PreferencesRequest, now: datetime) -> Preferences:
+        """These preferences as `request` sets them, the next digest counted from `now`."""
+        values = request.model_dump()
+        wanted = self.model_copy(update={**values, "updated_at": now})
+        return wanted.model_copy(update={"next_digest_at": wanted.next_after(now)})
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return zone(self.time_zone)
+
+    @property
+    def clock(self) -> time:
+        hours, minutes = self.digest_at.split(":")
+        return time(int(hours), int(minutes))
+
+    def next_after(self, now: datetime) -> datetime | None:
+        """The first instant after `now` at which the local clock reads `digest_at`; None
+        while the digest is off."""
+        return next_digest_at(self.zone, self.clock, now) if self.digest else None
+
+    def digest_day(self, now: datetime) -> date:
+        """The local day of the last digest time at or before `now`: the day a digest sent
+        now is for, however late the timer ran."""
+        return digest_day(self.zone, self.clock, now)
+
+    def today(self, now: datetime) -> date:
+        return now.astimezone(self.zone).date()
+
+    def is_review_day(self, day: date) -> bool:
+        return WEEKDAYS[day.weekday()] == self.weekly_review_day
+
+
+def occurrence(tz: ZoneInfo, at: time, day: date) -> datetime:
+    """The UTC instant the local clock reads `at` on `day`. A time skipped by a DST change
+    (01:30 on the morning the clocks go forward) is read with the offset before the change, so
+    it lands just after it (02:30 summer time); a time that happens twice (the clocks go back)
+    is its first."""
+    return datetime.combine(day, at, tzinfo=tz).astimezone(UTC)
+
+
+def next_digest_at(tz: ZoneInfo, at: time, now: datetime) -> datetime:
+    local = now.astimezone(tz).date()
+    for offset in (-1, 0, 1, 2):
+        instant = occurrence(tz, at, local + timedelta(days=offset))
+        if instant > now:
+            return instant
+    raise AssertionError("a local time comes at least once every two days")
+
+
+def digest_day(tz: ZoneInfo, at: time, now: datetime) -> date:
+    local = now.astimezone(tz).date()
+    for offset in (1, 0, -1, -2):
+        day = local + timedelta(days=offset)
+        if occurrence(tz, at, day) <= now:
+            return day
+    raise AssertionError("a local time came at least once in the last two days")
