@@ -214,9 +214,7 @@ def rules_summary(review: Review) -> str:
         waiting.append(f"{_count(len(review.questions), 'question')} to answer")
     if review.ideas:
         waiting.append(f"{_count(len(review.ideas), 'idea')} to revisit")
-    second = (
-        f"Worth a look: {', '.join(waiting)}." if waiting else "Nothing is waiting on you."
-    )
+    second = f"Worth a look: {', '.join(waiting)}." if waiting else "Nothing is waiting on you."
     return f"{first} {second}"
 
 
@@ -254,7 +252,7 @@ class DigestNote(Document):
 
 
 def digest_note(digest: Digest, *, reminders: bool) -> DigestNote | None:
-    """"Today: 2 due, 1 to answer"; None when there is nothing to say (no push). With
+    """ "Today: 2 due, 1 to answer"; None when there is nothing to say (no push). With
     reminders on, the Admin items due that day are named."""
     if digest.is_empty:
         return None

@@ -18,7 +18,7 @@ from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 PREFERENCES_ID = "preferences"
-_CLOCK = re.compile(r"([01]\d|2[0-3]):[0-5]\d")
+_CLOCK = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
 
 
 @cache
