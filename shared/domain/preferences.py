@@ -5,26 +5,26 @@ zones are IANA names read with zoneinfo, so DST changes move the instant, never 
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from typing import Literal
 from zoneinfo import ZoneInfo, available_timezones
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
+from shared.domain.errors import Invalid
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 PREFERENCES_ID = "preferences"
-_CLOCK = re.compile(r"([01][0-9]|2[0-3]):[0-5][0-9]")
 
 
 @cache
 def _zones() -> frozenset[str]:
-    # Read once: the names of the tz database this process has (the system's or tzdata's).
-    return frozenset(available_timezones())
+    # Read once: the names of the tz database this process has (the system's or tzdata's),
+    # without the files that name no place (the server's own zone, the database's defaults).
+    return frozenset(available_timezones()) - {"localtime", "posixrules", "Factory"}
 
 
 def zone(name: str) -> ZoneInfo:
@@ -40,8 +40,7 @@ class PreferencesRequest(RequestBody):
     )
     digest_at: str = Field(
         default="07:30",
-        min_length=5,
-        max_length=5,
+        pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
         description="The local time of the daily digest, HH:MM (24 h).",
     )
     digest: bool = Field(default=True, description="Push the daily digest.")
@@ -52,19 +51,15 @@ class PreferencesRequest(RequestBody):
         default=True, description="Name the Admin items due today in the digest's push."
     )
 
-    @field_validator("time_zone")
-    @classmethod
-    def _known_zone(cls, value: str) -> str:
-        if value not in _zones():
-            raise ValueError("not an IANA time zone")
-        return value
-
-    @field_validator("digest_at")
-    @classmethod
-    def _clock(cls, value: str) -> str:
-        if not _CLOCK.fullmatch(value):
-            raise ValueError("not a time HH:MM")
-        return value
+    def check(self) -> PreferencesRequest:
+        """The request, if its zone is one the tz database has (the schema cannot say which
+        names are): Invalid UNKNOWN_TIME_ZONE otherwise."""
+        if self.time_zone not in _zones():
+            raise Invalid(
+                "timeZone must be an IANA time zone, such as Europe/London.",
+                "UNKNOWN_TIME_ZONE",
+            )
+        return self
 
 
 class Preferences(Document):

@@ -69,7 +69,9 @@ async def get_preferences(user_id: str, store: PreferencesStore) -> Preferences:
 async def put_preferences(
     user_id: str, request: PreferencesRequest, store: PreferencesStore, now: datetime
 ) -> Preferences:
-    """Replace the user's preferences; their next digest is counted again from `now`."""
+    """Replace the user's preferences; their next digest is counted again from `now`. Invalid
+    UNKNOWN_TIME_ZONE for a zone the tz database does not have."""
+    request.check()
     for _ in range(_ATTEMPTS):
         current = await get_preferences(user_id, store)
         try:

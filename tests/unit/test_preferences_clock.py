@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from pydantic import ValidationError
 
+from shared.domain.errors import Invalid
 from shared.domain.preferences import (
     Preferences,
     PreferencesRequest,
@@ -92,11 +93,17 @@ def test_a_put_sets_the_next_digest_and_off_clears_it() -> None:
     assert off.next_digest_at is None
 
 
+@pytest.mark.parametrize("name", ["Mars/Olympus", "../../etc/passwd", "localtime", "europe/london"])
+def test_a_zone_the_tz_database_does_not_have_is_refused(name: str) -> None:
+    request = PreferencesRequest.model_validate({"timeZone": name})
+    with pytest.raises(Invalid) as refused:
+        request.check()
+    assert refused.value.code == "UNKNOWN_TIME_ZONE"
+
+
 @pytest.mark.parametrize(
     "body",
     [
-        {"timeZone": "Mars/Olympus"},
-        {"timeZone": "../../etc/passwd"},
         {"timeZone": ""},
         {"timeZone": "UTC", "digestAt": "24:00"},
         {"timeZone": "UTC", "digestAt": "7:30"},
