@@ -7,6 +7,7 @@ import { flushOutbox } from "./flows";
 import { captureScreen } from "./screens/capture";
 import { inboxScreen, itemScreen } from "./screens/inbox";
 import { settingsScreen } from "./screens/settings";
+import { todayScreen } from "./screens/today";
 import { keepCurrent } from "./push";
 import { loadSettings } from "./settings";
 import * as store from "./store";
@@ -31,12 +32,15 @@ function route(): void {
         ? itemScreen(decodeURIComponent(id))
         : name === "inbox"
           ? inboxScreen()
-          : captureScreen();
+          : name === "today" // #/today: the digest push's link
+            ? todayScreen()
+            : captureScreen();
   main.replaceChildren(view);
   // Settings says it itself, next to the key: no banner pointing at the screen it is on.
   if (name === "settings") byId("banner").hidden = true;
   document.querySelectorAll<HTMLAnchorElement>(".tabs a").forEach((tab) => {
-    const current = name === "captures" ? "inbox" : name === "inbox" || name === "settings" ? name : "capture";
+    const current =
+      name === "captures" ? "inbox" : ["inbox", "settings", "today"].includes(name) ? name : "capture";
     if (tab.dataset.screen === current) {
       tab.setAttribute("aria-current", "page");
     } else tab.removeAttribute("aria-current");
