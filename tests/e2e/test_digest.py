@@ -23,7 +23,7 @@ from testkit.support import DEV_KEYS, clear_queue, eventually, running_devhost
 from tests.fakes import new_id
 from tests.push_service import Device, PushServiceStandIn
 
-USERS = {f"digest-{n}": f"digest-key-{n}" for n in range(3)}
+USERS = {f"digest-{n}": f"digest-key-{n}" for n in range(4)}
 DIGESTS = "digests"
 
 
@@ -190,3 +190,65 @@ def test_the_digest_and_the_review_are_the_callers_own(client: httpx.Client, cos
     review = client.get("/api/review", headers=key(user))
     assert review.status_code == 200, review.text
     assert review.json()["summaryBy"] in ("model", "rules") and review.json()["summary"]
+
+
+def test_what_a_worker_that_died_mid_way_left_is_finished_by_the_next_run_and_only_that(
+    client: httpx.Client,
+    cosmos,
+    push_service: PushServiceStandIn,
+    scripted_env: dict[str, str],
+) -> None:
+    """The state a worker killed between the first device's push and the second's leaves: the
+    day's record claimed and not done, the first device's `sent` holding the day's key, and
+    nextDigestAt not moved on. While the claim holds, a run sends nothing; once it has run
+    out, the next run pushes the words composed then to the second device only."""
+    storage_conn = scripted_env["AzureWebJobsStorage"]
+    user = "digest-3"
+    body = {"timeZone": "America/New_York", "digestAt": "07:30"}
+    assert client.put("/api/preferences", json=body, headers=key(user)).status_code == 200
+    first, second = push_service.device(), push_service.device()
+    ids = []
+    for device in (first, second):
+        made = client.post("/api/push/subscriptions", json=device.subscription(), headers=key(user))
+        assert made.status_code == 201
+        ids.append(made.json()["id"])
+    due_now(cosmos, user)
+    prefs = Preferences.model_validate(
+        cosmos.get_container_client("Preferences").read_item("preferences", user)
+    )
+    day = prefs.digest_day(datetime.now(UTC)).isoformat()
+    subscriptions = cosmos.get_container_client("PushSubscriptions")
+    pushed = subscriptions.read_item(ids[0], partition_key=user)
+    subscriptions.upsert_item({**pushed, "sent": [f"digest:{day}"]})
+    record = {
+        "id": f"{user}:{day}",
+        "userId": user,
+        "date": day,
+        "note": {"title": "Today: 3 due", "body": "Composed before the crash.", "url": "/#/today"},
+        "claimedUntil": utc_text(datetime.now(UTC) + timedelta(minutes=4)),
+        "done": False,
+        "createdAt": utc_text(datetime.now(UTC) - timedelta(minutes=1)),
+        "sentAt": None,
+    }
+    digests = cosmos.get_container_client("Digests")
+    digests.upsert_item(record)
+
+    # The claim still holds (the worker may be alive): its job, redelivered, sends nothing
+    # and leaves nextDigestAt for the run after the claim.
+    queue = QueueClient.from_connection_string(storage_conn, DIGESTS)
+    job = {"userId": user, "date": day}
+    queue.send_message(base64.b64encode(json.dumps(job).encode()).decode())
+    eventually(lambda: queue_length(storage_conn) == 0, timeout=60)
+    assert not moved_on(cosmos, user)
+    assert digests_to(push_service, first) == [] and digests_to(push_service, second) == []
+
+    # The claim ran out: the next run sends the job again; the second device only.
+    digests.upsert_item(
+        {**record, "claimedUntil": utc_text(datetime.now(UTC) - timedelta(seconds=1))}
+    )
+    fire_timer(client, storage_conn)
+    (push,) = eventually(lambda: digests_to(push_service, second), timeout=30)
+    assert push.payload["title"] == "Today: 3 due"
+    eventually(lambda: moved_on(cosmos, user), timeout=30)
+    assert digests_to(push_service, first) == []
+    assert digests.read_item(f"{user}:{day}", partition_key=user)["done"] is True
