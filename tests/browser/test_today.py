@@ -50,5 +50,7 @@ def test_today_shows_the_digest_and_the_review_and_turns_the_digest_on(
     assert seen["on"] == "Every day at 07:30 (UTC)."
     with httpx.Client(base_url=host, timeout=30) as client:
         prefs = client.get("/api/preferences", headers=KEY).json()
+        # Off again: no digest of the dev user's reaches another test's push stand-in.
+        client.put("/api/preferences", json=body, headers=KEY)
     # Turned on, the review day kept.
     assert prefs["digest"] is True and prefs["weeklyReviewDay"] == WEEKDAYS[today.weekday()]
