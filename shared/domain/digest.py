@@ -241,11 +241,13 @@ MAX_DUE_NAMED = 3
 
 
 class DigestNote(Document):
-    """The digest's notification, as the service worker reads a push (title, body, url)."""
+    """The digest's notification, as the service worker reads a push (title, body, url; the
+    tag makes a repeat of the day's digest replace the one shown)."""
 
     title: str
     body: str
     url: str = "/#/today"
+    tag: str | None = None
 
     def encoded(self) -> bytes:
         return self.model_dump_json(by_alias=True).encode()
@@ -273,7 +275,11 @@ def digest_note(digest: Digest, *, reminders: bool) -> DigestNote | None:
         lines.append("Due today: " + ", ".join(named) + (f" and {more} more" if more else ""))
     if digest.review_day:
         lines.append("Your weekly review is ready.")
-    return DigestNote(title=title[:100], body=" ".join(lines)[:300] or "Tap to see your day.")
+    return DigestNote(
+        title=title[:100],
+        body=" ".join(lines)[:300] or "Tap to see your day.",
+        tag=f"digest-{digest.date.isoformat()}",
+    )
 
 
 def digest_key(day: date) -> str:

@@ -150,6 +150,7 @@ async def test_the_timer_sends_one_job_per_user_due_and_the_worker_pushes_each_d
     note = fakes.sender.pushes_to(phone.endpoint)[0].payload
     assert note["title"] == "Today: 1 due"
     assert "Due today: Renew passport" in note["body"] and note["url"] == "/#/today"
+    assert note["tag"] == "digest-2026-03-29" and "captureId" not in note
     assert "weekly review" in note["body"]
     # The worker moved the next digest on to tomorrow's 07:30 BST: the timer is quiet again.
     stored = digest.preferences.stored(USER)
