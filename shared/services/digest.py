@@ -276,6 +276,11 @@ async def send_digest(
     prefs = await digest.preferences.get(job.user_id)
     if prefs is None or not prefs.digest:
         return None
+    if job.date < prefs.digest_day(now):
+        # A job that waited past its day (a long outage, a retried poison): that day's digest
+        # is old news, and today's has a job of its own.
+        log.info("digest of %s for %s: a later day has begun; dropped", job.user_id, job.date)
+        return None
     rid = record_id(job.user_id, job.date)
     record = await digest.digests.get(job.user_id, rid)
     if record is None:

@@ -340,3 +340,14 @@ async def test_the_review_counts_the_week_names_quiet_projects_and_ideas(
     assert fallback.summary_by == "rules"
     with pytest.raises(Invalid):
         await week_review(USER, "2026-W60", prefs, AT, fakes.repo, fakes.filed, digest.adapters)
+
+
+async def test_a_job_that_waited_past_its_day_is_dropped(fakes: Fakes, digest: DigestFakes) -> None:
+    await set_up(digest)
+    phone = device(fakes)
+    await admin(fakes, "Renew passport", DAY)
+    old = DigestJob(user_id=USER, date=DAY - timedelta(days=1))
+    assert (
+        await send_digest(old, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters) is None
+    )
+    assert fakes.sender.pushes_to(phone.endpoint) == [] and digest.digests.all() == []
