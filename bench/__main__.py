@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--captures", type=int, default=200, help="sequential text captures")
     parser.add_argument("--queued", type=int, default=500, help="captures for the worker")
     parser.add_argument("--users", type=int, default=digest.USERS, help="users (digest)")
+    parser.add_argument("--items", type=int, default=digest.ITEMS, help="items a user (digest)")
     parser.add_argument("--show", type=Path, help="print the table of a results file and stop")
     args = parser.parse_args(argv)
     if args.show:
@@ -61,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.part != "all":
-        return run_part(args.part, args.repeat, argv, users=args.users)
+        return run_part(args.part, args.repeat, argv, users=args.users, items=args.items)
 
     webapp.build()  # the app as the sources are now
     runs = []
@@ -109,13 +110,19 @@ def _write(report: dict, name: str) -> None:
 PARTS = ("concurrency", "costs", "feed", "package", "followups", "recall", "digest")
 
 
-def run_part(part: str, repeat: int, argv: list[str] | None, users: int = digest.USERS) -> int:
+def run_part(
+    part: str,
+    repeat: int,
+    argv: list[str] | None,
+    users: int = digest.USERS,
+    items: int = digest.ITEMS,
+) -> int:
     if part == "package":
         runs = [merge([coldstart.package() for _ in range(repeat)])]
     else:
         with stack() as s:
             if part == "digest":
-                runs = [digest.run(s, repeat, users)]
+                runs = [digest.run(s, repeat, users, items)]
             else:
                 runs = [_PART_RUNS[part](s, repeat)]
     report = {

@@ -22,6 +22,8 @@ from bench.stack import Stack
 from testkit.loopback_server import LoopbackServer
 
 USERS = 10_000
+# Filed items a user (an Admin item due today first, then a project and a person, in turn).
+ITEMS = 3
 SEED_CONCURRENCY = 32
 # Azure's request charges for ~1 KB documents (serverless; docs "Request units"): a point read
 # 1 RU, a write ~5.7 RU, a replace ~10 RU (the old and new index entries), a small query of a
@@ -58,7 +60,7 @@ class PushCounter(LoopbackServer):
         return f"http://{self.host}:{self.port}"
 
 
-def run(s: Stack, repeat: int, users: int = USERS) -> dict:
+def run(s: Stack, repeat: int, users: int = USERS, items: int = ITEMS) -> dict:
     from shared.adapters.vapid import generate_keys
 
     result: dict = {"compose_one": asyncio.run(_compose_one(s))}
@@ -66,8 +68,9 @@ def run(s: Stack, repeat: int, users: int = USERS) -> dict:
     with PushCounter() as pushes:
         print(f"seeding {users} users ...", file=sys.stderr, flush=True)
         started = time.perf_counter()
-        asyncio.run(_seed(users, pushes.origin))
+        asyncio.run(_seed(users, pushes.origin, items))
         result["users"] = users
+        result["items_each"] = items
         result["seeding_s"] = round(time.perf_counter() - started, 1)
         env = {
             "PUSH_SERVICE_ORIGINS": pushes.origin,
@@ -135,7 +138,7 @@ async def _compose_one(s: Stack) -> dict:
     }
 
 
-async def _seed(users: int, push_origin: str) -> None:
+async def _seed(users: int, push_origin: str, items: int) -> None:
     from shared.adapters import clients
     from shared.domain.preferences import Preferences, PreferencesRequest
 
@@ -150,7 +153,7 @@ async def _seed(users: int, push_origin: str) -> None:
         # Due a minute ago: the timer's next run finds it.
         prefs = prefs.model_copy(update={"next_digest_at": now - timedelta(minutes=1)})
         async with gate:
-            await _seed_user(database, user, prefs, f"{push_origin}/push/{user}", items=3)
+            await _seed_user(database, user, prefs, f"{push_origin}/push/{user}", items=items)
 
     await asyncio.gather(*(one(n) for n in range(users)))
     await clients.close_clients()
