@@ -6,6 +6,7 @@ from shared.entrypoints import (
     capture,
     captures,
     classify_worker,
+    digest,
     health,
     openapi,
     poison,
@@ -28,3 +29,4 @@ app.register_functions(classify_worker.bp)
 app.register_functions(poison.bp)
 app.register_functions(push.bp)
 app.register_functions(push_worker.bp)
+app.register_functions(digest.bp)

@@ -7,7 +7,9 @@ prints a table against the project's bars (BENCHMARKS.md) and writes bench/resul
 voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle feed's lifetime),
 `package` (what a deployment ships, and its import time), `followups` (the follow-up set
 through the offline models: the share filed in the right bucket, bench/followups.py), `recall`
-(one user with 10,000 captures: bucket, person and search pages, and the export)."""
+(one user with 10,000 captures: bucket, person and search pages, and the export), `digest`
+(composing one digest, and `--users` users' digests through the timer and the worker,
+bench/digest.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from bench import (
     coldstart,
     concurrency,
     costs,
+    digest,
     followups,
     labelled,
     recall,
@@ -50,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs of everything (median)")
     parser.add_argument("--captures", type=int, default=200, help="sequential text captures")
     parser.add_argument("--queued", type=int, default=500, help="captures for the worker")
+    parser.add_argument("--users", type=int, default=digest.USERS, help="users (digest)")
+    parser.add_argument("--items", type=int, default=digest.ITEMS, help="items a user (digest)")
     parser.add_argument("--show", type=Path, help="print the table of a results file and stop")
     args = parser.parse_args(argv)
     if args.show:
@@ -57,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.part != "all":
-        return run_part(args.part, args.repeat, argv)
+        return run_part(args.part, args.repeat, argv, users=args.users, items=args.items)
 
     webapp.build()  # the app as the sources are now
     runs = []
@@ -102,15 +107,24 @@ def _write(report: dict, name: str) -> None:
     print(f"\nwritten: {RESULTS / latest}")
 
 
-PARTS = ("concurrency", "costs", "feed", "package", "followups", "recall")
+PARTS = ("concurrency", "costs", "feed", "package", "followups", "recall", "digest")
 
 
-def run_part(part: str, repeat: int, argv: list[str] | None) -> int:
+def run_part(
+    part: str,
+    repeat: int,
+    argv: list[str] | None,
+    users: int = digest.USERS,
+    items: int = digest.ITEMS,
+) -> int:
     if part == "package":
         runs = [merge([coldstart.package() for _ in range(repeat)])]
     else:
         with stack() as s:
-            runs = [_PART_RUNS[part](s, repeat)]
+            if part == "digest":
+                runs = [digest.run(s, repeat, users, items)]
+            else:
+                runs = [_PART_RUNS[part](s, repeat)]
     report = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),
@@ -123,6 +137,8 @@ def run_part(part: str, repeat: int, argv: list[str] | None) -> int:
         print(concurrency.table(report["summary"]))
     elif part == "followups":
         print(followups.table(report["summary"]))
+    elif part == "digest":
+        print(digest.table(report["summary"]))
     else:
         print(json.dumps(report["summary"], indent=1))
     _write(report, part)

@@ -13,8 +13,11 @@ from shared.adapters import clients
 from shared.settings import (
     BUCKET_CONTAINERS,
     CLASSIFY_QUEUE,
+    DIGEST_QUEUE,
+    DIGESTS,
     INBOX,
     OUTCOMES_QUEUE,
+    PREFERENCES,
     PUSH_SUBSCRIPTIONS,
     VOICE_CONTAINER,
     get_settings,
@@ -29,6 +32,8 @@ QUEUES = (
     "webjobs-blobtrigger-poison",
     OUTCOMES_QUEUE,
     f"{OUTCOMES_QUEUE}-poison",
+    DIGEST_QUEUE,
+    f"{DIGEST_QUEUE}-poison",
 )
 
 # What the web app needs from Blob storage across origins: PUT a voice note to its upload URL
@@ -65,7 +70,7 @@ async def provision(cors_origins: Sequence[str] | None = None) -> None:
     database = await clients.cosmos_client().create_database_if_not_exists(
         get_settings().cosmos_database
     )
-    for name in (INBOX, *BUCKET_CONTAINERS, PUSH_SUBSCRIPTIONS):
+    for name in (INBOX, *BUCKET_CONTAINERS, PUSH_SUBSCRIPTIONS, PREFERENCES, DIGESTS):
         await database.create_container_if_not_exists(name, PartitionKey(path="/userId"))
     with contextlib.suppress(ResourceExistsError):
         await clients.blob_service().create_container(VOICE_CONTAINER)

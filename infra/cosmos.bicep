@@ -1,4 +1,4 @@
-// Cosmos DB for NoSQL, serverless: the Inbox, the four bucket containers and PushSubscriptions,
+// Cosmos DB for NoSQL, serverless: the Inbox, the four buckets, PushSubscriptions, Preferences, Digests,
 // all partitioned by user. Keys are off; the app's identity gets the built-in data-plane role,
 // nothing more.
 

@@ -82,6 +82,8 @@ var cosmosContainers = [
   'Ideas'
   'Admin'
   'PushSubscriptions'
+  'Preferences'
+  'Digests'
 ]
 var voiceContainer = 'voice-notes'
 var deploymentContainer = 'app-package'
@@ -91,6 +93,8 @@ var queues = [
   'captures-outcomes'
   'captures-outcomes-poison'
   'webjobs-blobtrigger-poison'
+  'digests'
+  'digests-poison'
 ]
 
 var tags = {

@@ -9,16 +9,18 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from shared.adapters import clients, warm_up
+from shared.adapters.digest_store import CosmosDigestLog, CosmosPreferences
 from shared.adapters.filed_items import CosmosFiledItems
 from shared.adapters.openai_client import model_configured, openai_client
 from shared.adapters.push_subscriptions import CosmosPushSubscriptions
 from shared.adapters.queues import StorageQueues
 from shared.adapters.repository import CosmosCaptureRepository
+from shared.adapters.review_summary import OpenAIReviewSummarizer
 from shared.adapters.search import CosmosCaptureSearch
 from shared.adapters.voice_blobs import BlobVoiceNotes
 from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
-from shared.domain.ports import Adapters, Classifier, PushAdapters, Transcriber
+from shared.domain.ports import Adapters, Classifier, DigestAdapters, PushAdapters, Transcriber
 from shared.settings import get_settings
 
 if TYPE_CHECKING:
@@ -50,6 +52,21 @@ def push_adapters() -> PushAdapters:
         subscriptions=CosmosPushSubscriptions(clients.cosmos_database()),
         sender=web_push_sender(),
         push_services=get_settings().push_services,
+    )
+
+
+@cache
+def digest_adapters() -> DigestAdapters:
+    """The digest's stores, its queue and the review's model (none: the rules' summary)."""
+    return DigestAdapters(
+        preferences=CosmosPreferences(clients.cosmos_database()),
+        digests=CosmosDigestLog(clients.cosmos_database()),
+        queue=StorageQueues(),
+        summarizer=(
+            OpenAIReviewSummarizer(openai_client(), get_settings().chat_model)
+            if model_configured()
+            else None
+        ),
     )
 
 
@@ -130,6 +147,7 @@ async def reset() -> None:
         await openai_client().close()  # its connection pool, like the SDK clients below
     openai_client.cache_clear()
     push_adapters.cache_clear()
+    digest_adapters.cache_clear()
     if web_push_sender.cache_info().currsize:
         await web_push_sender().close()
     web_push_sender.cache_clear()

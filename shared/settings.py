@@ -16,6 +16,12 @@ CLASSIFY_QUEUE = "captures-classify"
 OUTCOMES_QUEUE = "captures-outcomes"
 VOICE_CONTAINER = "voice-notes"
 PUSH_SUBSCRIPTIONS = "PushSubscriptions"
+PREFERENCES = "Preferences"
+DIGESTS = "Digests"
+DIGEST_QUEUE = "digests"
+# The digest timer's NCRONTAB schedule (in UTC): every quarter hour, so a digest comes within
+# 15 minutes of its local time (zones are offset by whole quarter hours: Kathmandu's +05:45).
+DIGEST_SCHEDULE = "0 */15 * * * *"
 
 
 class Settings(BaseSettings):

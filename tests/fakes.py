@@ -33,11 +33,20 @@ from urllib.parse import quote
 from shared.adapters.search import LOCAL_CANDIDATES
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
+from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.documents import utc_text
 from shared.domain.errors import NotConfigured, StaleItem, VoiceNoteTooLarge
 from shared.domain.filed import FILED_MODELS, FiledItem, filed_model
 from shared.domain.messages import ClassifyJob, OutcomeMessage
-from shared.domain.ports import Adapters, FiledFilter, Found, Mention, PushAdapters
+from shared.domain.ports import (
+    Adapters,
+    DigestAdapters,
+    FiledFilter,
+    Found,
+    Mention,
+    PushAdapters,
+)
+from shared.domain.preferences import Preferences
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
 from shared.domain.transcript import Transcript
 from shared.settings import get_settings
@@ -716,3 +725,129 @@ def guess(
 
 def job_for(item: InboxItem) -> ClassifyJob:
     return ClassifyJob(capture_id=item.id, user_id=item.user_id)
+
+
+# -- the digest --------------------------------------------------------------------------------
+
+
+class FakePreferences(Faults):
+    """`PreferencesStore` on a dict of JSON text per user, ETag-guarded as Cosmos is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._docs: dict[str, str] = {}
+        self._etags = itertools.count(1)
+
+    async def get(self, user_id: str) -> Preferences | None:
+        await self._step("get")
+        return self.stored(user_id)
+
+    async def save(self, preferences: Preferences) -> Preferences:
+        await self._step("save")
+        stored = self._docs.get(preferences.user_id)
+        current = json.loads(stored)["_etag"] if stored else None
+        if current != preferences.etag:
+            raise StaleItem(preferences.user_id)
+        etag = f'"{next(self._etags):08x}-prefs"'
+        self._docs[preferences.user_id] = json.dumps({**preferences.to_json(), "_etag": etag})
+        return self.stored(preferences.user_id)  # type: ignore[return-value]
+
+    async def due(self, now: datetime) -> AsyncIterator[Preferences]:
+        await self._step("due")
+        for user_id in list(self._docs):
+            prefs = self.stored(user_id)
+            if prefs and prefs.digest and prefs.next_digest_at and prefs.next_digest_at <= now:
+                yield prefs
+
+    def stored(self, user_id: str) -> Preferences | None:
+        text = self._docs.get(user_id)
+        return Preferences.model_validate(json.loads(text)) if text else None
+
+
+class FakeDigestLog(Faults):
+    """`DigestLog` on a dict of JSON text keyed (userId, id), ETag-guarded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._docs: dict[tuple[str, str], str] = {}
+        self._etags = itertools.count(1)
+
+    async def get(self, user_id: str, record_id: str) -> DigestRecord | None:
+        await self._step("get")
+        return self.stored(user_id, record_id)
+
+    async def add(self, record: DigestRecord) -> tuple[DigestRecord, bool]:
+        await self._step("add")
+        key = (record.user_id, record.id)
+        if key in self._docs:
+            return self.stored(*key), False  # type: ignore[return-value]
+        self._write(record)
+        return self.stored(*key), True  # type: ignore[return-value]
+
+    async def save(self, record: DigestRecord) -> DigestRecord:
+        await self._step("save")
+        key = (record.user_id, record.id)
+        stored = self._docs.get(key)
+        if stored is None or json.loads(stored)["_etag"] != record.etag:
+            raise StaleItem(record.id)
+        self._write(record)
+        return self.stored(*key)  # type: ignore[return-value]
+
+    def stored(self, user_id: str, record_id: str) -> DigestRecord | None:
+        text = self._docs.get((user_id, record_id))
+        return DigestRecord.model_validate(json.loads(text)) if text else None
+
+    def all(self) -> list[DigestRecord]:
+        return [DigestRecord.model_validate(json.loads(t)) for t in self._docs.values()]
+
+    def _write(self, record: DigestRecord) -> None:
+        etag = f'"{next(self._etags):08x}-digest"'
+        self._docs[(record.user_id, record.id)] = json.dumps({**record.to_json(), "_etag": etag})
+
+
+class FakeDigestQueue(Faults):
+    """`DigestQueue` as a list of the jobs sent (through their JSON form)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.jobs: list[DigestJob] = []
+
+    async def enqueue_digest(self, job: DigestJob) -> None:
+        await self._step("enqueue_digest")
+        self.jobs.append(DigestJob.model_validate_json(job.model_dump_json(by_alias=True)))
+
+    def take(self) -> list[DigestJob]:
+        """The jobs sent so far, as a worker would receive them; the queue is left empty."""
+        jobs, self.jobs = self.jobs, []
+        return jobs
+
+
+class ScriptedSummarizer(Faults):
+    """`ReviewSummarizer` answering `answer` (None: the model could not answer)."""
+
+    def __init__(self, answer: str | None) -> None:
+        super().__init__()
+        self.answer = answer
+        self.asked: list[Review] = []
+
+    async def summarize(self, review: Review) -> str | None:
+        await self._step("summarize")
+        self.asked.append(review)
+        return self.answer
+
+
+@dataclass
+class DigestFakes:
+    preferences: FakePreferences = field(default_factory=FakePreferences)
+    digests: FakeDigestLog = field(default_factory=FakeDigestLog)
+    queue: FakeDigestQueue = field(default_factory=FakeDigestQueue)
+    summarizer: ScriptedSummarizer | None = None
+
+    @property
+    def adapters(self) -> DigestAdapters:
+        return DigestAdapters(
+            preferences=self.preferences,
+            digests=self.digests,
+            queue=self.queue,
+            summarizer=self.summarizer,
+        )

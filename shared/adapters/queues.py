@@ -1,4 +1,4 @@
-"""The queue adapter: classify jobs out, outcomes out (base64, as the Functions host reads)."""
+"""The queue adapter: classify jobs, outcomes and digest jobs out (base64, as the host reads)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import math
 from shared import tracing
 from shared.adapters import clients
 from shared.adapters.storage_errors import bounded
+from shared.domain.digest import DigestJob
 from shared.domain.messages import ClassifyJob, OutcomeMessage
-from shared.settings import CLASSIFY_QUEUE, OUTCOMES_QUEUE
+from shared.settings import CLASSIFY_QUEUE, DIGEST_QUEUE, OUTCOMES_QUEUE
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,12 @@ class StorageQueues:
             if message.traceparent is None:
                 message = message.model_copy(update={"traceparent": tracing.traceparent()})
             await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True), delay_s)
+
+    async def enqueue_digest(self, job: DigestJob) -> None:
+        with tracing.span(f"send {DIGEST_QUEUE}", tracing.SpanKind.PRODUCER):
+            if job.traceparent is None:
+                job = job.model_copy(update={"traceparent": tracing.traceparent()})
+            await self._send(DIGEST_QUEUE, job.model_dump_json(by_alias=True))
 
     async def _send(self, queue: str, body: str, delay_s: float = 0) -> None:
         async with bounded("Queue storage"):

@@ -14,9 +14,11 @@ from typing import Protocol
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
+from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.filed import FiledItem
 from shared.domain.messages import ClassifyJob, OutcomeMessage
 from shared.domain.policy import Policy
+from shared.domain.preferences import Preferences
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
 from shared.domain.push_services import PushServices
 from shared.domain.transcript import Transcript
@@ -249,3 +251,60 @@ class PushAdapters:
     subscriptions: PushSubscriptions
     sender: PushSender
     push_services: PushServices
+
+
+# The tap on the shoulder: a bundle of its own, for the digest routes, timer and worker.
+
+
+class PreferencesStore(Protocol):
+    """The users' preferences (container `Preferences`, one document per user). Every method
+    may raise StorageUnavailable."""
+
+    async def get(self, user_id: str) -> Preferences | None: ...
+
+    async def save(self, preferences: Preferences) -> Preferences:
+        """Create (no etag) or replace (etag) the user's preferences; StaleItem if someone
+        created or changed them first."""
+        ...
+
+    def due(self, now: datetime) -> AsyncIterator[Preferences]:
+        """Every user's preferences with the digest on and `next_digest_at` at or before `now`,
+        across partitions, read a page at a time."""
+        ...
+
+
+class DigestLog(Protocol):
+    """The digests sent (container `Digests`), by user and local day. StorageUnavailable."""
+
+    async def get(self, user_id: str, record_id: str) -> DigestRecord | None: ...
+
+    async def add(self, record: DigestRecord) -> tuple[DigestRecord, bool]:
+        """Create the record; when its id exists already, return that one. (record, created)"""
+        ...
+
+    async def save(self, record: DigestRecord) -> DigestRecord:
+        """Replace the record if unchanged since read; StaleItem if changed."""
+        ...
+
+
+class DigestQueue(Protocol):
+    async def enqueue_digest(self, job: DigestJob) -> None:
+        """Send one user's digest job (at least once). StorageUnavailable."""
+        ...
+
+
+class ReviewSummarizer(Protocol):
+    async def summarize(self, review: Review) -> str | None:
+        """Two sentences on the week, by the model; None when it cannot answer now."""
+        ...
+
+
+@dataclass(frozen=True)
+class DigestAdapters:
+    """What the digest routes, its timer and its worker use besides `Adapters` and
+    `PushAdapters` (shared/bootstrap.py)."""
+
+    preferences: PreferencesStore
+    digests: DigestLog
+    queue: DigestQueue
+    summarizer: ReviewSummarizer | None  # None: the rules' summary (no model configured)

@@ -15,10 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from shared.adapters.health import HealthReport
 from shared.domain.audio import ACCEPTED_TYPES
 from shared.domain.capture import InboxItem
+from shared.domain.digest import Digest, Review
+from shared.domain.preferences import PreferencesRequest, PreferencesView
 from shared.domain.push import PushKey, SubscriptionRequest, SubscriptionView
 from shared.http.idempotency import MAX_KEY_CHARS
 from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
 from shared.http.requests import BucketChoice, FeedQuery, TextCaptureRequest, VoiceNoteRequest
+from shared.services.digest import DigestQuery, ReviewQuery
 from shared.services.edit import FiledPatch
 from shared.services.inbox import InboxPage, InboxQuery
 from shared.services.recall import (
@@ -104,7 +107,7 @@ Answer = Json | EventStream | NoContent | Download
 class Route:
     """One function's HTTP trigger (method and route) and what OpenAPI says about it."""
 
-    method: Literal["GET", "POST", "DELETE", "PATCH"]
+    method: Literal["GET", "POST", "PUT", "DELETE", "PATCH"]
     # The Functions route template, under ROUTE_PREFIX: `captures/{id}`.
     route: str
     operation_id: str
@@ -449,6 +452,51 @@ EXPORT = Route(
     answers={200: Download("The zip.", "application/zip")},
     problems=(401, 429, 503),
 )
+GET_PREFERENCES = Route(
+    method="GET",
+    route="preferences",
+    operation_id="getPreferences",
+    summary="The caller's digest preferences (the defaults, digest off, until they set some).",
+    answers={200: Json("The preferences.", PreferencesView)},
+    problems=(401, 429, 503),
+)
+PUT_PREFERENCES = Route(
+    method="PUT",
+    route="preferences",
+    operation_id="putPreferences",
+    summary="Set every digest preference: time zone (IANA), digest time, digest on or off, the "
+    "weekly review's day, reminders.",
+    description=(
+        "The daily digest is pushed within 15 minutes after `digestAt` in `timeZone` (DST "
+        "changes move the instant, never the local time), once per local day, and only when "
+        "there is something to say."
+    ),
+    answers={
+        200: Json("The preferences as stored, with the next digest's instant.", PreferencesView)
+    },
+    problems=(*_BODY_ERRORS, 503),
+    body=PreferencesRequest,
+)
+GET_DIGEST = Route(
+    method="GET",
+    route="digest",
+    operation_id="getDigest",
+    summary="A local day's digest: Admin items due and overdue, open questions, projects' next "
+    "actions, people to follow up, what came in the day before.",
+    answers={200: Json("The digest.", Digest)},
+    problems=(401, 422, 429, 503),
+    query=DigestQuery,
+)
+GET_REVIEW = Route(
+    method="GET",
+    route="review",
+    operation_id="getReview",
+    summary="An ISO week's review: captures per bucket, projects gone quiet, the week's ideas, "
+    "unanswered questions, and a two-sentence summary.",
+    answers={200: Json("The review.", Review)},
+    problems=(401, 422, 429, 503),
+    query=ReviewQuery,
+)
 
 # Every route, in the document's order.
 ROUTES = (
@@ -468,6 +516,10 @@ ROUTES = (
     GET_PERSON,
     SEARCH,
     EXPORT,
+    GET_PREFERENCES,
+    PUT_PREFERENCES,
+    GET_DIGEST,
+    GET_REVIEW,
     PUSH_KEY,
     SUBSCRIBE_PUSH,
     UNSUBSCRIBE_PUSH,

@@ -15,11 +15,13 @@ from shared.domain.capture import LISTED
 from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
 from shared.domain.ids import capture_id_for
+from shared.domain.preferences import PreferencesRequest
 from shared.domain.push import SubscriptionRequest
 from shared.http.input import parse_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
 from shared.services.capture import TextCapture
+from shared.services.digest import DigestQuery, ReviewQuery
 from shared.services.edit import FiledPatch
 from shared.services.inbox import MAX_PAGE, InboxQuery
 from shared.services.recall import MAX_PAGE as MAX_BUCKET_PAGE
@@ -198,4 +200,22 @@ def parse_filed_patch(body: bytes, content_type: str | None) -> FiledPatch:
         content_type = "application/json"
     return parse_json(
         body, content_type, FiledPatch, "merge patch of {title, dueDate, nextAction, done}"
+    )
+
+
+def parse_digest_query(params: Mapping[str, str]) -> DigestQuery:
+    return _query(DigestQuery, params, {"date": "date must be a day, YYYY-MM-DD."})
+
+
+def parse_review_query(params: Mapping[str, str]) -> ReviewQuery:
+    return _query(ReviewQuery, params, {"week": "week must be an ISO week, YYYY-Www."})
+
+
+def parse_preferences(body: bytes, content_type: str | None) -> PreferencesRequest:
+    """PUT /api/preferences."""
+    return parse_json(
+        body,
+        content_type,
+        PreferencesRequest,
+        "{timeZone, digestAt, digest, weeklyReviewDay, reminders}",
     )

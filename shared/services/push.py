@@ -1,4 +1,6 @@
-"""The push worker's use case: tell the user's devices about an outcome they did not see.
+"""The push worker's use case: tell the user's devices about an outcome they did not see; and
+the one delivery of a notification to every device of a user (`deliver`), which the digest
+reuses.
 
 One outcome message (captures-outcomes) is one notification. The worker stays silent when the
 capture is gone, moved on, was shown live or was the user's own pick (push.silence_for). Each
@@ -20,7 +22,6 @@ from shared.domain.ports import CaptureRepository, PushAdapters, PushSubscriptio
 from shared.domain.push import (
     MAX_SUBSCRIPTIONS,
     Delivery,
-    NotificationPayload,
     PushSubscription,
     notification_for,
     notification_key,
@@ -40,11 +41,7 @@ async def push_outcome(
     subscription id; None: sent before). PushUnavailable (and StorageUnavailable) propagate, so
     the queue retries the message; the devices that got it are not sent it again."""
     tracing.annotate(capture_id=message.capture_id, user_id=message.user_id)
-    # The oldest MAX_SUBSCRIPTIONS: a user's devices are capped (DeviceSlots), and one outcome
-    # never becomes more pushes than that, whatever the store holds.
-    subscriptions = sorted(
-        await push.subscriptions.for_user(message.user_id), key=lambda s: (s.created_at, s.id)
-    )[:MAX_SUBSCRIPTIONS]
+    subscriptions = await devices_of(message.user_id, push)
     if not subscriptions:
         return {}  # most users, and no need to read the capture
     item = await repo.get(message.user_id, message.capture_id)
@@ -53,28 +50,54 @@ async def push_outcome(
     if note is None:
         log.info("capture %s: no push (%s)", message.capture_id, silence)
         return {}
-    key = notification_key(message)
+    deliveries = await deliver(
+        subscriptions, notification_key(message), note.encoded(), topic_for(item.id), push
+    )
+    sent = sum(d is Delivery.DELIVERED for d in deliveries.values())
+    log.info("capture %s: pushed to %d of %d devices", item.id, sent, len(subscriptions))
+    return deliveries
+
+
+async def devices_of(user_id: str, push: PushAdapters) -> list[PushSubscription]:
+    """The user's devices a notification goes to: the oldest MAX_SUBSCRIPTIONS (a user's
+    devices are capped by DeviceSlots, and one notification never becomes more pushes than
+    that, whatever the store holds)."""
+    found = await push.subscriptions.for_user(user_id)
+    return sorted(found, key=lambda s: (s.created_at, s.id))[:MAX_SUBSCRIPTIONS]
+
+
+async def deliver(
+    subscriptions: list[PushSubscription],
+    key: str,
+    payload: bytes,
+    topic: str,
+    push: PushAdapters,
+) -> dict[str, Delivery | None]:
+    """Send one notification (`key`) to each device that has not had it yet; what became of
+    each (by subscription id; None: sent before). A device that is gone is removed; one that
+    took it records `key`. PushUnavailable and StorageUnavailable propagate (the caller's
+    queue retries; the devices that got it are not sent it again); without VAPID keys nothing
+    is sent (an empty answer)."""
     services = push.push_services
     results = await asyncio.gather(
-        *(_push_to(s, key, note, services, push) for s in subscriptions), return_exceptions=True
+        *(_push_to(s, key, payload, topic, services, push) for s in subscriptions),
+        return_exceptions=True,
     )
     failures = [r for r in results if isinstance(r, BaseException)]
     if any(isinstance(f, NotConfigured) for f in failures):
-        # No key to sign with: retrying cannot help, and the outcome stays in the inbox.
-        log.warning("capture %s: push is not configured (VAPID keys); dropped", item.id)
+        # No key to sign with: retrying cannot help, and the news stays in the app.
+        log.warning("notification %s: push is not configured (VAPID keys); dropped", key)
         return {}
     if failures:
         raise failures[0]
-    deliveries = dict(zip((s.id for s in subscriptions), results, strict=True))
-    sent = sum(d is Delivery.DELIVERED for d in deliveries.values())
-    log.info("capture %s: pushed to %d of %d devices", item.id, sent, len(subscriptions))
-    return deliveries  # type: ignore[return-value]  # the failures were raised above
+    return dict(zip((s.id for s in subscriptions), results, strict=True))  # type: ignore[arg-type]
 
 
 async def _push_to(
     subscription: PushSubscription,
     key: str,
-    note: NotificationPayload,
+    payload: bytes,
+    topic: str,
     services: PushServices,
     push: PushAdapters,
 ) -> Delivery | None:
@@ -86,18 +109,14 @@ async def _push_to(
             "push subscription %s: its push service is not allowed; skipped", subscription.id
         )
         return Delivery.REFUSED
-    delivery = await push.sender.send(subscription, note.encoded(), topic_for(note.capture_id))
+    delivery = await push.sender.send(subscription, payload, topic)
     if delivery is Delivery.GONE:
         await push.subscriptions.remove(subscription.user_id, subscription.id)
         log.info("push subscription %s: gone at its push service; removed", subscription.id)
     elif delivery is Delivery.DELIVERED:
         await _remember(subscription, key, push.subscriptions)
     else:
-        log.warning(
-            "push subscription %s: capture %s's notification refused",
-            subscription.id,
-            note.capture_id,
-        )
+        log.warning("push subscription %s: notification %s refused", subscription.id, key)
     return delivery
 
 

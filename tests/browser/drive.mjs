@@ -489,6 +489,23 @@ const scenarios = {
     seen.titlesAfterDelete = await page.locator(".inbox .title").allInnerTexts();
   },
 
+  // Today: the digest a push opens (#/today), the review on its day, the digest turned on.
+  async today({ page, seen }) {
+    await setUp(page);
+    await page.goto(`${env.APP_URL}#/today`);
+    await page.getByRole("heading", { name: "Today" }).waitFor();
+    await page.locator(".digest-section h3").first().waitFor();
+    await page.locator(".review").waitFor();
+    seen.sections = await page.locator(".digest-section h3").allInnerTexts();
+    seen.due = await page.locator('[aria-label="Due"] .item').allInnerTexts();
+    seen.summary = await page.locator(".review > p").first().innerText();
+    seen.off = await page.locator(".screen > div > p.note").first().innerText();
+    await snap(page, seen, "today");
+    await page.getByRole("button", { name: "Send me this every morning" }).click();
+    await page.getByText(/^Every day at 07:30/).waitFor();
+    seen.on = await page.getByText(/^Every day at 07:30/).innerText();
+  },
+
   // A wrong key: told so in Settings, on the capture it refused, and in the banner; fixing
   // the key and retrying files it.
   async wrongKey({ page, seen }) {

@@ -133,6 +133,8 @@ SEMANTIC_CODES = {
     "BAD_TOKEN",  # a continuation token we did not make
     "UNSUPPORTED_PUSH_SERVICE",  # a push endpoint that is not a real push service's
     "INVALID_PUSH_KEYS",  # a p256dh of the right shape that is not a point on P-256
+    "UNKNOWN_TIME_ZONE",  # a time zone name the tz database does not have
+    "INVALID_QUERY",  # an ISO week of the right shape that does not exist (2026-W99)
 }
 
 
@@ -493,6 +495,13 @@ VALID_BODIES = {
     "followUp": {
         **run_input("It was about the budget", thread_id="surrogates"),
         "protocolVersion": "1.0",
+    },
+    "putPreferences": {
+        "timeZone": "Europe/London",
+        "digestAt": "07:30",
+        "digest": True,
+        "weeklyReviewDay": "sunday",
+        "reminders": True,
     },
     "subscribePush": {
         "endpoint": f"{NO_PUSH_SERVICE}/push/surrogates",

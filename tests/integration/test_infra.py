@@ -33,7 +33,9 @@ from devhost.provision import (
 )
 from shared.settings import (
     BUCKET_CONTAINERS,
+    DIGESTS,
     INBOX,
+    PREFERENCES,
     PUSH_SUBSCRIPTIONS,
     VOICE_CONTAINER,
     Settings,
@@ -283,11 +285,13 @@ def test_the_configuration_says_where_every_setting_comes_from_in_azure() -> Non
 # Resources: what the app expects to exist, made by the templates (the devhost makes it locally).
 
 
-def test_cosmos_is_serverless_with_the_six_containers_partitioned_by_user() -> None:
+def test_cosmos_is_serverless_with_the_eight_containers_partitioned_by_user() -> None:
     assert variable("main.bicep", "cosmosContainers") == [
         INBOX,
         *BUCKET_CONTAINERS,
         PUSH_SUBSCRIPTIONS,
+        PREFERENCES,
+        DIGESTS,
     ]
     account = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts")["properties"]
     assert {"name": "EnableServerless"} in account["capabilities"]

@@ -10,6 +10,7 @@ import { bucketOf, listScreen, personScreen } from "./screens/lists";
 import { searchScreen } from "./screens/search";
 import { settingsScreen } from "./screens/settings";
 import { sharedText } from "./share";
+import { todayScreen } from "./screens/today";
 import { keepCurrent } from "./push";
 import { loadSettings } from "./settings";
 import * as store from "./store";
@@ -21,7 +22,8 @@ interface Screen {
 }
 
 /** The screen for an address: #/capture, #/lists/<bucket>, #/people/<name>, #/search?q=…,
- * #/inbox, #/captures/<id> (also a notification's link; #/inbox/<id> still works), #/settings. */
+ * #/inbox, #/captures/<id> (also a notification's link; #/inbox/<id> still works), #/today (the
+ * digest push's link), #/settings. */
 function screenFor(hash: string, firstRun: boolean): Screen {
   const [path, query = ""] = hash.replace(/^#\/?/, "").split("?");
   const [name, id] = path.split("/");
@@ -41,6 +43,7 @@ function screenFor(hash: string, firstRun: boolean): Screen {
     return { view: itemScreen(decodeURIComponent(id)), tab: "inbox", title: "Details" };
   }
   if (name === "inbox") return { view: inboxScreen(), tab: "inbox" };
+  if (name === "today") return { view: todayScreen(), tab: "today" }; // the digest push's link
   if (name === "lists") {
     const bucket = bucketOf(id);
     return { view: listScreen(bucket), tab: "lists", title: bucket };

@@ -57,6 +57,7 @@ interface Payload {
   title?: unknown;
   body?: unknown;
   captureId?: unknown;
+  tag?: unknown;
   url?: unknown;
 }
 
@@ -69,11 +70,12 @@ self.addEventListener("push", (event) => {
     // Not JSON: the generic notification below.
   }
   const title = text(payload.title);
-  const tag = text(payload.captureId);
+  // A capture's id, or the day's digest: a newer notification of it replaces the older.
+  const tag = text(payload.captureId) || text(payload.tag);
   event.waitUntil(
     self.registration.showNotification(title || "Second brain", {
       body: title ? text(payload.body) : "Something happened to one of your captures.",
-      tag: tag || undefined, // a newer notification of the same capture replaces the older
+      tag: tag || undefined,
       icon: ICON,
       data: { url: inApp(payload.url) },
     }),

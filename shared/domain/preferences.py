@@ -1,0 +1,167 @@
+"""A user's digest preferences (container `Preferences`) and the clock arithmetic of their digest:
+when, in UTC, their local digest time next comes, and which local day a digest is for. Time
+zones are IANA names read with zoneinfo, so DST changes move the instant, never the local time.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
+from typing import Literal
+from zoneinfo import ZoneInfo, available_timezones
+
+from pydantic import Field
+
+from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
+from shared.domain.errors import Invalid
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+PREFERENCES_ID = "preferences"
+
+
+@cache
+def _zones() -> frozenset[str]:
+    # Read once: the names of the tz database this process has (the system's or tzdata's),
+    # without the files that name no place (the server's own zone, the database's defaults).
+    return frozenset(available_timezones()) - {"localtime", "posixrules", "Factory"}
+
+
+def zone(name: str) -> ZoneInfo:
+    """The zone of an IANA name the API has accepted."""
+    return ZoneInfo(name)
+
+
+class PreferencesRequest(RequestBody):
+    """The body of PUT /api/preferences: every preference (a PUT replaces them all)."""
+
+    time_zone: str = Field(
+        min_length=1, max_length=64, description="An IANA time zone, e.g. Europe/London."
+    )
+    digest_at: str = Field(
+        default="07:30",
+        pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
+        description="The local time of the daily digest, HH:MM (24 h).",
+    )
+    digest: bool = Field(default=True, description="Push the daily digest.")
+    weekly_review_day: Weekday = Field(
+        default="sunday", description="The day the digest brings the weekly review."
+    )
+    reminders: bool = Field(
+        default=True, description="Name the Admin items due today in the digest's push."
+    )
+
+    def check(self) -> PreferencesRequest:
+        """The request, if its zone is one the tz database has (the schema cannot say which
+        names are): Invalid UNKNOWN_TIME_ZONE otherwise."""
+        if self.time_zone not in _zones():
+            raise Invalid(
+                "timeZone must be an IANA time zone, such as Europe/London.",
+                "UNKNOWN_TIME_ZONE",
+            )
+        return self
+
+
+class Preferences(Document):
+    """One user's preferences, as stored (partition /userId, one document of id `preferences`).
+    `next_digest_at` is the UTC instant of their next local digest time while the digest is on
+    (None when off): the digest timer's one indexed query is `digest AND nextDigestAt <= now`."""
+
+    id: Literal["preferences"] = PREFERENCES_ID
+    user_id: str
+    time_zone: str = "UTC"
+    digest_at: str = "07:30"
+    digest: bool = False
+    weekly_review_day: Weekday = "sunday"
+    reminders: bool = True
+    next_digest_at: Timestamp | None = None
+    updated_at: Timestamp = Field(default_factory=utcnow)
+    etag: str | None = Field(default=None, alias="_etag")
+
+    @classmethod
+    def default(cls, user_id: str) -> Preferences:
+        """What a user who never set any has: no digest until they do."""
+        return cls(user_id=user_id)
+
+    def replaced_by(self, request: PreferencesRequest, now: datetime) -> Preferences:
+        """These preferences as `request` sets them, the next digest counted from `now`."""
+        values = request.model_dump()
+        wanted = self.model_copy(update={**values, "updated_at": now})
+        return wanted.model_copy(update={"next_digest_at": wanted.next_after(now)})
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return zone(self.time_zone)
+
+    @property
+    def clock(self) -> time:
+        hours, minutes = self.digest_at.split(":")
+        return time(int(hours), int(minutes))
+
+    def next_after(self, now: datetime) -> datetime | None:
+        """The first instant after `now` at which the local clock reads `digest_at`; None
+        while the digest is off."""
+        return next_digest_at(self.zone, self.clock, now) if self.digest else None
+
+    def digest_day(self, now: datetime) -> date:
+        """The local day of the last digest time at or before `now`: the day a digest sent
+        now is for, however late the timer ran."""
+        return digest_day(self.zone, self.clock, now)
+
+    def today(self, now: datetime) -> date:
+        return now.astimezone(self.zone).date()
+
+    def is_review_day(self, day: date) -> bool:
+        return WEEKDAYS[day.weekday()] == self.weekly_review_day
+
+
+def occurrence(tz: ZoneInfo, at: time, day: date) -> datetime:
+    """The UTC instant the local clock reads `at` on `day`. A time skipped by a DST change
+    (01:30 on the morning the clocks go forward) is read with the offset before the change, so
+    it lands just after it (02:30 summer time); a time that happens twice (the clocks go back)
+    is its first."""
+    return datetime.combine(day, at, tzinfo=tz).astimezone(UTC)
+
+
+def next_digest_at(tz: ZoneInfo, at: time, now: datetime) -> datetime:
+    local = now.astimezone(tz).date()
+    for offset in (-1, 0, 1, 2):
+        instant = occurrence(tz, at, local + timedelta(days=offset))
+        if instant > now:
+            return instant
+    raise AssertionError("a local time comes at least once every two days")
+
+
+def digest_day(tz: ZoneInfo, at: time, now: datetime) -> date:
+    local = now.astimezone(tz).date()
+    for offset in (1, 0, -1, -2):
+        day = local + timedelta(days=offset)
+        if occurrence(tz, at, day) <= now:
+            return day
+    raise AssertionError("a local time came at least once in the last two days")
+
+
+class PreferencesView(Document):
+    """GET and PUT /api/preferences: the preferences, and when the next digest comes."""
+
+    time_zone: str
+    digest_at: str
+    digest: bool
+    weekly_review_day: Weekday
+    reminders: bool
+    next_digest_at: Timestamp | None = Field(
+        description="The UTC instant of the next digest (null while it is off)."
+    )
+    saved: bool = Field(description="False: never set, these are the defaults (no digest).")
+
+    @classmethod
+    def of(cls, prefs: Preferences) -> PreferencesView:
+        return cls(
+            time_zone=prefs.time_zone,
+            digest_at=prefs.digest_at,
+            digest=prefs.digest,
+            weekly_review_day=prefs.weekly_review_day,
+            reminders=prefs.reminders,
+            next_digest_at=prefs.next_digest_at,
+            saved=prefs.etag is not None,
+        )

@@ -1,0 +1,103 @@
+"""The tap on the shoulder: the preferences, the day's digest and the week's review over HTTP,
+the timer that finds whose digest time has passed, and the worker that sends each digest."""
+
+import azure.functions as func
+from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
+
+from shared.bootstrap import adapters, digest_adapters, push_adapters
+from shared.domain.digest import DigestJob
+from shared.domain.documents import utcnow
+from shared.domain.preferences import PreferencesView
+from shared.http.auth import authenticate
+from shared.http.contract import GET_DIGEST, GET_PREFERENCES, GET_REVIEW, PUT_PREFERENCES
+from shared.http.edge import http_function
+from shared.http.input import read_body
+from shared.http.requests import parse_digest_query, parse_preferences, parse_review_query
+from shared.services.digest import (
+    day_digest,
+    enqueue_due_digests,
+    get_preferences,
+    put_preferences,
+    send_digest,
+    week_of,
+    week_review,
+)
+from shared.settings import DIGEST_QUEUE, DIGEST_SCHEDULE, get_settings
+from shared.telemetry import traced
+
+bp = func.Blueprint()
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+@bp.route(
+    route=GET_PREFERENCES.route,
+    methods=[GET_PREFERENCES.method],
+    auth_level=func.AuthLevel.ANONYMOUS,
+)
+@traced
+@http_function
+async def preferences_get(req: Request) -> Response:
+    user_id = authenticate(req)
+    prefs = await get_preferences(user_id, digest_adapters().preferences)
+    return JSONResponse(PreferencesView.of(prefs).to_json(), headers=NO_STORE)
+
+
+@bp.route(
+    route=PUT_PREFERENCES.route,
+    methods=[PUT_PREFERENCES.method],
+    auth_level=func.AuthLevel.ANONYMOUS,
+)
+@traced
+@http_function
+async def preferences_put(req: Request) -> Response:
+    user_id = authenticate(req)
+    body = await read_body(req, get_settings().max_body_bytes)
+    request = parse_preferences(body, req.headers.get("content-type"))
+    prefs = await put_preferences(user_id, request, digest_adapters().preferences, utcnow())
+    return JSONResponse(PreferencesView.of(prefs).to_json(), headers=NO_STORE)
+
+
+@bp.route(route=GET_DIGEST.route, methods=[GET_DIGEST.method], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
+@http_function
+async def digest_get(req: Request) -> Response:
+    user_id = authenticate(req)
+    query = parse_digest_query(dict(req.query_params))
+    prefs = await get_preferences(user_id, digest_adapters().preferences)
+    day = query.date or prefs.today(utcnow())
+    found = await day_digest(user_id, day, prefs, adapters().repo, adapters().filed)
+    return JSONResponse(found.to_json(), headers=NO_STORE)
+
+
+@bp.route(route=GET_REVIEW.route, methods=[GET_REVIEW.method], auth_level=func.AuthLevel.ANONYMOUS)
+@traced
+@http_function
+async def review_get(req: Request) -> Response:
+    user_id = authenticate(req)
+    query = parse_review_query(dict(req.query_params))
+    prefs = await get_preferences(user_id, digest_adapters().preferences)
+    now = utcnow()
+    week = query.week or week_of(prefs.today(now))
+    found = await week_review(
+        user_id, week, prefs, now, adapters().repo, adapters().filed, digest_adapters()
+    )
+    return JSONResponse(found.to_json(), headers=NO_STORE)
+
+
+@bp.timer_trigger(arg_name="timer", schedule=DIGEST_SCHEDULE)
+@traced
+async def digest_timer(timer: func.TimerRequest) -> None:
+    # The host's clock: a run that is late (past_due) still sends each user the day whose
+    # digest time passed last, and only once.
+    await enqueue_due_digests(utcnow(), digest_adapters())
+
+
+@bp.queue_trigger(arg_name="msg", queue_name=DIGEST_QUEUE, connection="AzureWebJobsStorage")
+@traced
+async def digest_worker(msg: func.QueueMessage) -> None:
+    # A malformed job raises: the host retries it, then keeps it in digests-poison.
+    job = DigestJob.model_validate_json(msg.get_body())
+    await send_digest(
+        job, utcnow(), adapters().repo, adapters().filed, push_adapters(), digest_adapters()
+    )

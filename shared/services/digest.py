@@ -1,0 +1,361 @@
+"""The tap on the shoulder: preferences, the day's digest and the week's review read back, the
+timer that finds whose digest is due, and the worker that sends each user's digest once per
+local day. Every function takes `now`: the entrypoints pass the host's clock, tests a fixed one.
+
+Once per user and local day: the worker creates the day's DigestRecord (id user:date) before
+the first push, holding a claim on it for CLAIM; whoever finds it done, or claimed by someone
+else, sends nothing. The push itself records the day's key on each device that took it
+(push.deliver), so a worker that died mid-way (its claim runs out, the next timer run sends the
+job again, since `nextDigestAt` was not moved on) pushes only to the devices that lack it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, date, datetime, time, timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared import tracing
+from shared.domain.capture import InboxItem
+from shared.domain.classification import Bucket
+from shared.domain.digest import (
+    CLAIM,
+    OPEN_QUESTIONS,
+    SECTION_ITEMS,
+    Digest,
+    DigestJob,
+    DigestRecord,
+    Review,
+    compose_digest,
+    compose_review,
+    digest_key,
+    digest_note,
+    record_id,
+    rules_summary,
+)
+from shared.domain.documents import Day, utc_text
+from shared.domain.errors import Invalid, StaleItem, StorageUnavailable
+from shared.domain.filed import FiledItem
+from shared.domain.ports import (
+    CaptureRepository,
+    DigestAdapters,
+    FiledFilter,
+    FiledItems,
+    PreferencesStore,
+    PushAdapters,
+)
+from shared.domain.preferences import Preferences, PreferencesRequest
+from shared.services.push import deliver, devices_of
+
+log = logging.getLogger(__name__)
+
+# Jobs the timer sends at once: the queue takes them in parallel, the host's instance is one.
+ENQUEUE_AT_ONCE = 32
+# Filed items the review reads per bucket at most (the newest): a week's review, not an export.
+REVIEW_READ = 500
+_ATTEMPTS = 5
+
+
+# -- preferences ---------------------------------------------------------------------------------
+
+
+async def get_preferences(user_id: str, store: PreferencesStore) -> Preferences:
+    """The user's preferences, or the defaults (digest off) if they never set any."""
+    return await store.get(user_id) or Preferences.default(user_id)
+
+
+async def put_preferences(
+    user_id: str, request: PreferencesRequest, store: PreferencesStore, now: datetime
+) -> Preferences:
+    """Replace the user's preferences; their next digest is counted again from `now`. Invalid
+    UNKNOWN_TIME_ZONE for a zone the tz database does not have."""
+    request.check()
+    for _ in range(_ATTEMPTS):
+        current = await get_preferences(user_id, store)
+        try:
+            return await store.save(current.replaced_by(request, now))
+        except StaleItem:
+            continue  # a digest moved nextDigestAt on, or another PUT: read again
+    raise StaleItem(user_id)
+
+
+# -- reading the day and the week ----------------------------------------------------------------
+
+
+def _day_bounds(day: date, prefs: Preferences) -> tuple[datetime, datetime]:
+    """The UTC instants a local day starts and the next one starts."""
+    start = datetime.combine(day, time(0), tzinfo=prefs.zone).astimezone(UTC)
+    end = datetime.combine(day + timedelta(days=1), time(0), tzinfo=prefs.zone).astimezone(UTC)
+    return start, end
+
+
+async def _came_in(
+    user_id: str, start: datetime, end: datetime, repo: CaptureRepository
+) -> list[InboxItem]:
+    """The user's captures created in [start, end), newest first (one ranged, ordered read)."""
+    before = utc_text(end - timedelta(microseconds=1))
+    found = []
+    async for item in repo.newest(user_id, at_or_before=before, status=None, page_items=50):
+        if item.created_at < start:
+            break
+        if not item.is_deleted:
+            found.append(item)
+    return found
+
+
+async def _questions(user_id: str, repo: CaptureRepository) -> list[InboxItem]:
+    found: list[InboxItem] = []
+    for status in OPEN_QUESTIONS:
+        items = repo.newest(user_id, at_or_before=None, status=status, page_items=SECTION_ITEMS)
+        taken = 0
+        async for item in items:
+            found.append(item)
+            taken += 1
+            if taken == SECTION_ITEMS:
+                break  # the newest of this status: a digest, not a list
+    return found
+
+
+async def _open(user_id: str, bucket: Bucket, filed: FiledItems, limit: int) -> list[FiledItem]:
+    return await filed.page(user_id, bucket, FiledFilter(done=False), after=None, limit=limit)
+
+
+async def day_digest(
+    user_id: str,
+    day: date,
+    prefs: Preferences,
+    repo: CaptureRepository,
+    filed: FiledItems,
+) -> Digest:
+    """The digest of `day` (local): six reads in one partition, run at once. Admin is read in
+    due-date order up to the day after (due and overdue, not done); projects and people are
+    their newest open items."""
+    start, _ = _day_bounds(day, prefs)
+    y_start, _ = _day_bounds(day - timedelta(days=1), prefs)
+    admin, questions, projects, people, came_in = await asyncio.gather(
+        filed.page(
+            user_id,
+            Bucket.ADMIN,
+            FiledFilter(done=False, due_before=day + timedelta(days=1)),
+            after=None,
+            limit=SECTION_ITEMS,
+        ),
+        _questions(user_id, repo),
+        _open(user_id, Bucket.PROJECTS, filed, SECTION_ITEMS * 2),
+        _open(user_id, Bucket.PEOPLE, filed, SECTION_ITEMS * 2),
+        _came_in(user_id, y_start, start, repo),
+    )
+    return compose_digest(
+        day,
+        prefs.time_zone,
+        admin=admin,
+        questions=questions,
+        projects=projects,
+        people=people,
+        came_in=came_in,
+        review_day=prefs.is_review_day(day),
+    )
+
+
+class DigestQuery(BaseModel):
+    """`?date=YYYY-MM-DD`: the local day (today in the user's zone when left out)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    date: Day | None = Field(default=None, description="The local day, YYYY-MM-DD.")
+
+
+class ReviewQuery(BaseModel):
+    """`?week=YYYY-Www`: the ISO week (this week in the user's zone when left out)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    week: str | None = Field(
+        default=None, pattern=r"^[0-9]{4}-W[0-9]{2}$", description="The ISO week, e.g. 2026-W48."
+    )
+
+
+def parse_week(week: str) -> date:
+    """The Monday of an ISO week written YYYY-Www."""
+    try:
+        year, number = week.split("-W")
+        return date.fromisocalendar(int(year), int(number), 1)
+    except ValueError as exc:
+        raise Invalid("week must be an ISO week, YYYY-Www.", "INVALID_QUERY") from exc
+
+
+def week_of(day: date) -> str:
+    year, number, _ = day.isocalendar()
+    return f"{year}-W{number:02d}"
+
+
+async def week_review(
+    user_id: str,
+    week: str,
+    prefs: Preferences,
+    now: datetime,
+    repo: CaptureRepository,
+    filed: FiledItems,
+    digest: DigestAdapters,
+) -> Review:
+    """The review of an ISO week (local days), with the model's summary when one is configured
+    and answers, the rules' otherwise."""
+    start = parse_week(week)
+    begin, _ = _day_bounds(start, prefs)
+    _, end = _day_bounds(start + timedelta(days=6), prefs)
+    came_in, projects, ideas, questions = await asyncio.gather(
+        _came_in(user_id, begin, end, repo),
+        _open(user_id, Bucket.PROJECTS, filed, REVIEW_READ),
+        filed.page(user_id, Bucket.IDEAS, FiledFilter(), after=None, limit=REVIEW_READ),
+        _questions(user_id, repo),
+    )
+    review = compose_review(
+        week,
+        start,
+        prefs.time_zone,
+        min(now, end),
+        came_in=came_in,
+        projects=projects,
+        ideas=ideas,
+        questions=questions,
+    )
+    summary = None
+    if digest.summarizer is not None:
+        summary = await digest.summarizer.summarize(review)
+    if summary:
+        return review.model_copy(update={"summary": summary, "summary_by": "model"})
+    return review.model_copy(update={"summary": rules_summary(review), "summary_by": "rules"})
+
+
+# -- the timer and the worker --------------------------------------------------------------------
+
+
+async def enqueue_due_digests(now: datetime, digest: DigestAdapters) -> int:
+    """The timer's work: one job per user whose digest time has passed, for the local day it
+    passed on. It sends and never writes: the worker moves `nextDigestAt` on, so a job lost
+    before it is sent comes back at the next run."""
+    gate = asyncio.Semaphore(ENQUEUE_AT_ONCE)
+    sent = 0
+
+    async def send(prefs: Preferences) -> None:
+        nonlocal sent
+        async with gate:
+            job = DigestJob(user_id=prefs.user_id, date=prefs.digest_day(now))
+            await digest.queue.enqueue_digest(job)
+            sent += 1
+
+    pending: set[asyncio.Task[None]] = set()
+    async for prefs in digest.preferences.due(now):
+        pending.add(asyncio.ensure_future(send(prefs)))
+        if len(pending) >= ENQUEUE_AT_ONCE * 4:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()
+    if pending:
+        for task in await asyncio.gather(*pending, return_exceptions=True):
+            if isinstance(task, BaseException):
+                raise task
+    log.info("digest timer: %d jobs sent", sent)
+    return sent
+
+
+async def send_digest(
+    job: DigestJob,
+    now: datetime,
+    repo: CaptureRepository,
+    filed: FiledItems,
+    push: PushAdapters,
+    digest: DigestAdapters,
+) -> DigestRecord | None:
+    """The worker's work for one job: the day's digest pushed to each of the user's devices
+    once, or nothing (digest off, done before, being sent by another worker, nothing to say).
+    The record as it ended (None: nothing was done)."""
+    tracing.annotate(user_id=job.user_id)
+    prefs = await digest.preferences.get(job.user_id)
+    if prefs is None or not prefs.digest:
+        return None
+    if job.date < prefs.digest_day(now):
+        # A job that waited past its day (a long outage, a retried poison): that day's digest
+        # is old news, and today's has a job of its own.
+        log.info("digest of %s for %s: a later day has begun; dropped", job.user_id, job.date)
+        return None
+    rid = record_id(job.user_id, job.date)
+    record = await digest.digests.get(job.user_id, rid)
+    if record is None:
+        composed = await day_digest(job.user_id, job.date, prefs, repo, filed)
+        note = digest_note(composed, reminders=prefs.reminders)
+        wanted = DigestRecord(
+            id=rid, user_id=job.user_id, date=job.date, note=note, claimed_until=now + CLAIM
+        )
+        record, created = await digest.digests.add(wanted)
+        if not created:
+            record = await _claim(record, now, digest)
+    elif record.done:
+        await _move_on(prefs, now, digest)
+        return record
+    else:
+        record = await _claim(record, now, digest)
+    if record is None:
+        log.info("digest %s: being sent by another worker", rid)
+        return None
+    try:
+        if record.note is not None:
+            devices = await devices_of(job.user_id, push)
+            await deliver(
+                devices, digest_key(job.date), record.note.encoded(), _topic(job.date), push
+            )
+    except BaseException:
+        # Let the queue's retry (or the next timer run) take it at once, not after the claim.
+        await _release(record, digest)
+        raise
+    record = await _finish(record, now, digest)
+    await _move_on(prefs, now, digest)
+    return record
+
+
+def _topic(day: date) -> str:
+    # RFC 8030 Topic: a push service replaces an undelivered digest with a repeat of it.
+    return f"digest-{day.isoformat()}"
+
+
+async def _claim(
+    record: DigestRecord, now: datetime, digest: DigestAdapters
+) -> DigestRecord | None:
+    """The record, claimed by this worker until now + CLAIM; None if it is done or someone
+    else holds it (or took it just now)."""
+    if not record.claimable(now):
+        return None
+    try:
+        return await digest.digests.save(record.model_copy(update={"claimed_until": now + CLAIM}))
+    except StaleItem:
+        return None
+
+
+async def _release(record: DigestRecord, digest: DigestAdapters) -> None:
+    try:
+        await digest.digests.save(record.model_copy(update={"claimed_until": None}))
+    except (StaleItem, StorageUnavailable):  # the claim runs out by itself
+        log.warning("digest %s: claim not released", record.id)
+
+
+async def _finish(record: DigestRecord, now: datetime, digest: DigestAdapters) -> DigestRecord:
+    done = record.model_copy(update={"done": True, "claimed_until": None, "sent_at": now})
+    try:
+        return await digest.digests.save(done)
+    except StaleItem:
+        # Only a worker whose claim ran out loses this; the devices have their keys anyway.
+        return done
+
+
+async def _move_on(prefs: Preferences, now: datetime, digest: DigestAdapters) -> None:
+    """`nextDigestAt` to the next local digest time after `now` (ETag-guarded: a PUT meanwhile
+    counted it itself)."""
+    nxt = prefs.next_after(now)
+    if prefs.next_digest_at is not None and nxt is not None and prefs.next_digest_at >= nxt:
+        return
+    try:
+        await digest.preferences.save(prefs.model_copy(update={"next_digest_at": nxt}))
+    except StaleItem:
+        log.info("preferences of %s changed meanwhile; their next digest is theirs", prefs.user_id)
