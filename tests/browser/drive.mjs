@@ -493,7 +493,7 @@ const scenarios = {
   async today({ page, seen }) {
     await setUp(page);
     await page.goto(`${env.APP_URL}#/today`);
-    await page.getByRole("heading", { name: "Today" }).waitFor();
+    await page.getByRole("heading", { name: "Today", level: 2 }).waitFor();
     await page.locator(".digest-section h3").first().waitFor();
     await page.locator(".review").waitFor();
     seen.sections = await page.locator(".digest-section h3").allInnerTexts();

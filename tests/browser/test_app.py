@@ -74,9 +74,10 @@ def test_low_confidence_offers_the_buckets_and_the_pick_files_it(browser, fake, 
     (dismissed,) = inbox_by_text(cosmos, "tiles for the bathroom")
     assert dismissed["status"] == "needs_review"
     assert dismissed["interrupts"][-1]["status"] == "cancelled"
-    # Two buckets fit: the question says it is not sure, so the prompt does not again.
+    # Two buckets fit: the question names both and invites words too.
     assert seen["whichPrompt"] == (
-        "Filed under Projects for now. I'm not sure where this belongs — Projects or Admin?"
+        "Filed under Projects for now (not sure). Where does this belong — Projects or Admin?"
+        " Or tell me what it is."
     )
     (resume,) = seen["typedResume"]
     assert resume["status"] == "resolved" and resume["payload"] == {"answer": "it's an admin one"}

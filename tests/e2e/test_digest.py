@@ -155,7 +155,8 @@ def test_the_timer_fired_by_hand_pushes_each_device_once_and_never_again(
             assert push.payload["title"] == "Today: 1 due"
             assert "Due today: Renew passport" in push.payload["body"]
     # The worker moved each user's next digest on: a second run sends no job at all.
-    assert all(moved_on(cosmos, user) for user in devices)
+    # (after the pushes it sent, so wait for it)
+    eventually(lambda: all(moved_on(cosmos, user) for user in devices), timeout=30)
     fire_timer(client, storage_conn)
 
     # A duplicate job, and a rerun before the worker had moved on: the record says done.

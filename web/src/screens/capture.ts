@@ -322,7 +322,8 @@ function fields(schema: unknown): Field[] {
     const ref = resolved.$ref?.match(/^#\/\$defs\/(.+)$/);
     return (ref ? (root.$defs?.[ref[1]] ?? {}) : resolved) as typeof resolved;
   };
-  const all = [root, ...(root.anyOf ?? []), ...(root.oneOf ?? [])];
+  // Each allowed schema may itself be a reference into $defs (pydantic writes them so).
+  const all = [root, ...(root.anyOf ?? []), ...(root.oneOf ?? [])].map((one) => resolve(one) as Schema);
   return all.flatMap((one) =>
     Object.entries(one.properties ?? {}).map(([name, property]) => {
       const resolved = resolve(property);
