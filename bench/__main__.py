@@ -7,7 +7,8 @@ prints a table against the project's bars (BENCHMARKS.md) and writes bench/resul
 voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle feed's lifetime),
 `package` (what a deployment ships, and its import time), `followups` (the follow-up set
 through the offline models: the share filed in the right bucket, bench/followups.py), `recall`
-(one user with 10,000 captures: bucket, person and search pages, and the export)."""
+(one user with 10,000 captures: bucket, person and search pages, and the export), `peer` (the
+devhost beside Agent Framework's AG-UI endpoint, bench/peer.py; installs .venv-peer)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from bench import (
     costs,
     followups,
     labelled,
+    peer,
     recall,
     text,
     voice,
@@ -102,7 +104,7 @@ def _write(report: dict, name: str) -> None:
     print(f"\nwritten: {RESULTS / latest}")
 
 
-PARTS = ("concurrency", "costs", "feed", "package", "followups", "recall")
+PARTS = ("concurrency", "costs", "feed", "package", "followups", "peer", "recall")
 
 
 def run_part(part: str, repeat: int, argv: list[str] | None) -> int:
@@ -123,6 +125,8 @@ def run_part(part: str, repeat: int, argv: list[str] | None) -> int:
         print(concurrency.table(report["summary"]))
     elif part == "followups":
         print(followups.table(report["summary"]))
+    elif part == "peer":
+        print(peer.table(report["summary"]))
     else:
         print(json.dumps(report["summary"], indent=1))
     _write(report, part)
@@ -187,6 +191,7 @@ _PART_RUNS = {
     "costs": _costs,
     "feed": _feed,
     "followups": lambda s, repeat: followups.run(s),
+    "peer": peer.run,
     "recall": recall.run,
 }
 
