@@ -9,7 +9,8 @@ voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle feed'
 through the offline models: the share filed in the right bucket, bench/followups.py), `recall`
 (one user with 10,000 captures: bucket, person and search pages, and the export), `digest`
 (composing one digest, and `--users` users' digests through the timer and the worker,
-bench/digest.py)."""
+bench/digest.py), `peer` (the devhost beside Agent Framework's AG-UI endpoint, bench/peer.py;
+installs .venv-peer)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from bench import (
     digest,
     followups,
     labelled,
+    peer,
     recall,
     text,
     voice,
@@ -107,7 +109,7 @@ def _write(report: dict, name: str) -> None:
     print(f"\nwritten: {RESULTS / latest}")
 
 
-PARTS = ("concurrency", "costs", "feed", "package", "followups", "recall", "digest")
+PARTS = ("concurrency", "costs", "feed", "package", "followups", "peer", "recall", "digest")
 
 
 def run_part(
@@ -139,6 +141,8 @@ def run_part(
         print(followups.table(report["summary"]))
     elif part == "digest":
         print(digest.table(report["summary"]))
+    elif part == "peer":
+        print(peer.table(report["summary"]))
     else:
         print(json.dumps(report["summary"], indent=1))
     _write(report, part)
@@ -203,6 +207,7 @@ _PART_RUNS = {
     "costs": _costs,
     "feed": _feed,
     "followups": lambda s, repeat: followups.run(s),
+    "peer": peer.run,
     "recall": recall.run,
 }
 

@@ -380,10 +380,12 @@ class FakeOpenAI(LoopbackServer):
 
     async def _chat(
         self, request: web.Request, record: RecordedRequest, step: Step
-    ) -> web.Response:
+    ) -> web.StreamResponse:
         if (verbatim := _verbatim_response(step)) is not None:
             return verbatim
         sent = record.json or {}
+        if sent.get("stream"):
+            return await self._chat_stream(request, sent, step)
         prompt_chars = sum(len(str(m.get("content") or "")) for m in sent.get("messages", []))
         completion_tokens = len(step.content or "") // 4 + 1
         prompt_tokens = prompt_chars // 4 + 1
@@ -413,6 +415,32 @@ class FakeOpenAI(LoopbackServer):
             },
         }
         return web.json_response(body, status=step.status, headers=_response_headers(step))
+
+    async def _chat_stream(
+        self, request: web.Request, sent: dict[str, Any], step: Step
+    ) -> web.StreamResponse:
+        """`stream: true`: the content as chat.completion.chunk events, a word a chunk, then the
+        finish reason and `[DONE]`, as the service streams (the peer of `python -m bench peer`)."""
+        response = web.StreamResponse(
+            headers={"content-type": "text/event-stream", **_response_headers(step)}
+        )
+        await response.prepare(request)
+        base = {
+            "id": f"chatcmpl-fake-{next(self._ids)}",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": sent.get("model") or "fake-model",
+        }
+        words = (step.content or "").split(" ")
+        deltas = [{"role": "assistant", "content": ""}]
+        deltas += [{"content": w if i == 0 else " " + w} for i, w in enumerate(words)]
+        for delta in deltas:
+            chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+            await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        end = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": step.finish_reason}]}
+        await response.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
+        await response.write_eof()
+        return response
 
     async def _transcription(
         self, request: web.Request, record: RecordedRequest, step: Step

@@ -37,7 +37,7 @@ from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.documents import utc_text
 from shared.domain.errors import NotConfigured, StaleItem, VoiceNoteTooLarge
 from shared.domain.filed import FILED_MODELS, FiledItem, filed_model
-from shared.domain.messages import ClassifyJob, OutcomeMessage
+from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.ports import (
     Adapters,
     DigestAdapters,
@@ -343,20 +343,36 @@ class FakeQueues(Faults):
         self.delivered: list[ClassifyJob] = []
         self.outcomes: list[OutcomeMessage] = []
         self.outcome_delays: list[float] = []  # each outcome's delay_s, in the same order
+        self.cancelled: list[ClassifyJob] = []
+        self.cancelled_outcomes: list[OutcomeMessage] = []  # taken out of `outcomes`
 
-    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
+    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> QueueReceipt:
         await self._step("enqueue_classify")
         copy = ClassifyJob.model_validate_json(job.model_dump_json(by_alias=True))
         sent = SentJob(copy, delay_s)
         self.sent.append(sent)
         self.pending.append(sent)
+        return QueueReceipt(queue="captures-classify", message_id=str(id(sent)), pop_receipt="p")
 
-    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> None:
+    async def cancel(self, receipt: QueueReceipt) -> None:
+        """Take the job out of `pending` (a delivered one is gone already); `cancelled` lists
+        the jobs taken out."""
+        await self._step("cancel")
+        for sent in list(self.pending):
+            if str(id(sent)) == receipt.message_id:
+                self.pending.remove(sent)
+                self.cancelled.append(sent.job)
+        for outcome in list(self.outcomes):
+            if str(id(outcome)) == receipt.message_id:
+                self.outcomes.remove(outcome)
+                self.cancelled_outcomes.append(outcome)
+
+    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> QueueReceipt:
         await self._step("publish_outcome")
-        self.outcomes.append(
-            OutcomeMessage.model_validate_json(message.model_dump_json(by_alias=True))
-        )
+        copy = OutcomeMessage.model_validate_json(message.model_dump_json(by_alias=True))
+        self.outcomes.append(copy)
         self.outcome_delays.append(delay_s)
+        return QueueReceipt(queue="captures-outcomes", message_id=str(id(copy)), pop_receipt="p")
 
     def jobs_for(self, capture_id: str) -> list[SentJob]:
         return [s for s in self.sent if s.job.capture_id == capture_id]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 
@@ -9,26 +10,26 @@ from shared import tracing
 from shared.adapters import clients
 from shared.adapters.storage_errors import bounded
 from shared.domain.digest import DigestJob
-from shared.domain.messages import ClassifyJob, OutcomeMessage
+from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.settings import CLASSIFY_QUEUE, DIGEST_QUEUE, OUTCOMES_QUEUE
 
 log = logging.getLogger(__name__)
 
 
 class StorageQueues:
-    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
+    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> QueueReceipt:
         with tracing.span(f"send {CLASSIFY_QUEUE}", tracing.SpanKind.PRODUCER):
             # The worker's span continues from this one (W3C traceparent in the job).
             if job.traceparent is None:
                 job = job.model_copy(update={"traceparent": tracing.traceparent()})
-            await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True), delay_s)
+            return await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True), delay_s)
 
-    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> None:
+    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> QueueReceipt:
         with tracing.span(f"send {OUTCOMES_QUEUE}", tracing.SpanKind.PRODUCER):
             # The push worker's span continues the capture's trace, as the classify worker's.
             if message.traceparent is None:
                 message = message.model_copy(update={"traceparent": tracing.traceparent()})
-            await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True), delay_s)
+            return await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True), delay_s)
 
     async def enqueue_digest(self, job: DigestJob) -> None:
         with tracing.span(f"send {DIGEST_QUEUE}", tracing.SpanKind.PRODUCER):
@@ -36,8 +37,19 @@ class StorageQueues:
                 job = job.model_copy(update={"traceparent": tracing.traceparent()})
             await self._send(DIGEST_QUEUE, job.model_dump_json(by_alias=True))
 
-    async def _send(self, queue: str, body: str, delay_s: float = 0) -> None:
+    async def cancel(self, receipt: QueueReceipt) -> None:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        # Not found: delivered (so its receipt changed) or deleted already.
         async with bounded("Queue storage"):
-            await clients.queue_client(queue).send_message(
+            with contextlib.suppress(ResourceNotFoundError):
+                await clients.queue_client(receipt.queue).delete_message(
+                    receipt.message_id, receipt.pop_receipt
+                )
+
+    async def _send(self, queue: str, body: str, delay_s: float = 0) -> QueueReceipt:
+        async with bounded("Queue storage"):
+            sent = await clients.queue_client(queue).send_message(
                 body.encode(), visibility_timeout=math.ceil(delay_s) or None
             )
+        return QueueReceipt(queue=queue, message_id=sent.id, pop_receipt=sent.pop_receipt)

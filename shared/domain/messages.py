@@ -38,3 +38,11 @@ class OutcomeMessage(Document):
     chosen_by: Literal["classifier", "user"] | None = None
     traceparent: str | None = None
     at: Timestamp = Field(default_factory=utcnow)
+
+
+class QueueReceipt(Document):
+    """What a send returned: enough to delete that message before it is delivered."""
+
+    queue: str
+    message_id: str
+    pop_receipt: str

@@ -16,7 +16,7 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.filed import FiledItem
-from shared.domain.messages import ClassifyJob, OutcomeMessage
+from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.policy import Policy
 from shared.domain.preferences import Preferences
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
@@ -137,12 +137,19 @@ class CaptureSearch(Protocol):
 class CaptureQueues(Protocol):
     """At-least-once queues: a job may be delivered more than once. StorageUnavailable."""
 
-    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> None:
-        """Send a job, visible to the worker after `delay_s`."""
+    async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> QueueReceipt | None:
+        """Send a job, visible to the worker after `delay_s`; its receipt, for `cancel`."""
         ...
 
-    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> None:
-        """Publish an outcome, visible to its readers (the push worker) after `delay_s`."""
+    async def cancel(self, receipt: QueueReceipt) -> None:
+        """Delete a message not yet delivered; one already gone is no error."""
+        ...
+
+    async def publish_outcome(
+        self, message: OutcomeMessage, delay_s: float = 0
+    ) -> QueueReceipt | None:
+        """Publish an outcome, visible to its readers (the push worker) after `delay_s`; its
+        receipt, for `cancel`."""
         ...
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import datetime
 
 from shared.domain.capture import InboxItem
-from shared.domain.messages import ClassifyJob, OutcomeMessage
+from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.ports import Adapters, CaptureQueues, CaptureRepository
 from shared.services.background import spawn
 from shared.services.shown import mark_shown
@@ -27,26 +28,62 @@ log = logging.getLogger(__name__)
 CHECK_FIRST_S = 1.0
 
 
-async def schedule_check(job: ClassifyJob, adapters: Adapters, delay_s: float) -> None:
+async def schedule_check(
+    job: ClassifyJob, adapters: Adapters, delay_s: float
+) -> asyncio.Task[QueueReceipt | None]:
     """Send the delayed job that settles the capture if its own process never does. Call it
-    before the write; best effort, and never more than CHECK_FIRST_S in the way."""
-    await asyncio.wait({spawn(_send_check(job, adapters, delay_s))}, timeout=CHECK_FIRST_S)
+    before the write; best effort, and never more than CHECK_FIRST_S in the way. The sending
+    task, whose result is the job's receipt (for `cancel_check`)."""
+    sending = spawn(_send_check(job, adapters, delay_s))
+    await asyncio.wait({sending}, timeout=CHECK_FIRST_S)
+    return sending
 
 
-async def _send_check(job: ClassifyJob, adapters: Adapters, delay_s: float) -> None:
+async def _send_check(job: ClassifyJob, adapters: Adapters, delay_s: float) -> QueueReceipt | None:
     try:
-        await adapters.queues.enqueue_classify(job, delay_s=delay_s)
+        return await adapters.queues.enqueue_classify(job, delay_s=delay_s)
     except Exception:
         log.warning("could not schedule the check of capture %s", job.capture_id, exc_info=True)
+        return None
+
+
+def cancel_check(sending: asyncio.Task[QueueReceipt | None], adapters: Adapters) -> None:
+    """The capture settled in its own process: delete its check before it comes due, off the
+    stream's path (issue 32: a capture settled live costs no second execution). Best effort: a
+    crash before the delete leaves the check, which finds the capture settled and stops."""
+    spawn(_cancel(sending, adapters))
+
+
+async def _cancel(sending: asyncio.Task[QueueReceipt | None], adapters: Adapters) -> None:
+    receipt = await sending
+    if receipt is None:
+        return
+    try:
+        await adapters.queues.cancel(receipt)
+    except Exception:
+        log.warning("could not cancel a check (it will find nothing to do)", exc_info=True)
+
+
+# The outcomes this process published and may still take back, by capture and version: the
+# sending task (its result the receipt) and the queues it went to. Kept until the message is
+# due (PUSH_DELAY_S) and a little after; a stream that showed the outcome takes it out.
+# A version whose message was taken back stays listed (None) until then: shown again (a
+# replayed run), it has nothing left to push and nothing to mark.
+_Key = tuple[str, datetime]
+_published: dict[_Key, tuple[asyncio.Task[QueueReceipt | None], CaptureQueues] | None] = {}
+_KEPT_PAST_DUE_S = 30.0
 
 
 def publish_outcome(item: InboxItem, queues: CaptureQueues) -> None:
     """Tell `captures-outcomes` about the settled (or failed) version `item`, off the writer's
     path: the user's stream does not wait for it."""
-    spawn(_publish(item, queues))
+    key = (item.id, item.updated_at)
+    _published[key] = (spawn(_publish(item, queues)), queues)
+    due_s = get_settings().push_delay_s + _KEPT_PAST_DUE_S
+    asyncio.get_running_loop().call_later(due_s, _published.pop, key, None)
 
 
-async def _publish(item: InboxItem, queues: CaptureQueues) -> None:
+async def _publish(item: InboxItem, queues: CaptureQueues) -> QueueReceipt | None:
     """Its readers see it after PUSH_DELAY_S: a client following the capture is sent the
     outcome meanwhile, and the mark of that (outcome_shown_at) lands before the push worker
     looks."""
@@ -66,12 +103,33 @@ async def _publish(item: InboxItem, queues: CaptureQueues) -> None:
     try:
         # The one setting a service still reads itself: filing's callers (42 of them, tests
         # included) pass no policy down to here.
-        await queues.publish_outcome(message, delay_s=get_settings().push_delay_s)
+        return await queues.publish_outcome(message, delay_s=get_settings().push_delay_s)
     except Exception:
         # The capture is filed and the client has its answer; push is best effort.
         log.exception("could not publish the outcome of capture %s", item.id)
+        return None
 
 
 def shown(item: InboxItem, repo: CaptureRepository) -> None:
-    """Mark `item`'s outcome shown (shown.mark_shown), off the stream's path."""
-    spawn(mark_shown(item, repo))
+    """A client was sent `item`'s outcome live, off the stream's path: take back the outcome
+    message this process published for that version, so no push job runs (issue 32); else,
+    or if that fails, mark it shown (shown.mark_shown), which the push worker checks."""
+    spawn(_shown(item, repo))
+
+
+async def _shown(item: InboxItem, repo: CaptureRepository) -> None:
+    key = (item.id, item.updated_at)
+    if key in _published and _published[key] is None:
+        return  # shown again (a replayed run): nothing is left to push
+    published = _published.get(key)
+    if published is not None:
+        sending, queues = published
+        _published[key] = None
+        receipt = await sending
+        if receipt is not None:
+            try:
+                await queues.cancel(receipt)
+                return
+            except Exception:
+                log.warning("capture %s: could not take back its outcome", item.id, exc_info=True)
+    await mark_shown(item, repo)

@@ -18,7 +18,7 @@ from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.domain.progress import Deferred, Progress, Settled, Stored
-from shared.services.after_write import schedule_check
+from shared.services.after_write import cancel_check, schedule_check
 from shared.services.background import spawn
 from shared.services.capture import TextCapture, store_text_capture
 from shared.services.filing import classify_and_file
@@ -77,7 +77,7 @@ async def _store_and_file(
 ) -> None:
     # The safety net goes out first: if this process dies before the capture is settled, the
     # worker finds it `received` when the job comes due, and files it.
-    await schedule_check(capture, adapters, adapters.policy.recovery_delay_s)
+    check = await schedule_check(capture, adapters, adapters.policy.recovery_delay_s)
     try:
         with tracing.span("store capture"):
             item = await store()
@@ -98,6 +98,8 @@ async def _store_and_file(
     try:
         settled = await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
         report(Settled(settled))
+        # Classified, filed and the buckets converged here: the check has nothing left to do.
+        cancel_check(check, adapters)
     except CaptureDeleted:
         report(NotStored("CAPTURE_DELETED", "This capture was deleted."))
     except Exception as exc:

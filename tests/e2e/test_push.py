@@ -218,16 +218,14 @@ def test_an_outcome_streamed_live_is_not_pushed(
     capture_id = run.custom()["value"]["inboxItemId"]
     assert run.custom()["name"] == "CLASSIFIED"  # the user saw it, in the run
 
-    def marked() -> bool:
-        capture = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
-        return capture["outcomeShownAt"] == capture["updatedAt"]
-
-    eventually(marked)
-    eventually(lambda: queue_length(storage_conn) > 0)  # published, still delayed
+    # Its outcome message is taken back (issue 32): the queue empties with no push job run
+    # for it, and nothing was written to mark it shown.
     handled(storage_conn)
     assert pushes_about(push_service, phone, capture_id) == []
     log = (log_dir / "devhost.log").read_text()
-    assert f"capture {capture_id}: no push (a client was shown the outcome live)" in log
+    assert f"capture {capture_id}: no push" not in log
+    capture = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
+    assert capture["outcomeShownAt"] is None
 
 
 def test_a_gone_device_is_removed_and_the_others_still_told(

@@ -698,3 +698,12 @@ def test_without_a_model_setting_the_package_says_what_is_missing(
             getattr(bootstrap, build)()
     finally:
         get_settings.cache_clear()
+
+
+def test_the_agent_framework_peer_is_never_deployed() -> None:
+    """`python -m bench peer`'s Agent Framework endpoint runs from .venv-peer only: neither its
+    requirements nor its app are in the package, and requirements.txt installs none of it."""
+    files = deployed_files()
+    assert "requirements-peer.txt" not in files and "bench/peer_app.py" not in files
+    assert "agent-framework" not in (REPO / "requirements.txt").read_text()
+    assert "agent-framework-ag-ui==1.7.0" in (REPO / "requirements-peer.txt").read_text()

@@ -11,8 +11,10 @@ from shared.domain.capture import Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import ClassifierUnavailable, NotStored, StorageUnavailable
 from shared.domain.progress import Deferred, Settled, Stored
+from shared.services import background
 from shared.services.capture import TextCapture
 from shared.services.pipeline import capture_text, capture_text_within
+from shared.services.worker import handle_classify_job
 from tests.fakes import USER, Fakes, guess, new_id
 
 
@@ -78,3 +80,40 @@ async def test_waiting_raises_what_kept_the_capture_from_being_stored(fakes: Fak
     with pytest.raises(NotStored) as refused:
         await capture_text_within(a_capture(), fakes.adapters, wait_s=1)
     assert refused.value.code == "STORAGE_UNAVAILABLE"
+
+
+async def test_a_capture_settled_in_its_run_cancels_its_check(fakes: Fakes) -> None:
+    """Issue 32: the check is sent before the write, and deleted once the run settled the
+    capture, so no second execution follows a capture the run filed."""
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    capture = a_capture()
+    [_ async for _ in capture_text(capture, fakes.adapters)]
+    await background.drain()
+    assert [s.job.capture_id for s in fakes.queues.sent] == [capture.capture_id]
+    assert [j.capture_id for j in fakes.queues.cancelled] == [capture.capture_id]
+    assert not fakes.queues.pending
+
+
+async def test_a_deferred_capture_keeps_its_check(fakes: Fakes) -> None:
+    fakes.classifier.then(ClassifierUnavailable("down"))
+    capture = a_capture()
+    [_ async for _ in capture_text(capture, fakes.adapters)]
+    await background.drain()
+    assert not fakes.queues.cancelled
+    assert capture.capture_id in {s.job.capture_id for s in fakes.queues.pending}
+
+
+async def test_a_check_that_could_not_be_cancelled_comes_due_and_finds_nothing_to_do(
+    fakes: Fakes,
+) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    fakes.queues.fail_next("cancel", StorageUnavailable("down"))
+    capture = a_capture()
+    [_ async for _ in capture_text(capture, fakes.adapters)]
+    await background.drain()
+    assert not fakes.queues.cancelled
+    (check,) = [s for s in fakes.queues.pending if s.job.capture_id == capture.capture_id]
+    before = await fakes.repo.get(USER, capture.capture_id)
+    await handle_classify_job(check.job, fakes.adapters)
+    after = await fakes.repo.get(USER, capture.capture_id)
+    assert after == before and len(fakes.classifier.texts) == 1

@@ -41,6 +41,16 @@ async def read_until(events: AsyncIterator, last: str) -> None:
     await background.drain()
 
 
+def was_shown(fakes: Fakes, item: InboxItem) -> bool:
+    """Shown live: the outcome message this process published for that version was taken back
+    (no push job runs, issue 32), or, where there was none to take back, the version marked."""
+    taken_back = any(
+        o.capture_id == item.id and o.settled_at == item.updated_at
+        for o in fakes.queues.cancelled_outcomes
+    )
+    return taken_back or item.was_shown_live
+
+
 def stored(fakes: Fakes, capture: TextCapture) -> InboxItem:
     item = fakes.repo.stored(USER, capture.capture_id)
     assert item is not None
@@ -53,8 +63,10 @@ async def test_a_run_read_to_its_end_marks_the_outcome_it_told(fakes: Fakes) -> 
     types = await read_to_the_end(text_capture_run(capture, fakes.adapters))
     assert types[-1] == "RUN_FINISHED"
     item = stored(fakes, capture)
-    assert item.status is Status.FILED and item.outcome_shown_at == item.updated_at
-    assert item.was_shown_live
+    assert item.status is Status.FILED and was_shown(fakes, item)
+    # Taken back, so nothing is written to mark it and no push job is left.
+    assert item.outcome_shown_at is None
+    assert not [o for o in fakes.queues.outcomes if o.capture_id == item.id]
 
 
 async def test_a_client_that_left_before_the_last_frame_was_not_shown_it(fakes: Fakes) -> None:
@@ -80,7 +92,7 @@ async def test_an_events_feed_marks_the_outcome_or_failure_it_replayed(fakes: Fa
         item, item.classified(guess(Bucket.IDEAS, 0.45, "Tiles")), fakes.repo, fakes.queues
     )
     await read_to_the_end(feed_run(settled, fakes.repo))
-    assert fakes.repo.stored(USER, item.id).was_shown_live
+    assert was_shown(fakes, fakes.repo.stored(USER, item.id))
 
     failed = fakes.repo.seed(text_item(status=Status.QUEUED).failed(FailureCode.CLASSIFY_FAILED))
     types = await read_to_the_end(feed_run(failed, fakes.repo))
@@ -94,7 +106,7 @@ async def test_a_feed_closed_before_its_end_marks_nothing(fakes: Fakes) -> None:
         item, item.classified(guess(Bucket.IDEAS, 0.9, "Tiles")), fakes.repo, fakes.queues
     )
     await read_until(feed_run(settled, fakes.repo), "TEXT_MESSAGE_CONTENT")
-    assert fakes.repo.stored(USER, item.id).outcome_shown_at is None
+    assert not was_shown(fakes, fakes.repo.stored(USER, item.id))
 
 
 async def test_a_resume_marks_the_answer_it_told_not_its_quiet_ones(fakes: Fakes) -> None:
@@ -116,7 +128,7 @@ async def test_a_resume_marks_the_answer_it_told_not_its_quiet_ones(fakes: Fakes
     await read_to_the_end(resume_run(request, fakes.adapters, Conversation(interrupts=True)))
     quiet, told = (fakes.repo.stored(USER, i.id) for i in asked)
     assert quiet.status is told.status is Status.FILED
-    assert quiet.outcome_shown_at is None and told.was_shown_live
+    assert not was_shown(fakes, quiet) and was_shown(fakes, told)
 
 
 # mark_shown itself: only the version that was shown, ETag-guarded.
@@ -154,3 +166,13 @@ async def test_a_capture_gone_or_storage_down_is_left_alone(fakes: Fakes) -> Non
     await fakes.repo.remove(USER, shown.id)
     await mark_shown(shown, fakes.repo)
     assert fakes.repo.stored(USER, shown.id) is None
+
+
+async def test_an_outcome_that_cannot_be_taken_back_is_marked_instead(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    # Both cancels fail: the check's, then the outcome's.
+    fakes.queues.fail_next("cancel", StorageUnavailable("down"), times=2)
+    capture = a_capture()
+    await read_to_the_end(text_capture_run(capture, fakes.adapters))
+    item = stored(fakes, capture)
+    assert item.outcome_shown_at == item.updated_at  # the push worker will see it was shown
