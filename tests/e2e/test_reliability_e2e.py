@@ -665,6 +665,12 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
     seen("GET", "/api/search", main.get("/api/search?q=", headers=KEY))  # 422
     with main.stream("GET", "/api/export", headers=KEY) as export:
         seen("GET", "/api/export", export)
+    # The digest's routes (issue 31).
+    route = "/api/preferences"
+    seen("GET", route, main.get(route, headers=KEY))
+    seen("PUT", route, main.put(route, json={"timeZone": "Nowhere/Else"}, headers=KEY))  # 422
+    seen("GET", "/api/digest", main.get("/api/digest", headers=KEY))
+    seen("GET", "/api/review", main.get("/api/review?week=not-a-week", headers=KEY))  # 422
     route = "/api/captures/{id}"
     seen("PATCH", route, main.patch(f"/api/captures/{capture_id}", json={}, headers=KEY))  # 428
     seen("PATCH", route, main.patch(f"/api/captures/{uuid.uuid4()}", json={}, headers=KEY))
