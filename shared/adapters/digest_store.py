@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from shared.adapters.cosmos_documents import read_one, write_guarded
 from shared.adapters.storage_errors import bounded
 from shared.domain.digest import DigestRecord
 from shared.domain.documents import utc_text
@@ -39,40 +40,11 @@ class CosmosPreferences:
         return self._db.get_container_client(PREFERENCES)
 
     async def get(self, user_id: str) -> Preferences | None:
-        from azure.cosmos.exceptions import CosmosResourceNotFoundError
-
-        async with _translated():
-            try:
-                doc = await self._container.read_item(PREFERENCES_ID, partition_key=user_id)
-            except CosmosResourceNotFoundError:
-                return None
-        return Preferences.model_validate(doc)
+        doc = await read_one(self._container, PREFERENCES_ID, user_id)
+        return Preferences.model_validate(doc) if doc else None
 
     async def save(self, preferences: Preferences) -> Preferences:
-        from azure.core import MatchConditions
-        from azure.cosmos.exceptions import (
-            CosmosAccessConditionFailedError,
-            CosmosResourceExistsError,
-            CosmosResourceNotFoundError,
-        )
-
-        async with _translated():
-            try:
-                if preferences.etag is None:
-                    saved = await self._container.create_item(preferences.to_json())
-                else:
-                    saved = await self._container.replace_item(
-                        preferences.id,
-                        preferences.to_json(),
-                        etag=preferences.etag,
-                        match_condition=MatchConditions.IfNotModified,
-                    )
-            except (
-                CosmosAccessConditionFailedError,
-                CosmosResourceExistsError,
-                CosmosResourceNotFoundError,
-            ) as exc:
-                raise StaleItem(preferences.user_id) from exc
+        saved = await write_guarded(self._container, preferences.to_json(), preferences.etag)
         return Preferences.model_validate(saved)
 
     async def due(self, now: datetime) -> AsyncIterator[Preferences]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from shared.adapters.cosmos_documents import read_one, write_guarded
 from shared.adapters.storage_errors import bounded
 from shared.domain.errors import StaleItem
 from shared.domain.push import DEVICE_SLOTS_ID, DeviceSlots, PushSubscription
@@ -90,40 +91,11 @@ class CosmosPushSubscriptions:
                 await self._container.delete_item(subscription_id, partition_key=user_id)
 
     async def slots(self, user_id: str) -> DeviceSlots | None:
-        from azure.cosmos.exceptions import CosmosResourceNotFoundError
-
-        async with _translated():
-            try:
-                doc = await self._container.read_item(DEVICE_SLOTS_ID, partition_key=user_id)
-            except CosmosResourceNotFoundError:
-                return None
-        return DeviceSlots.model_validate(doc)
+        doc = await read_one(self._container, DEVICE_SLOTS_ID, user_id)
+        return DeviceSlots.model_validate(doc) if doc else None
 
     async def save_slots(self, slots: DeviceSlots) -> DeviceSlots:
-        from azure.core import MatchConditions
-        from azure.cosmos.exceptions import (
-            CosmosAccessConditionFailedError,
-            CosmosResourceExistsError,
-            CosmosResourceNotFoundError,
-        )
-
-        async with _translated():
-            try:
-                if slots.etag is None:
-                    saved = await self._container.create_item(slots.to_json())
-                else:
-                    saved = await self._container.replace_item(
-                        slots.id,
-                        slots.to_json(),
-                        etag=slots.etag,
-                        match_condition=MatchConditions.IfNotModified,
-                    )
-            except (
-                CosmosAccessConditionFailedError,
-                CosmosResourceExistsError,
-                CosmosResourceNotFoundError,
-            ) as exc:
-                raise StaleItem(slots.id) from exc
+        saved = await write_guarded(self._container, slots.to_json(), slots.etag)
         return DeviceSlots.model_validate(saved)
 
     async def _read(self, user_id: str, subscription_id: str) -> PushSubscription | None:
