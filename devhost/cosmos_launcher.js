@@ -3,6 +3,7 @@
 // for a missing document (the stock read handler throws and answers 500), and an account
 // whose endpoint is the address the client used (the stock one names the listening port, so
 // a client that came through a proxy or port forward would leave it for the next request).
+// Its queries: cosmos_queries.js.
 "use strict";
 
 const path = require("path");
@@ -40,6 +41,9 @@ readMeta.default = (account, req, res, params) => {
     readableLocations: at(meta.readableLocations),
   };
 };
+
+// Queries scoped to their partition and linear in time (before the router takes its handlers).
+require("./cosmos_queries");
 
 const { createHttpsServer } = require("@vercel/cosmosdb-server");
 
