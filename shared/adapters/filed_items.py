@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import heapq
+import itertools
 import logging
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
@@ -91,9 +92,10 @@ class CosmosFiledItems:
         found = await asyncio.gather(
             *(self._query(bucket, user_id, query, parameters) for bucket in Bucket)
         )
-        per_bucket = [list(_readable(docs)) for docs in found]
-        newest = heapq.merge(*per_bucket, key=lambda i: i.created_at, reverse=True)
-        return list(newest)[:limit]
+        # Merged on the stored createdAt (ISO 8601 in UTC, which sorts as the store sorts it),
+        # and only the newest `limit` read into models: the rest were never going to be shown.
+        newest = heapq.merge(*found, key=lambda doc: doc.get("createdAt") or "", reverse=True)
+        return list(_readable(list(itertools.islice(newest, limit))))
 
     async def mentions(self, user_id: str) -> list[Mention]:
         # Only the three fields: a people list over thousands of items reads no texts.
