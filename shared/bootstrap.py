@@ -31,17 +31,18 @@ if TYPE_CHECKING:
 
 @cache
 def adapters() -> Adapters:
+    policy = get_settings().policy()
     return Adapters(
         repo=CosmosCaptureRepository(clients.cosmos_database()),
         classifier=build_classifier(),
-        queues=StorageQueues(),
+        queues=StorageQueues(outcome_delay_s=policy.push_delay_s),
         voice=BlobVoiceNotes(clients.blob_service),
         transcriber=build_transcriber(),
         filed=CosmosFiledItems(clients.cosmos_database()),
         search=CosmosCaptureSearch(
             clients.cosmos_database(), full_text=get_settings().cosmos_full_text
         ),
-        policy=get_settings().policy(),
+        policy=policy,
     )
 
 

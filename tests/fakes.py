@@ -336,13 +336,13 @@ class FakeQueues(Faults):
     """`CaptureQueues` as lists. Messages go through their JSON form as on the real queues, so
     whoever takes one gets its own copy."""
 
-    def __init__(self) -> None:
+    def __init__(self, outcome_delay_s: float = 5) -> None:
         super().__init__()
+        self.outcome_delay_s = outcome_delay_s
         self.sent: list[SentJob] = []  # every classify job sent, in order
         self.pending: deque[SentJob] = deque()  # sent and not yet delivered
         self.delivered: list[ClassifyJob] = []
         self.outcomes: list[OutcomeMessage] = []
-        self.outcome_delays: list[float] = []  # each outcome's delay_s, in the same order
         self.cancelled: list[ClassifyJob] = []
         self.cancelled_outcomes: list[OutcomeMessage] = []  # taken out of `outcomes`
 
@@ -367,11 +367,10 @@ class FakeQueues(Faults):
                 self.outcomes.remove(outcome)
                 self.cancelled_outcomes.append(outcome)
 
-    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> QueueReceipt:
+    async def publish_outcome(self, message: OutcomeMessage) -> QueueReceipt:
         await self._step("publish_outcome")
         copy = OutcomeMessage.model_validate_json(message.model_dump_json(by_alias=True))
         self.outcomes.append(copy)
-        self.outcome_delays.append(delay_s)
         return QueueReceipt(queue="captures-outcomes", message_id=str(id(copy)), pop_receipt="p")
 
     def jobs_for(self, capture_id: str) -> list[SentJob]:

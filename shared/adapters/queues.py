@@ -17,6 +17,9 @@ log = logging.getLogger(__name__)
 
 
 class StorageQueues:
+    def __init__(self, outcome_delay_s: float = 0) -> None:
+        self.outcome_delay_s = outcome_delay_s
+
     async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> QueueReceipt:
         with tracing.span(f"send {CLASSIFY_QUEUE}", tracing.SpanKind.PRODUCER):
             # The worker's span continues from this one (W3C traceparent in the job).
@@ -24,12 +27,13 @@ class StorageQueues:
                 job = job.model_copy(update={"traceparent": tracing.traceparent()})
             return await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True), delay_s)
 
-    async def publish_outcome(self, message: OutcomeMessage, delay_s: float = 0) -> QueueReceipt:
+    async def publish_outcome(self, message: OutcomeMessage) -> QueueReceipt:
         with tracing.span(f"send {OUTCOMES_QUEUE}", tracing.SpanKind.PRODUCER):
             # The push worker's span continues the capture's trace, as the classify worker's.
             if message.traceparent is None:
                 message = message.model_copy(update={"traceparent": tracing.traceparent()})
-            return await self._send(OUTCOMES_QUEUE, message.model_dump_json(by_alias=True), delay_s)
+            body = message.model_dump_json(by_alias=True)
+            return await self._send(OUTCOMES_QUEUE, body, self.outcome_delay_s)
 
     async def enqueue_digest(self, job: DigestJob) -> None:
         with tracing.span(f"send {DIGEST_QUEUE}", tracing.SpanKind.PRODUCER):

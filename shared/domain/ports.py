@@ -145,11 +145,13 @@ class CaptureQueues(Protocol):
         """Delete a message not yet delivered; one already gone is no error."""
         ...
 
-    async def publish_outcome(
-        self, message: OutcomeMessage, delay_s: float = 0
-    ) -> QueueReceipt | None:
-        """Publish an outcome, visible to its readers (the push worker) after `delay_s`; its
-        receipt, for `cancel`."""
+    # How long an outcome stays out of its readers' sight (PUSH_DELAY_S): set where the queues
+    # are built, from the Policy, so that no service reads it.
+    outcome_delay_s: float
+
+    async def publish_outcome(self, message: OutcomeMessage) -> QueueReceipt | None:
+        """Publish an outcome, visible to its readers (the push worker) after
+        `outcome_delay_s`; its receipt, for `cancel`."""
         ...
 
 

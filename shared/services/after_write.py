@@ -18,7 +18,6 @@ from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.ports import Adapters, CaptureQueues, CaptureRepository
 from shared.services.background import spawn
 from shared.services.shown import mark_shown
-from shared.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +65,8 @@ async def _cancel(sending: asyncio.Task[QueueReceipt | None], adapters: Adapters
 
 # The outcomes this process published and may still take back, by capture and version: the
 # sending task (its result the receipt) and the queues it went to. Kept until the message is
-# due (PUSH_DELAY_S) and a little after; a stream that showed the outcome takes it out.
+# due (the queues' outcome_delay_s) and a little after; a stream that showed the outcome takes
+# it out.
 # A version whose message was taken back stays listed (None) until then: shown again (a
 # replayed run), it has nothing left to push and nothing to mark.
 _Key = tuple[str, datetime]
@@ -79,14 +79,14 @@ def publish_outcome(item: InboxItem, queues: CaptureQueues) -> None:
     path: the user's stream does not wait for it."""
     key = (item.id, item.updated_at)
     _published[key] = (spawn(_publish(item, queues)), queues)
-    due_s = get_settings().push_delay_s + _KEPT_PAST_DUE_S
+    due_s = queues.outcome_delay_s + _KEPT_PAST_DUE_S
     asyncio.get_running_loop().call_later(due_s, _published.pop, key, None)
 
 
 async def _publish(item: InboxItem, queues: CaptureQueues) -> QueueReceipt | None:
-    """Its readers see it after PUSH_DELAY_S: a client following the capture is sent the
-    outcome meanwhile, and the mark of that (outcome_shown_at) lands before the push worker
-    looks."""
+    """Its readers see it after the queues' outcome_delay_s: a client following the capture
+    is sent the outcome meanwhile, and the mark of that (outcome_shown_at) lands before the push
+    worker looks."""
     assert item.has_ended
     message = OutcomeMessage(
         capture_id=item.id,
@@ -101,9 +101,7 @@ async def _publish(item: InboxItem, queues: CaptureQueues) -> QueueReceipt | Non
         chosen_by=item.chosen_by,
     )
     try:
-        # The one setting a service still reads itself: filing's callers (42 of them, tests
-        # included) pass no policy down to here.
-        return await queues.publish_outcome(message, delay_s=get_settings().push_delay_s)
+        return await queues.publish_outcome(message)
     except Exception:
         # The capture is filed and the client has its answer; push is best effort.
         log.exception("could not publish the outcome of capture %s", item.id)

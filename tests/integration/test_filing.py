@@ -96,17 +96,19 @@ async def test_the_classifier_yields_to_a_capture_settled_first(app, cosmos) -> 
 
 @pytest.fixture
 def outcomes_at_once(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Outcome messages visible as soon as they are sent (PUSH_DELAY_S=0), to peek at them."""
+    """Outcome messages visible as soon as they are sent (PUSH_DELAY_S=0), to peek at them:
+    the setting reaches the queues through the composition root (list it before `app`)."""
     from shared.settings import get_settings
 
     monkeypatch.setenv("PUSH_DELAY_S", "0")
     get_settings.cache_clear()
+    adapters.cache_clear()
     yield
     get_settings.cache_clear()  # read again, once the environment is restored
 
 
 async def test_two_deliveries_at_once_both_ask_the_model_and_file_once(
-    app, cosmos, storage_conn, outcomes_at_once
+    outcomes_at_once, app, cosmos, storage_conn
 ) -> None:
     clear_queue(storage_conn, "captures-outcomes")
     item = InboxItem(

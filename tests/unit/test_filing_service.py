@@ -59,17 +59,6 @@ async def test_the_thresholds_decide_the_status_and_what_is_filed(
     assert published.chosen_by == result.chosen_by and published.error is None
 
 
-async def test_outcomes_are_published_with_the_push_delay(fakes: Fakes, unit_settings) -> None:
-    item = fakes.repo.seed(text_item())
-    fakes.classifier.then(guess(Bucket.ADMIN, 0.9, "Rent"), guess(Bucket.ADMIN, 0.9, "Rent"))
-    await classify(fakes, item)
-    await background.drain()
-    unit_settings(PUSH_DELAY_S="0.5")
-    await classify(fakes, fakes.repo.seed(text_item()))
-    await background.drain()
-    assert fakes.queues.outcome_delays == [5, 0.5]  # the default, then the setting
-
-
 async def test_each_outcome_asks_its_own_question(fakes: Fakes) -> None:
     answers = [
         guess(Bucket.ADMIN, 0.9, "Rent"),
