@@ -40,6 +40,7 @@ from shared.domain.filed import FILED_MODELS, FiledItem, filed_model
 from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.ports import (
     Adapters,
+    Before,
     DigestAdapters,
     FiledFilter,
     Found,
@@ -263,13 +264,17 @@ class FakeFiledItems(Faults):
         docs.sort(key=lambda d: d["listOrder"])
         return [filed_model(d) for d in docs[:limit]]
 
-    async def naming(self, user_id: str, person_key: str, limit: int) -> list[FiledItem]:
+    async def naming(
+        self, user_id: str, person_key: str, limit: int, before: Before | None = None
+    ) -> list[FiledItem]:
         await self._step("naming")
+        at = utc_text(before.created_at) if before else None
         docs = [
             d
             for bucket in Bucket
             for d in self._repo.filed_docs(user_id, bucket)
             if person_key in d["peopleKeys"]
+            and (before is None or (d["createdAt"] <= at and d["id"] not in before.shown))
         ]
         docs.sort(key=lambda d: d["createdAt"], reverse=True)
         return [filed_model(d) for d in docs[:limit]]

@@ -17,9 +17,10 @@ from pydantic import ValidationError
 
 from shared.adapters.storage_errors import bounded
 from shared.domain.classification import Bucket
+from shared.domain.documents import utc_text
 from shared.domain.errors import StaleItem
 from shared.domain.filed import FiledItem, filed_model
-from shared.domain.ports import FiledFilter, Mention
+from shared.domain.ports import Before, FiledFilter, Mention
 
 if TYPE_CHECKING:
     from azure.cosmos.aio import DatabaseProxy
@@ -82,10 +83,16 @@ class CosmosFiledItems:
         )
         return list(_readable(await self._query(bucket, user_id, query, parameters)))
 
-    async def naming(self, user_id: str, person_key: str, limit: int) -> list[FiledItem]:
+    async def naming(
+        self, user_id: str, person_key: str, limit: int, before: Before | None = None
+    ) -> list[FiledItem]:
         clauses, parameters = filter_clauses(user_id, FiledFilter(person_key=person_key))
+        shown = frozenset(before.shown) if before else frozenset()
+        if before is not None:
+            clauses.append("c.createdAt <= @before")
+            parameters.append({"name": "@before", "value": utc_text(before.created_at)})
         query = (
-            f"SELECT TOP {int(limit)} * FROM c WHERE {' AND '.join(clauses)} "
+            f"SELECT TOP {int(limit) + len(shown)} * FROM c WHERE {' AND '.join(clauses)} "
             "ORDER BY c.createdAt DESC"
         )
         # The four containers at once: the answer waits for the slowest, not for their sum.
@@ -95,7 +102,8 @@ class CosmosFiledItems:
         # Merged on the stored createdAt (ISO 8601 in UTC, which sorts as the store sorts it),
         # and only the newest `limit` read into models: the rest were never going to be shown.
         newest = heapq.merge(*found, key=lambda doc: doc.get("createdAt") or "", reverse=True)
-        return list(_readable(list(itertools.islice(newest, limit))))
+        unseen = (doc for doc in newest if doc.get("id") not in shown)
+        return list(_readable(list(itertools.islice(unseen, limit))))
 
     async def mentions(self, user_id: str) -> list[Mention]:
         # Only the three fields: a people list over thousands of items reads no texts.

@@ -78,6 +78,15 @@ class FiledFilter:
 
 
 @dataclass(frozen=True)
+class Before:
+    """Where a person's next page starts: items created at or before `created_at`, but for
+    those at that very instant already shown (`shown`), so that no tie is lost or repeated."""
+
+    created_at: datetime
+    shown: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Mention:
     """What the people list needs of one filed item."""
 
@@ -105,8 +114,11 @@ class FiledItems(Protocol):
         """Up to `limit` items in the bucket's order (`list_order` ascending), after `after`."""
         ...
 
-    async def naming(self, user_id: str, person_key: str, limit: int) -> list[FiledItem]:
-        """The newest `limit` items of all four buckets that mention the person, newest first."""
+    async def naming(
+        self, user_id: str, person_key: str, limit: int, before: Before | None = None
+    ) -> list[FiledItem]:
+        """The newest `limit` items of all four buckets that mention the person (from `before`
+        on), newest first."""
         ...
 
     async def mentions(self, user_id: str) -> list[Mention]:

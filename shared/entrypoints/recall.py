@@ -18,7 +18,12 @@ from shared.http.contract import (
 )
 from shared.http.edge import http_function
 from shared.http.input import read_body
-from shared.http.requests import parse_bucket_query, parse_filed_patch, parse_search_query
+from shared.http.requests import (
+    parse_bucket_query,
+    parse_filed_patch,
+    parse_person_query,
+    parse_search_query,
+)
 from shared.services.edit import edit_filed
 from shared.services.export import export_filename, export_zip
 from shared.services.recall import bucket_named, bucket_page, people, person, search
@@ -59,7 +64,8 @@ async def people_named(req: Request) -> Response:
 @http_function
 async def person_items(req: Request) -> Response:
     user_id = authenticate(req)
-    page = await person(user_id, req.path_params["name"], adapters().filed)
+    query = parse_person_query(dict(req.query_params))
+    page = await person(user_id, req.path_params["name"], query, adapters().filed)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 

@@ -32,6 +32,7 @@ from shared.services.recall import (
     PeopleList,
     PersonPage,
     PersonPath,
+    PersonQuery,
     SearchQuery,
     SearchResults,
 )
@@ -415,11 +416,12 @@ GET_PERSON = Route(
     method="GET",
     route="people/{name}",
     operation_id="getPerson",
-    summary="The items of all four buckets naming a person (case- and accent-insensitive), "
-    "newest first (the newest 100; the bucket pages' `person` filter goes further back).",
-    answers={200: Json("The person and their items.", PersonPage)},
-    problems=(401, 404, 429, 503),
+    summary="Every item of the four buckets naming a person (case- and accent-insensitive), "
+    "newest first, a page at a time.",
+    answers={200: Json("The person and one page of their items.", PersonPage)},
+    problems=(400, 401, 404, 422, 429, 503),
     path_params=PersonPath,
+    query=PersonQuery,
 )
 SEARCH = Route(
     method="GET",

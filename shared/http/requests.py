@@ -25,7 +25,13 @@ from shared.services.digest import DigestQuery, ReviewQuery
 from shared.services.edit import FiledPatch
 from shared.services.inbox import MAX_PAGE, InboxQuery
 from shared.services.recall import MAX_PAGE as MAX_BUCKET_PAGE
-from shared.services.recall import MAX_QUERY_CHARS, MAX_SEARCH, BucketQuery, SearchQuery
+from shared.services.recall import (
+    MAX_QUERY_CHARS,
+    MAX_SEARCH,
+    BucketQuery,
+    PersonQuery,
+    SearchQuery,
+)
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
 
@@ -166,6 +172,17 @@ _INVALID_BUCKET_QUERY = {
     "person": "person must be a name of 1 to 100 characters.",
     "done": "done must be true or false.",
     "dueBefore": "dueBefore must be a day, YYYY-MM-DD.",
+}
+
+
+def parse_person_query(params: Mapping[str, str]) -> PersonQuery:
+    """GET /api/people/{name}'s query, or a 422 about the first parameter that is wrong."""
+    return _query(PersonQuery, params, _INVALID_PERSON_QUERY)
+
+
+_INVALID_PERSON_QUERY = {
+    "limit": f"limit must be a whole number from 1 to {MAX_BUCKET_PAGE}.",
+    "continuationToken": "continuationToken is not valid.",
 }
 
 

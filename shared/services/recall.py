@@ -7,7 +7,7 @@ import base64
 import binascii
 import re
 from collections import Counter
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -15,16 +15,14 @@ from pydantic.alias_generators import to_camel
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
-from shared.domain.documents import Day, Document, Timestamp
+from shared.domain.documents import Day, Document, Timestamp, utc_text
 from shared.domain.errors import Malformed, NotFound
 from shared.domain.filed import FiledItem, person_key
-from shared.domain.ports import CaptureSearch, FiledFilter, FiledItems
+from shared.domain.ports import Before, CaptureSearch, FiledFilter, FiledItems
 
 MAX_PAGE = 100
 MAX_QUERY_CHARS = 200
 MAX_NAME_CHARS = 100
-# A person's page lists their newest items; the bucket pages (?person=) go further back.
-PERSON_ITEMS = 100
 MAX_SEARCH = 50
 MAX_TERMS = 8
 
@@ -182,9 +180,28 @@ class PersonPath(BaseModel):
     name: str = Field(max_length=MAX_NAME_CHARS, description="A name, as any item writes it.")
 
 
+class PersonQuery(BaseModel):
+    """`?limit=1..100&continuationToken=`: a person's items a page at a time, newest first."""
+
+    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
+
+    limit: int = Field(default=20, ge=1, le=MAX_PAGE)
+    continuation_token: str | None = Field(
+        default=None, max_length=1000, description="From the previous page's `continuationToken`."
+    )
+
+    _limit_digits = field_validator("limit", mode="before")(_digits)
+
+    @field_validator("continuation_token", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return value or None
+
+
 class PersonPage(Document):
     name: str
     items: list[FiledView]
+    continuation_token: str | None
 
 
 async def people(user_id: str, filed: FiledItems) -> PeopleList:
@@ -215,13 +232,39 @@ async def people(user_id: str, filed: FiledItems) -> PeopleList:
     return PeopleList(people=summaries)
 
 
-async def person(user_id: str, name: str, filed: FiledItems) -> PersonPage:
+async def person(user_id: str, name: str, query: PersonQuery, filed: FiledItems) -> PersonPage:
+    """Every item naming them, across the buckets, newest first, a page at a time (a keyset on
+    createdAt that carries the ids shown at the page's last instant: ties neither lost nor
+    repeated)."""
     key = person_key(name)
-    items = await filed.naming(user_id, key, PERSON_ITEMS) if key else []
-    if not items:
+    before = _decode_before(query.continuation_token) if query.continuation_token else None
+    found = await filed.naming(user_id, key, query.limit + 1, before) if key else []
+    if not found and before is None:
         raise NotFound("Nobody by that name is named in your items.", "NO_SUCH_PERSON")
+    items = found[: query.limit]
+    token = _encode_before(items, before) if len(found) > query.limit else None
     written = Counter(p for i in items for p in i.people if person_key(p) == key)
-    return PersonPage(name=written.most_common(1)[0][0], items=[FiledView.of(i) for i in items])
+    return PersonPage(
+        name=written.most_common(1)[0][0] if written else name,
+        items=[FiledView.of(i) for i in items],
+        continuation_token=token,
+    )
+
+
+def _encode_before(items: list[FiledItem], before: Before | None) -> str:
+    last = items[-1].created_at
+    shown = [i.id for i in items if i.created_at == last]
+    if before is not None and before.created_at == last:
+        shown = [*before.shown, *shown]  # a tie longer than a page
+    return _encode("|".join([utc_text(last), *shown]))
+
+
+def _decode_before(token: str) -> Before:
+    created_at, *shown = _decode(token).split("|")
+    try:
+        return Before(created_at=datetime.fromisoformat(created_at), shown=tuple(shown))
+    except ValueError as exc:
+        raise Malformed("The continuation token is not valid.", "BAD_TOKEN") from exc
 
 
 # -- search --------------------------------------------------------------------------------------

@@ -489,6 +489,22 @@ const scenarios = {
     seen.titlesAfterDelete = await page.locator(".inbox .title").allInnerTexts();
   },
 
+  // A person named in more items than a page holds: the first page, then Load more.
+  async personMore({ page, seen }) {
+    await setUp(page);
+    await page.goto(`${env.APP_URL}#/people/${encodeURIComponent(env.PERSON)}`);
+    const rows = page.locator("ul.filed > li");
+    await rows.first().waitFor();
+    seen.first = await rows.count();
+    const more = page.getByRole("button", { name: "Load more" });
+    seen.moreShown = await more.isVisible();
+    await more.click();
+    await until(async () => (await rows.count()) > seen.first, 20000, "the next page");
+    seen.titles = await page.locator("ul.filed > li .title").allInnerTexts();
+    seen.moreAfter = await more.isVisible();
+    await snap(page, seen, "person-more");
+  },
+
   // Today: the digest a push opens (#/today), the review on its day, the digest turned on.
   async today({ page, seen }) {
     await setUp(page);

@@ -283,6 +283,21 @@ def test_the_lists_tick_edit_and_lead_to_people(browser, host, fake, cosmos) -> 
     assert buckets == {"Lunch with Fatima": "People", "Send Fatima the invite": "Admin"}
 
 
+def test_a_persons_page_loads_the_rest_on_request(browser, host, fake) -> None:
+    # 23 items naming one person, in three buckets: a page of 20, then the other 3.
+    name = "Ines Okonkwo"
+    buckets = ["People", "Projects", "Admin"]
+    made = [
+        (buckets[n % 3], f"Ines item {n:02}", f"Ask {name} about item {n:02}") for n in range(23)
+    ]
+    capture_through_api(host, fake, made)
+    seen = browser("personMore", PERSON=name)
+    assert seen["first"] == 20 and seen["moreShown"]
+    newest_first = [title for _, title, _ in reversed(made)]
+    assert [t for t in seen["titles"] if t.startswith("Ines item")] == newest_first
+    assert not seen["moreAfter"]
+
+
 def test_search_finds_and_opens_and_settings_exports_everything(
     browser, host, fake, tmp_path
 ) -> None:

@@ -95,6 +95,8 @@ def test_admin_lists_by_due_date(client, fake) -> None:
         ("/api/search?q=a&limit=51", 422, "INVALID_QUERY"),
         ("/api/search", 422, "INVALID_QUERY"),
         ("/api/people/nobody%20at%20all", 404, "NO_SUCH_PERSON"),
+        ("/api/people/ana?limit=101", 422, "INVALID_QUERY"),
+        ("/api/people/ana?continuationToken=%25%25", 400, "BAD_TOKEN"),
     ],
 )
 def test_bad_input_is_a_problem(client, path: str, status: int, code: str) -> None:
@@ -124,8 +126,14 @@ def test_people_and_a_person_case_and_accent_aside(client, fake) -> None:
     assert page.status_code == 200, page.text
     ids = [i["id"] for i in page.json()["items"]]
     assert ids[0] == third and first in ids
-    assert page.json()["name"] == zoe
+    assert page.json()["name"] == zoe and page.json()["continuationToken"] is None
     assert second not in ids  # a name written in lowercase is no name to the rules
+    one = client.get(f"/api/people/{zoe}?limit=1", headers=KEY).json()
+    assert [i["id"] for i in one["items"]] == [third] and one["continuationToken"]
+    rest = client.get(
+        f"/api/people/{zoe}?limit=5&continuationToken={one['continuationToken']}", headers=KEY
+    ).json()
+    assert [i["id"] for i in rest["items"]] == ids[1:] and rest["continuationToken"] is None
     theirs = client.get("/api/people", headers=OTHER_KEY).json()["people"]
     assert all(not p["name"].lower().endswith(suffix) for p in theirs)
     problem(client.get(f"/api/people/{zoe}", headers=OTHER_KEY), 404, "NO_SUCH_PERSON")

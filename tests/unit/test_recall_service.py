@@ -28,6 +28,7 @@ from shared.services.export import VaultNames, export_zip, markdown, safe_name
 from shared.services.filing import file_capture
 from shared.services.recall import (
     BucketQuery,
+    PersonQuery,
     SearchQuery,
     bucket_named,
     bucket_page,
@@ -121,14 +122,39 @@ async def test_people_are_counted_however_they_are_written(fakes: Fakes) -> None
     assert [(p.name, p.mentions, p.open_items) for p in listed] == [("Zoë", 3, 2), ("Tom", 1, 1)]
     assert listed[0].last_mentioned_at == START + timedelta(minutes=2)
 
-    page = await person(USER, "ZOE", fakes.filed)
+    page = await person(USER, "ZOE", PersonQuery(), fakes.filed)
     assert page.name == "Zoë" and len(page.items) == 3
     assert page.items[0].id == done.id  # newest first, all buckets
     with pytest.raises(NotFound) as refused:
-        await person(USER, "Nobody", fakes.filed)
+        await person(USER, "Nobody", PersonQuery(), fakes.filed)
     assert refused.value.code == "NO_SUCH_PERSON"
     with pytest.raises(NotFound):
-        await person("someone-else", "Zoë", fakes.filed)
+        await person("someone-else", "Zoë", PersonQuery(), fakes.filed)
+
+
+async def test_a_person_pages_through_every_item_ties_included(fakes: Fakes) -> None:
+    # Seven items naming Ana across the buckets, three of them at one instant: pages of two
+    # give each item once, newest first, however the ties fall on the page boundaries.
+    minutes = [0, 1, 1, 1, 2, 3, 4]
+    buckets = [Bucket.ADMIN, Bucket.PEOPLE, Bucket.PROJECTS, Bucket.IDEAS]
+    made = [
+        await file(fakes, f"ask Ana about {n}", buckets[n % 4], m) for n, m in enumerate(minutes)
+    ]
+    await file(fakes, "ask Tom about it", Bucket.ADMIN, 5)
+    seen, token = [], None
+    while True:
+        page = await person(USER, "ana", PersonQuery(limit=2, continuationToken=token), fakes.filed)
+        assert len(page.items) <= 2 and page.name == "Ana"
+        seen += [i.id for i in page.items]
+        token = page.continuation_token
+        if token is None:
+            break
+    assert sorted(seen) == sorted(i.id for i in made) and len(seen) == len(set(seen))
+    created = [next(i.created_at for i in made if i.id == s) for s in seen]
+    assert created == sorted(created, reverse=True)
+    with pytest.raises(Malformed) as refused:
+        await person(USER, "ana", PersonQuery(continuationToken="bm90LWEtZGF0ZXxh"), fakes.filed)
+    assert refused.value.code == "BAD_TOKEN"
 
 
 async def test_search_scores_titles_and_cuts_a_snippet(fakes: Fakes) -> None:

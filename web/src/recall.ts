@@ -58,8 +58,16 @@ export async function getPeople(): Promise<Person[]> {
   return (await call<{ people: Person[] }>("GET", "/people")).people;
 }
 
-export function getPerson(name: string): Promise<{ name: string; items: FiledView[] }> {
-  return call("GET", `/people/${encodeURIComponent(name)}`);
+export interface PersonPage {
+  name: string;
+  items: FiledView[];
+  continuationToken: string | null;
+}
+
+export function getPerson(name: string, continuationToken: string | null = null): Promise<PersonPage> {
+  const query = new URLSearchParams({ limit: "20" });
+  if (continuationToken) query.set("continuationToken", continuationToken);
+  return call("GET", `/people/${encodeURIComponent(name)}?${query}`);
 }
 
 export async function search(q: string): Promise<Found[]> {

@@ -196,31 +196,35 @@ function peopleList(): HTMLElement {
   return h("div", {}, h("h3", {}, "Everyone named"), list, status);
 }
 
-/** A person's page: every filed item naming them, across the buckets. */
+/** A person's page: every filed item naming them, across the buckets, a page at a time. */
 export function personScreen(name: string): HTMLElement {
   const heading = h("h2", { id: "person-title", tabindex: "-1" }, name);
   const items = h("ul", { class: "filed", "aria-labelledby": "person-title" });
   const status = h("p", { class: "note", role: "status" }, "Loading…");
-  const load = async () => {
+  const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
+  let token: string | null = null;
+  const load = async (reset: boolean) => {
+    more.disabled = true;
     try {
-      const person = await getPerson(name);
+      const person = await getPerson(name, reset ? null : token);
       heading.textContent = person.name;
-      items.replaceChildren(
+      if (reset) items.replaceChildren();
+      items.append(
         ...person.items.map((item) =>
-          row(item, {
-            reload: load,
-            status,
-            withBucket: true,
-            find: async (id) => (await getPerson(name)).items.find((i) => i.id === id) ?? null,
-          }),
+          row(item, { reload: () => load(true), status, withBucket: true, find: (id) => findIn(item.bucket, id) }),
         ),
       );
+      token = person.continuationToken;
+      more.hidden = !token;
       status.textContent = "";
     } catch (error) {
       status.textContent = error instanceof ApiError && error.status === 404 ? `Nobody called ${name} is named in your captures.` : failure(error);
+    } finally {
+      more.disabled = false;
     }
   };
-  void load();
+  more.addEventListener("click", () => void load(false));
+  void load(true);
   return h(
     "section",
     { class: "screen", "aria-labelledby": "person-title" },
@@ -228,5 +232,6 @@ export function personScreen(name: string): HTMLElement {
     heading,
     items,
     status,
+    more,
   );
 }
