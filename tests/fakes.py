@@ -40,7 +40,6 @@ from shared.domain.filed import FILED_MODELS, FiledItem, filed_model
 from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.ports import (
     Adapters,
-    Before,
     DigestAdapters,
     FiledFilter,
     Found,
@@ -265,16 +264,15 @@ class FakeFiledItems(Faults):
         return [filed_model(d) for d in docs[:limit]]
 
     async def naming(
-        self, user_id: str, person_key: str, limit: int, before: Before | None = None
+        self, user_id: str, person_key: str, limit: int, at_or_before: str | None = None
     ) -> list[FiledItem]:
         await self._step("naming")
-        at = utc_text(before.created_at) if before else None
         docs = [
             d
             for bucket in Bucket
             for d in self._repo.filed_docs(user_id, bucket)
             if person_key in d["peopleKeys"]
-            and (before is None or (d["createdAt"] <= at and d["id"] not in before.shown))
+            and (at_or_before is None or d["createdAt"] <= at_or_before)
         ]
         docs.sort(key=lambda d: d["createdAt"], reverse=True)
         return [filed_model(d) for d in docs[:limit]]

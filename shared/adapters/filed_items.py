@@ -17,10 +17,9 @@ from pydantic import ValidationError
 
 from shared.adapters.storage_errors import bounded
 from shared.domain.classification import Bucket
-from shared.domain.documents import utc_text
 from shared.domain.errors import StaleItem
 from shared.domain.filed import FiledItem, filed_model
-from shared.domain.ports import Before, FiledFilter, Mention
+from shared.domain.ports import FiledFilter, Mention
 
 if TYPE_CHECKING:
     from azure.cosmos.aio import DatabaseProxy
@@ -84,15 +83,14 @@ class CosmosFiledItems:
         return list(_readable(await self._query(bucket, user_id, query, parameters)))
 
     async def naming(
-        self, user_id: str, person_key: str, limit: int, before: Before | None = None
+        self, user_id: str, person_key: str, limit: int, at_or_before: str | None = None
     ) -> list[FiledItem]:
         clauses, parameters = filter_clauses(user_id, FiledFilter(person_key=person_key))
-        shown = frozenset(before.shown) if before else frozenset()
-        if before is not None:
+        if at_or_before is not None:
             clauses.append("c.createdAt <= @before")
-            parameters.append({"name": "@before", "value": utc_text(before.created_at)})
+            parameters.append({"name": "@before", "value": at_or_before})
         query = (
-            f"SELECT TOP {int(limit) + len(shown)} * FROM c WHERE {' AND '.join(clauses)} "
+            f"SELECT TOP {int(limit)} * FROM c WHERE {' AND '.join(clauses)} "
             "ORDER BY c.createdAt DESC"
         )
         # The four containers at once: the answer waits for the slowest, not for their sum.
@@ -102,8 +100,7 @@ class CosmosFiledItems:
         # Merged on the stored createdAt (ISO 8601 in UTC, which sorts as the store sorts it),
         # and only the newest `limit` read into models: the rest were never going to be shown.
         newest = heapq.merge(*found, key=lambda doc: doc.get("createdAt") or "", reverse=True)
-        unseen = (doc for doc in newest if doc.get("id") not in shown)
-        return list(_readable(list(itertools.islice(unseen, limit))))
+        return list(_readable(list(itertools.islice(newest, limit))))
 
     async def mentions(self, user_id: str) -> list[Mention]:
         # Only the three fields: a people list over thousands of items reads no texts.

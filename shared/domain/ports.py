@@ -78,15 +78,6 @@ class FiledFilter:
 
 
 @dataclass(frozen=True)
-class Before:
-    """Where a person's next page starts: items created at or before `created_at`, but for
-    those at that very instant already shown (`shown`), so that no tie is lost or repeated."""
-
-    created_at: datetime
-    shown: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Mention:
     """What the people list needs of one filed item."""
 
@@ -115,10 +106,10 @@ class FiledItems(Protocol):
         ...
 
     async def naming(
-        self, user_id: str, person_key: str, limit: int, before: Before | None = None
+        self, user_id: str, person_key: str, limit: int, at_or_before: str | None = None
     ) -> list[FiledItem]:
-        """The newest `limit` items of all four buckets that mention the person (from `before`
-        on), newest first."""
+        """The newest `limit` items of all four buckets that mention the person, newest first;
+        with `at_or_before` (a stored createdAt), only those made then or earlier."""
         ...
 
     async def mentions(self, user_id: str) -> list[Mention]:

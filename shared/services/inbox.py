@@ -3,20 +3,18 @@ capture is "not found", exactly like a capture that does not exist, so ids revea
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from typing import Literal, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
 from shared.domain.capture import LISTED, InboxItem, Status
-from shared.domain.documents import Document, utc_text
-from shared.domain.errors import Conflict, Malformed, NotFound
+from shared.domain.documents import Document
+from shared.domain.errors import Conflict, NotFound
 from shared.domain.ids import is_capture_id
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
+from shared.services import keyset
 from shared.services.after_write import schedule_check
 from shared.services.placement import converge
 from shared.services.retry_stale import retry_stale
@@ -72,13 +70,6 @@ class InboxQuery(BaseModel):
         return Status(self.status) if self.status else None
 
 
-class _Cursor(BaseModel):
-    """Where the next page starts: at `t` (createdAt), after the ids already sent at `t`."""
-
-    t: str = Field(max_length=40)
-    ids: list[str] = Field(max_length=MAX_PAGE)
-
-
 class InboxPage(Document):
     """The answer to GET /api/inbox: one page of captures, newest first."""
 
@@ -96,7 +87,7 @@ async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -
     """Newest first, by keyset on createdAt (never OFFSET): each page is one indexed query,
     and captures arriving meanwhile neither shift nor repeat items across pages."""
     limit = query.limit
-    cursor = _decode(query.continuation_token) if query.continuation_token else None
+    cursor = keyset.decode(query.continuation_token) if query.continuation_token else None
     items: list[InboxItem] = []
     more = False
     async for item in repo.newest(
@@ -105,21 +96,15 @@ async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -
         status=query.status_filter,
         page_items=limit + 1,
     ):
-        if cursor and utc_text(item.created_at) == cursor.t and item.id in cursor.ids:
-            continue  # sent on the previous page (same instant, rare)
+        if cursor and cursor.sent(item):
+            continue  # on the previous page (same instant, rare)
         if item.is_deleted:
             continue
         if len(items) == limit:
             more = True
             break
         items.append(item)
-    token = None
-    if more:
-        last = utc_text(items[-1].created_at)
-        seen = [i.id for i in items if utc_text(i.created_at) == last]
-        if cursor and cursor.t == last:
-            seen = [*cursor.ids, *seen]
-        token = _encode(_Cursor(t=last, ids=seen[-MAX_PAGE:]))
+    token = keyset.encode(keyset.cursor_after(items, cursor)) if more else None
     return InboxPage(items=items, continuation_token=token)
 
 
@@ -159,16 +144,3 @@ async def finish_delete(tombstone: InboxItem, adapters: Adapters) -> None:
     if tombstone.audio_blob:
         await adapters.voice.delete(tombstone.audio_blob)
     await adapters.repo.remove(tombstone.user_id, tombstone.id)
-
-
-def _encode(cursor: _Cursor) -> str:
-    return base64.urlsafe_b64encode(cursor.model_dump_json().encode()).decode().rstrip("=")
-
-
-def _decode(token: str) -> _Cursor:
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        return _Cursor.model_validate(json.loads(raw))
-    # RecursionError: a token that decodes to deeply nested JSON.
-    except (binascii.Error, ValueError, ValidationError, UnicodeDecodeError, RecursionError) as exc:
-        raise Malformed("The continuation token is not valid.", "BAD_TOKEN") from exc

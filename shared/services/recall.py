@@ -7,7 +7,7 @@ import base64
 import binascii
 import re
 from collections import Counter
-from datetime import date, datetime
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -15,10 +15,11 @@ from pydantic.alias_generators import to_camel
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
-from shared.domain.documents import Day, Document, Timestamp, utc_text
+from shared.domain.documents import Day, Document, Timestamp
 from shared.domain.errors import Malformed, NotFound
 from shared.domain.filed import FiledItem, person_key
-from shared.domain.ports import Before, CaptureSearch, FiledFilter, FiledItems
+from shared.domain.ports import CaptureSearch, FiledFilter, FiledItems
+from shared.services import keyset
 
 MAX_PAGE = 100
 MAX_QUERY_CHARS = 200
@@ -237,34 +238,22 @@ async def person(user_id: str, name: str, query: PersonQuery, filed: FiledItems)
     createdAt that carries the ids shown at the page's last instant: ties neither lost nor
     repeated)."""
     key = person_key(name)
-    before = _decode_before(query.continuation_token) if query.continuation_token else None
-    found = await filed.naming(user_id, key, query.limit + 1, before) if key else []
-    if not found and before is None:
+    cursor = keyset.decode(query.continuation_token) if query.continuation_token else None
+    # One more than a page, and as many again as the ids the cursor says were sent already.
+    wanted = query.limit + 1 + (len(cursor.ids) if cursor else 0)
+    found = await filed.naming(user_id, key, wanted, cursor.t if cursor else None) if key else []
+    found = [i for i in found if not (cursor and cursor.sent(i))]
+    if not found and cursor is None:
         raise NotFound("Nobody by that name is named in your items.", "NO_SUCH_PERSON")
     items = found[: query.limit]
-    token = _encode_before(items, before) if len(found) > query.limit else None
+    more = len(found) > query.limit
+    token = keyset.encode(keyset.cursor_after(items, cursor)) if more else None
     written = Counter(p for i in items for p in i.people if person_key(p) == key)
     return PersonPage(
         name=written.most_common(1)[0][0] if written else name,
         items=[FiledView.of(i) for i in items],
         continuation_token=token,
     )
-
-
-def _encode_before(items: list[FiledItem], before: Before | None) -> str:
-    last = items[-1].created_at
-    shown = [i.id for i in items if i.created_at == last]
-    if before is not None and before.created_at == last:
-        shown = [*before.shown, *shown]  # a tie longer than a page
-    return _encode("|".join([utc_text(last), *shown]))
-
-
-def _decode_before(token: str) -> Before:
-    created_at, *shown = _decode(token).split("|")
-    try:
-        return Before(created_at=datetime.fromisoformat(created_at), shown=tuple(shown))
-    except ValueError as exc:
-        raise Malformed("The continuation token is not valid.", "BAD_TOKEN") from exc
 
 
 # -- search --------------------------------------------------------------------------------------

@@ -12,11 +12,10 @@ import pytest
 
 from shared.domain.capture import Clarification, Status
 from shared.domain.classification import Bucket
-from shared.domain.documents import utcnow
+from shared.domain.documents import utc_text, utcnow
 from shared.domain.errors import StaleItem
 from shared.domain.filed import FILED_MODELS, FiledItem, person_key
 from shared.domain.ports import (
-    Before,
     CaptureRepository,
     CaptureSearch,
     FiledFilter,
@@ -162,9 +161,7 @@ async def test_naming_reads_all_buckets_newest_first(subject: Subject, user: str
     assert await subject.filed.naming(user, "nobody", 10) == []
 
 
-async def test_naming_goes_on_from_before_without_repeating_a_tie(
-    subject: Subject, user: str
-) -> None:
+async def test_naming_goes_on_at_or_before_an_instant(subject: Subject, user: str) -> None:
     a = filed(user, Bucket.PROJECTS, 0, people=["Ana"])
     b = filed(user, Bucket.ADMIN, 1, people=["Ana"])
     c = filed(user, Bucket.IDEAS, 1, people=["Ana"])  # the same instant as b
@@ -172,11 +169,11 @@ async def test_naming_goes_on_from_before_without_repeating_a_tie(
     await put(subject, a, b, c, d)
     first = await subject.filed.naming(user, "ana", 2)
     assert first[0].id == d.id and first[1].id in (b.id, c.id)
-    after = Before(created_at=first[1].created_at, shown=(first[1].id,))
-    rest = await subject.filed.naming(user, "ana", 10, after)
-    assert [i.id for i in rest] == [({b.id, c.id} - {first[1].id}).pop(), a.id]
-    everything = Before(created_at=b.created_at, shown=(b.id, c.id))
-    assert [i.id for i in await subject.filed.naming(user, "ana", 10, everything)] == [a.id]
+    # At or before the tie's instant: both of it (the caller leaves out what it sent), then a.
+    rest = await subject.filed.naming(user, "ana", 10, utc_text(b.created_at))
+    assert {i.id for i in rest[:2]} == {b.id, c.id} and [i.id for i in rest[2:]] == [a.id]
+    oldest = await subject.filed.naming(user, "ana", 1, utc_text(a.created_at))
+    assert [i.id for i in oldest] == [a.id]
 
 
 async def test_mentions_are_the_items_naming_someone(subject: Subject, user: str) -> None:
