@@ -177,28 +177,6 @@ class PushSubscription(Document):
         return self.model_copy(update={"sent": [*self.sent, key][-SENT_KEPT:]})
 
 
-class SubscriptionView(Document):
-    """A stored subscription as its owner sees it (201 of POST /api/push/subscriptions)."""
-
-    id: str
-    endpoint: str
-    expiration_time: float | None = None
-    created_at: Timestamp
-
-    @classmethod
-    def of(cls, subscription: PushSubscription) -> SubscriptionView:
-        return cls.model_validate(subscription.model_dump())
-
-
-class PushKey(Document):
-    """GET /api/push/key: what the browser passes to `pushManager.subscribe` as its
-    `applicationServerKey`."""
-
-    public_key: str = Field(
-        description="The VAPID public key: the uncompressed P-256 point, base64url."
-    )
-
-
 # -- the notification -----------------------------------------------------------------------
 
 PushOutcome = Literal["CLASSIFIED", "LOW_CONFIDENCE", "MISUNDERSTOOD", "UNRESOLVED", "FAILED"]

@@ -6,13 +6,14 @@ from __future__ import annotations
 import logging
 from typing import NoReturn
 
-from shared.domain.documents import utcnow
+from pydantic import Field
+
+from shared.domain.documents import Document, Timestamp, utcnow
 from shared.domain.errors import Conflict, Invalid
 from shared.domain.ports import PushAdapters, PushSubscriptions
 from shared.domain.push import (
     MAX_SUBSCRIPTIONS,
     DeviceSlots,
-    PushKey,
     PushSubscription,
     SubscriptionRequest,
     is_subscription_id,
@@ -20,6 +21,28 @@ from shared.domain.push import (
 from shared.services.retry_stale import retry_stale
 
 log = logging.getLogger(__name__)
+
+
+class PushKey(Document):
+    """GET /api/push/key: what the browser passes to `pushManager.subscribe` as its
+    `applicationServerKey`."""
+
+    public_key: str = Field(
+        description="The VAPID public key: the uncompressed P-256 point, base64url."
+    )
+
+
+class SubscriptionView(Document):
+    """A stored subscription as its owner sees it (201 of POST /api/push/subscriptions)."""
+
+    id: str
+    endpoint: str
+    expiration_time: float | None = None
+    created_at: Timestamp
+
+    @classmethod
+    def of(cls, subscription: PushSubscription) -> SubscriptionView:
+        return cls.model_validate(subscription.model_dump())
 
 
 async def push_key(push: PushAdapters) -> PushKey:
