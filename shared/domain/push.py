@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import Field
 
 from shared.domain.capture import InboxItem, Status
-from shared.domain.documents import Document, RequestBody, Timestamp, utc_text, utcnow
+from shared.domain.documents import Document, Timestamp, utc_text, utcnow
 from shared.domain.messages import OutcomeMessage
 from shared.domain.outcomes import Outcome, failure_message
 
@@ -30,9 +30,6 @@ SUBSCRIPTION_ID = re.compile(r"[0-9a-f]{32}")
 SENT_KEPT = 50
 # Devices one user may subscribe: each outcome is sent to every one of them.
 MAX_SUBSCRIPTIONS = 20
-MAX_ENDPOINT_CHARS = 2048
-# The latest instant a JavaScript Date holds (ms since the epoch): expirationTime is one.
-MAX_EXPIRATION_MS = 8.64e15
 # What a phone shows of a notification; the encrypted record must stay under 4 KiB anyway.
 MAX_TITLE_CHARS = 100
 MAX_BODY_CHARS = 300
@@ -63,49 +60,18 @@ def is_p256_point(raw: bytes) -> bool:
     return x < _P and y < _P and (y * y - (x**3 - 3 * x + _B)) % _P == 0
 
 
-class SubscriptionKeys(RequestBody):
-    """The subscription's keys, base64url: the browser's ECDH public key and auth secret."""
+class PushKeys(Document):
+    """A subscription's keys, base64url: the browser's ECDH public key and auth secret."""
 
     # As the Push API names it (the camelCase generator would make it p256Dh).
-    p256dh: str = Field(
-        alias="p256dh",
-        pattern=r"^[A-Za-z0-9_-]{87}=?$",
-        description="The browser's P-256 ECDH public key (uncompressed point), base64url.",
-    )
-    auth: str = Field(
-        pattern=r"^[A-Za-z0-9_-]{22}(==)?$",
-        description="The 16-byte authentication secret, base64url.",
-    )
+    p256dh: str = Field(alias="p256dh")
+    auth: str
 
     def usable(self) -> bool:
         """The shape alone does not make a key: the point must be on the curve."""
         point = b64url_decode(self.p256dh)
         secret = b64url_decode(self.auth)
         return point is not None and is_p256_point(point) and secret is not None
-
-
-class SubscriptionRequest(RequestBody):
-    """The body of POST /api/push/subscriptions: the browser's `PushSubscription.toJSON()`."""
-
-    endpoint: str = Field(
-        min_length=1,
-        max_length=MAX_ENDPOINT_CHARS,
-        description="The push service URL to send to; only real push services are accepted.",
-    )
-    # A finite time, or a 4xx: NaN or an infinity (1e999) cannot be stored.
-    expiration_time: float | None = Field(
-        default=None,
-        ge=0,
-        le=MAX_EXPIRATION_MS,
-        allow_inf_nan=False,
-        description="When the subscription expires (ms since the epoch), if ever.",
-    )
-    keys: SubscriptionKeys
-
-
-class PushKeys(Document):
-    p256dh: str = Field(alias="p256dh")
-    auth: str
 
 
 def subscription_id(endpoint: str) -> str:
@@ -161,13 +127,17 @@ class PushSubscription(Document):
     etag: str | None = Field(default=None, alias="_etag")
 
     @classmethod
-    def for_request(cls, user_id: str, request: SubscriptionRequest) -> PushSubscription:
+    def for_endpoint(
+        cls, user_id: str, endpoint: str, keys: PushKeys, expiration_time: float | None = None
+    ) -> PushSubscription:
+        """The browser at `endpoint` subscribed for `user_id`: the same endpoint is always the
+        same id, so subscribing again lands on the same document."""
         return cls(
-            id=subscription_id(request.endpoint),
+            id=subscription_id(endpoint),
             user_id=user_id,
-            endpoint=request.endpoint,
-            keys=PushKeys(p256dh=request.keys.p256dh, auth=request.keys.auth),
-            expiration_time=request.expiration_time,
+            endpoint=endpoint,
+            keys=keys,
+            expiration_time=expiration_time,
         )
 
     def has_sent(self, key: str) -> bool:
@@ -175,28 +145,6 @@ class PushSubscription(Document):
 
     def with_sent(self, key: str) -> PushSubscription:
         return self.model_copy(update={"sent": [*self.sent, key][-SENT_KEPT:]})
-
-
-class SubscriptionView(Document):
-    """A stored subscription as its owner sees it (201 of POST /api/push/subscriptions)."""
-
-    id: str
-    endpoint: str
-    expiration_time: float | None = None
-    created_at: Timestamp
-
-    @classmethod
-    def of(cls, subscription: PushSubscription) -> SubscriptionView:
-        return cls.model_validate(subscription.model_dump())
-
-
-class PushKey(Document):
-    """GET /api/push/key: what the browser passes to `pushManager.subscribe` as its
-    `applicationServerKey`."""
-
-    public_key: str = Field(
-        description="The VAPID public key: the uncompressed P-256 point, base64url."
-    )
 
 
 # -- the notification -----------------------------------------------------------------------

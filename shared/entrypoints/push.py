@@ -4,13 +4,12 @@ import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
 
 from shared.bootstrap import push_adapters
-from shared.domain.push import SubscriptionView
 from shared.http.auth import authenticate
 from shared.http.contract import PUSH_KEY, SUBSCRIBE_PUSH, UNSUBSCRIBE_PUSH
 from shared.http.edge import http_function
 from shared.http.input import read_body
 from shared.http.requests import parse_subscription_request
-from shared.services.subscriptions import push_key, subscribe, unsubscribe
+from shared.services.subscriptions import SubscriptionView, push_key, subscribe, unsubscribe
 from shared.settings import get_settings
 from shared.telemetry import traced
 

@@ -17,10 +17,15 @@ from shared.domain.audio import ACCEPTED_TYPES
 from shared.domain.capture import InboxItem
 from shared.domain.digest import Digest, Review
 from shared.domain.preferences import PreferencesRequest, PreferencesView
-from shared.domain.push import PushKey, SubscriptionRequest, SubscriptionView
 from shared.http.idempotency import MAX_KEY_CHARS
 from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
-from shared.http.requests import BucketChoice, FeedQuery, TextCaptureRequest, VoiceNoteRequest
+from shared.http.requests import (
+    BucketChoice,
+    FeedQuery,
+    SubscriptionRequest,
+    TextCaptureRequest,
+    VoiceNoteRequest,
+)
 from shared.services.digest import DigestQuery, ReviewQuery
 from shared.services.edit import FiledPatch
 from shared.services.inbox import InboxPage, InboxQuery
@@ -36,6 +41,7 @@ from shared.services.recall import (
     SearchQuery,
     SearchResults,
 )
+from shared.services.subscriptions import PushKey, SubscriptionView
 from shared.services.voice import VoiceUpload
 
 # host.json's extensions.http.routePrefix: the host serves route `inbox` at /api/inbox.

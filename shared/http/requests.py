@@ -16,7 +16,7 @@ from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
 from shared.domain.ids import capture_id_for
 from shared.domain.preferences import PreferencesRequest
-from shared.domain.push import SubscriptionRequest
+from shared.domain.push import PushKeys
 from shared.http.input import parse_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
@@ -32,6 +32,7 @@ from shared.services.recall import (
     PersonQuery,
     SearchQuery,
 )
+from shared.services.subscriptions import NewSubscription
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
 
@@ -41,6 +42,9 @@ M = TypeVar("M", bound=BaseModel)
 MAX_ID_CHARS = 200
 # "1.0", "1.12.3-beta": a longer protocolVersion is no version (the events feed says the same).
 MAX_VERSION_CHARS = 20
+MAX_ENDPOINT_CHARS = 2048
+# The latest instant a JavaScript Date holds (ms since the epoch): expirationTime is one.
+MAX_EXPIRATION_MS = 8.64e15
 
 
 class TextCaptureRequest(RequestBody):
@@ -154,10 +158,50 @@ def parse_feed_query(params: Mapping[str, str]) -> FeedQuery:
         raise Problem(422, "protocolVersion must be a version such as 1.0.") from exc
 
 
-def parse_subscription_request(body: bytes, content_type: str | None) -> SubscriptionRequest:
-    """POST /api/push/subscriptions: the browser's `PushSubscription.toJSON()`."""
-    return parse_json(
+class SubscriptionKeys(RequestBody):
+    """The subscription's keys, base64url: the browser's ECDH public key and auth secret."""
+
+    # As the Push API names it (the camelCase generator would make it p256Dh).
+    p256dh: str = Field(
+        alias="p256dh",
+        pattern=r"^[A-Za-z0-9_-]{87}=?$",
+        description="The browser's P-256 ECDH public key (uncompressed point), base64url.",
+    )
+    auth: str = Field(
+        pattern=r"^[A-Za-z0-9_-]{22}(==)?$",
+        description="The 16-byte authentication secret, base64url.",
+    )
+
+
+class SubscriptionRequest(RequestBody):
+    """The body of POST /api/push/subscriptions: the browser's `PushSubscription.toJSON()`."""
+
+    endpoint: str = Field(
+        min_length=1,
+        max_length=MAX_ENDPOINT_CHARS,
+        description="The push service URL to send to; only real push services are accepted.",
+    )
+    # A finite time, or a 4xx: NaN or an infinity (1e999) cannot be stored.
+    expiration_time: float | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_EXPIRATION_MS,
+        allow_inf_nan=False,
+        description="When the subscription expires (ms since the epoch), if ever.",
+    )
+    keys: SubscriptionKeys
+
+
+def parse_subscription_request(body: bytes, content_type: str | None) -> NewSubscription:
+    """POST /api/push/subscriptions: the browser's `PushSubscription.toJSON()`. Only its shape
+    is checked here; whether the push service and the key will do is the service's to say."""
+    request = parse_json(
         body, content_type, SubscriptionRequest, "{endpoint, expirationTime, keys: {p256dh, auth}}"
+    )
+    return NewSubscription(
+        endpoint=request.endpoint,
+        keys=PushKeys(p256dh=request.keys.p256dh, auth=request.keys.auth),
+        expiration_time=request.expiration_time,
     )
 
 

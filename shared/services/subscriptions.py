@@ -1,20 +1,23 @@
 """A user's push subscriptions over HTTP: the server's key to subscribe with, storing a browser's
-subscription (one per device, idempotent by endpoint), removing one."""
+subscription (one per device, idempotent by endpoint), removing one. The use case's input
+(`NewSubscription`) and the answers clients read (`PushKey`, `SubscriptionView`) live here; the
+request body's wire shape is shared/http/requests.py's."""
 
 from __future__ import annotations
 
 import logging
 from typing import NoReturn
 
-from shared.domain.documents import utcnow
+from pydantic import BaseModel, Field
+
+from shared.domain.documents import Document, Timestamp, utcnow
 from shared.domain.errors import Conflict, Invalid
 from shared.domain.ports import PushAdapters, PushSubscriptions
 from shared.domain.push import (
     MAX_SUBSCRIPTIONS,
     DeviceSlots,
-    PushKey,
+    PushKeys,
     PushSubscription,
-    SubscriptionRequest,
     is_subscription_id,
 )
 from shared.services.retry_stale import retry_stale
@@ -22,25 +25,54 @@ from shared.services.retry_stale import retry_stale
 log = logging.getLogger(__name__)
 
 
+class NewSubscription(BaseModel):
+    """A browser's subscription to store: where its push service takes notifications for it,
+    and the keys to encrypt them to (checked here, not by the request's shape alone)."""
+
+    endpoint: str
+    keys: PushKeys
+    expiration_time: float | None = None
+
+
+class PushKey(Document):
+    """GET /api/push/key: what the browser passes to `pushManager.subscribe` as its
+    `applicationServerKey`."""
+
+    public_key: str = Field(
+        description="The VAPID public key: the uncompressed P-256 point, base64url."
+    )
+
+
+class SubscriptionView(Document):
+    """A stored subscription as its owner sees it (201 of POST /api/push/subscriptions)."""
+
+    id: str
+    endpoint: str
+    expiration_time: float | None = None
+    created_at: Timestamp
+
+    @classmethod
+    def of(cls, subscription: PushSubscription) -> SubscriptionView:
+        return cls.model_validate(subscription.model_dump())
+
+
 async def push_key(push: PushAdapters) -> PushKey:
     """NotConfigured when the deployment has no usable VAPID key pair."""
     return PushKey(public_key=await push.sender.application_server_key())
 
 
-async def subscribe(
-    user_id: str, request: SubscriptionRequest, push: PushAdapters
-) -> PushSubscription:
+async def subscribe(user_id: str, new: NewSubscription, push: PushAdapters) -> PushSubscription:
     """Store the browser's subscription for `user_id`. The same endpoint again is the same
     subscription (with the browser's newest keys). Refused: a push service not on the
     allow-list, keys that are not keys, a user with MAX_SUBSCRIPTIONS devices already."""
-    if not push.push_services.allows(request.endpoint):
+    if not push.push_services.allows(new.endpoint):
         raise Invalid(
             "This is not the endpoint of a push service we send to.", "UNSUPPORTED_PUSH_SERVICE"
         )
-    if not request.keys.usable():
+    if not new.keys.usable():
         raise Invalid("keys.p256dh is not a P-256 public key.", "INVALID_PUSH_KEYS")
     await push.sender.application_server_key()  # push is set up, or 503 before storing
-    wanted = PushSubscription.for_request(user_id, request)
+    wanted = PushSubscription.for_endpoint(user_id, new.endpoint, new.keys, new.expiration_time)
     store = push.subscriptions
     existing = await store.get(user_id, wanted.id)
     if existing is None:

@@ -17,8 +17,8 @@ from shared.domain.errors import NotConfigured, PushUnavailable
 from shared.domain.push import (
     Delivery,
     NotificationPayload,
+    PushKeys,
     PushSubscription,
-    SubscriptionRequest,
     topic_for,
 )
 from shared.domain.push_services import PushServices
@@ -57,8 +57,8 @@ async def sender(service: PushServiceStandIn) -> AsyncIterator[WebPushSender]:
 
 
 def subscription_of(device: Device) -> PushSubscription:
-    request = SubscriptionRequest.model_validate(device.subscription())
-    return PushSubscription.for_request("dev", request)
+    body = device.subscription()
+    return PushSubscription.for_endpoint("dev", body["endpoint"], PushKeys(**body["keys"]))
 
 
 async def test_the_device_decrypts_the_notification_signed_with_our_key(

@@ -19,9 +19,9 @@ from shared.domain.push import (
     MAX_BODY_CHARS,
     MAX_TITLE_CHARS,
     SENT_KEPT,
+    PushKeys,
     PushSubscription,
     Silence,
-    SubscriptionRequest,
     b64url,
     b64url_decode,
     is_p256_point,
@@ -129,28 +129,9 @@ def test_a_browsers_key_is_a_point_on_p256_and_anything_else_is_not() -> None:
     assert not is_p256_point(point[:-1] + bytes([point[-1] ^ 1]))  # off the curve
     assert not is_p256_point(b"\x02" + point[1:33])  # compressed
     assert not is_p256_point(b"\x04" + b"\xff" * 64)  # coordinates outside the field
-    request = SubscriptionRequest.model_validate(
-        {"endpoint": "https://fcm.googleapis.com/x", "keys": keys}
-    )
-    assert request.keys.usable()
+    assert PushKeys.model_validate(keys).usable()
     shaped_only = {**keys, "p256dh": "B" + "A" * 86}  # the right shape, not a point
-    assert not SubscriptionRequest.model_validate(
-        {"endpoint": "https://fcm.googleapis.com/x", "keys": shaped_only}
-    ).keys.usable()
-
-
-def test_the_request_is_the_browsers_to_json_and_nothing_more() -> None:
-    keys = browser_keys()
-    body = {"endpoint": "https://fcm.googleapis.com/x", "expirationTime": None, "keys": keys}
-    assert SubscriptionRequest.model_validate(body).expiration_time is None
-    for wrong in (
-        {**body, "userId": "someone-else"},
-        {**body, "keys": {**keys, "p256dh": keys["p256dh"][:-2]}},
-        {**body, "keys": {**keys, "auth": "short"}},
-        {**body, "endpoint": "https://fcm.googleapis.com/" + "x" * 3000},
-    ):
-        with pytest.raises(ValueError):
-            SubscriptionRequest.model_validate(wrong)
+    assert not PushKeys.model_validate(shaped_only).usable()
 
 
 def test_a_subscription_id_is_derived_from_its_endpoint() -> None:
@@ -162,10 +143,8 @@ def test_a_subscription_id_is_derived_from_its_endpoint() -> None:
 
 
 def test_a_subscription_remembers_the_last_notifications_it_was_sent() -> None:
-    request = SubscriptionRequest.model_validate(
-        {"endpoint": "https://fcm.googleapis.com/x", "keys": browser_keys()}
-    )
-    subscription = PushSubscription.for_request("dev", request)
+    keys = PushKeys.model_validate(browser_keys())
+    subscription = PushSubscription.for_endpoint("dev", "https://fcm.googleapis.com/x", keys)
     for n in range(SENT_KEPT + 5):
         subscription = subscription.with_sent(f"k{n}")
     assert len(subscription.sent) == SENT_KEPT
@@ -313,10 +292,10 @@ def test_the_notification_key_names_the_capture_and_its_settled_version() -> Non
 
 def test_the_stored_document_names_its_fields_as_the_push_api_does() -> None:
     keys = browser_keys()
-    request = SubscriptionRequest.model_validate(
-        {"endpoint": "https://fcm.googleapis.com/x", "expirationTime": 1.5e12, "keys": keys}
+    subscription = PushSubscription.for_endpoint(
+        "dev", "https://fcm.googleapis.com/x", PushKeys.model_validate(keys), 1.5e12
     )
-    stored = PushSubscription.for_request("dev", request).with_sent("c@t").to_json()
+    stored = subscription.with_sent("c@t").to_json()
     assert set(stored) == {
         "id",
         "userId",

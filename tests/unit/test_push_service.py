@@ -21,30 +21,27 @@ from shared.domain.errors import (
 )
 from shared.domain.messages import OutcomeMessage
 from shared.domain.outcomes import FailureCode
-from shared.domain.push import MAX_SUBSCRIPTIONS, Delivery, SubscriptionRequest, b64url
+from shared.domain.push import MAX_SUBSCRIPTIONS, Delivery, PushKeys, b64url
 from shared.services import background
 from shared.services.bucket_pick import pick_bucket
 from shared.services.filing import fail, file_capture
 from shared.services.push import push_outcome
 from shared.services.shown import mark_shown
-from shared.services.subscriptions import push_key, subscribe, unsubscribe
+from shared.services.subscriptions import NewSubscription, push_key, subscribe, unsubscribe
 from tests.fakes import USER, Fakes, guess, new_id, text_item
 
 FCM = "https://fcm.googleapis.com/fcm/send/"
 
 
-def device(endpoint: str | None = None) -> SubscriptionRequest:
-    """A browser's PushSubscription.toJSON(), with a key pair of its own."""
+def device(endpoint: str | None = None) -> NewSubscription:
+    """A browser's subscription, with a key pair of its own."""
     public = ec.generate_private_key(ec.SECP256R1()).public_key()
     point = public.public_bytes(
         serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
     )
-    return SubscriptionRequest.model_validate(
-        {
-            "endpoint": endpoint or f"{FCM}{new_id()}",
-            "expirationTime": None,
-            "keys": {"p256dh": b64url(point), "auth": b64url(b"sixteen byte key")},
-        }
+    return NewSubscription(
+        endpoint=endpoint or f"{FCM}{new_id()}",
+        keys=PushKeys(p256dh=b64url(point), auth=b64url(b"sixteen byte key")),
     )
 
 
@@ -156,7 +153,8 @@ async def test_devices_stored_before_slots_were_counted_count(fakes: Fakes) -> N
     from shared.domain.push import PushSubscription
 
     for _ in range(MAX_SUBSCRIPTIONS):
-        fakes.subscriptions.seed(PushSubscription.for_request(USER, device()))
+        phone = device()
+        fakes.subscriptions.seed(PushSubscription.for_endpoint(USER, phone.endpoint, phone.keys))
     with pytest.raises(Conflict):
         await subscribe(USER, device(), fakes.push)
     first = fakes.subscriptions.all()[0]
