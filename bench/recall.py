@@ -1,6 +1,7 @@
 """`python -m bench recall`: one user with 10,000 captures, seeded straight through the
 repository into the local Cosmos server, then the recall routes timed through a real devhost:
-a bucket's first and next pages, a person's page, the people list and search (p50/p95 over 60
+a bucket's first and next pages, a person's first and next pages (20 items, as the app asks),
+the people list and search (p50/p95 over 60
 requests each), and the export (seconds, size, and the devhost's peak RSS while it streams)."""
 
 from __future__ import annotations
@@ -116,6 +117,14 @@ def _pages(client: httpx.Client) -> dict:
         for _ in range(REQUESTS)
     ]
     people = [f"/api/people/{rng.choice(_NAMES).lower()}" for _ in range(REQUESTS)]
+    # A person's second page: the keyset from their first page's token.
+    person_tokens = {
+        n: client.get(f"/api/people/{n.lower()}").json()["continuationToken"] for n in _NAMES
+    }
+    people_next = [
+        f"/api/people/{n.lower()}?continuationToken={person_tokens[n]}"
+        for n in (rng.choice(_NAMES) for _ in range(REQUESTS))
+    ]
     search = [f"/api/search?q={rng.choice(_WORDS)}" for _ in range(REQUESTS)]
     two_words = [
         f"/api/search?q={rng.choice(_WORDS)}%20{rng.choice(_WORDS)}" for _ in range(REQUESTS)
@@ -125,6 +134,7 @@ def _pages(client: httpx.Client) -> dict:
         "bucket_next_page_ms": _timed(client, nxt),
         "bucket_person_filter_ms": _timed(client, filtered),
         "person_page_ms": _timed(client, people),
+        "person_next_page_ms": _timed(client, people_next),
         "people_list_ms": _timed(client, ["/api/people"] * 20),
         "search_one_word_ms": _timed(client, search),
         "search_two_words_ms": _timed(client, two_words),
