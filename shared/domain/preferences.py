@@ -139,29 +139,3 @@ def digest_day(tz: ZoneInfo, at: time, now: datetime) -> date:
         if occurrence(tz, at, day) <= now:
             return day
     raise AssertionError("a local time came at least once in the last two days")
-
-
-class PreferencesView(Document):
-    """GET and PUT /api/preferences: the preferences, and when the next digest comes."""
-
-    time_zone: str
-    digest_at: str
-    digest: bool
-    weekly_review_day: Weekday
-    reminders: bool
-    next_digest_at: Timestamp | None = Field(
-        description="The UTC instant of the next digest (null while it is off)."
-    )
-    saved: bool = Field(description="False: never set, these are the defaults (no digest).")
-
-    @classmethod
-    def of(cls, prefs: Preferences) -> PreferencesView:
-        return cls(
-            time_zone=prefs.time_zone,
-            digest_at=prefs.digest_at,
-            digest=prefs.digest,
-            weekly_review_day=prefs.weekly_review_day,
-            reminders=prefs.reminders,
-            next_digest_at=prefs.next_digest_at,
-            saved=prefs.etag is not None,
-        )

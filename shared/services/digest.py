@@ -1,6 +1,8 @@
 """The tap on the shoulder: preferences, the day's digest and the week's review read back, the
 timer that finds whose digest is due, and the worker that sends each user's digest once per
 local day. Every function takes `now`: the entrypoints pass the host's clock, tests a fixed one.
+The answer clients read of their preferences (`PreferencesView`) lives here, with the use case
+that gives it; the stored document and its clock are domain/preferences.py's.
 
 Once per user and local day: the worker creates the day's DigestRecord (id user:date) before
 the first push, holding a claim on it for CLAIM; whoever finds it done, or claimed by someone
@@ -35,7 +37,7 @@ from shared.domain.digest import (
     record_id,
     rules_summary,
 )
-from shared.domain.documents import Day, utc_text
+from shared.domain.documents import Day, Document, Timestamp, utc_text
 from shared.domain.errors import Invalid, StaleItem, StorageUnavailable
 from shared.domain.filed import FiledItem
 from shared.domain.ports import (
@@ -46,7 +48,7 @@ from shared.domain.ports import (
     PreferencesStore,
     PushAdapters,
 )
-from shared.domain.preferences import Preferences, PreferencesRequest
+from shared.domain.preferences import Preferences, PreferencesRequest, Weekday
 from shared.services.push import deliver, devices_of
 
 log = logging.getLogger(__name__)
@@ -59,6 +61,32 @@ _ATTEMPTS = 5
 
 
 # -- preferences ---------------------------------------------------------------------------------
+
+
+class PreferencesView(Document):
+    """GET and PUT /api/preferences: the preferences, and when the next digest comes."""
+
+    time_zone: str
+    digest_at: str
+    digest: bool
+    weekly_review_day: Weekday
+    reminders: bool
+    next_digest_at: Timestamp | None = Field(
+        description="The UTC instant of the next digest (null while it is off)."
+    )
+    saved: bool = Field(description="False: never set, these are the defaults (no digest).")
+
+    @classmethod
+    def of(cls, prefs: Preferences) -> PreferencesView:
+        return cls(
+            time_zone=prefs.time_zone,
+            digest_at=prefs.digest_at,
+            digest=prefs.digest,
+            weekly_review_day=prefs.weekly_review_day,
+            reminders=prefs.reminders,
+            next_digest_at=prefs.next_digest_at,
+            saved=prefs.etag is not None,
+        )
 
 
 async def get_preferences(user_id: str, store: PreferencesStore) -> Preferences:
