@@ -16,12 +16,12 @@ from shared.adapters.health import HealthReport
 from shared.domain.audio import ACCEPTED_TYPES
 from shared.domain.capture import InboxItem
 from shared.domain.digest import Digest, Review
-from shared.domain.preferences import PreferencesRequest
 from shared.http.idempotency import MAX_KEY_CHARS
 from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
 from shared.http.requests import (
     BucketChoice,
     FeedQuery,
+    PreferencesRequest,
     SubscriptionRequest,
     TextCaptureRequest,
     VoiceNoteRequest,

@@ -1,8 +1,9 @@
 """The tap on the shoulder: preferences, the day's digest and the week's review read back, the
 timer that finds whose digest is due, and the worker that sends each user's digest once per
 local day. Every function takes `now`: the entrypoints pass the host's clock, tests a fixed one.
-The answer clients read of their preferences (`PreferencesView`) lives here, with the use case
-that gives it; the stored document and its clock are domain/preferences.py's.
+The preferences use case's input (`NewPreferences`) and the answer clients read of them
+(`PreferencesView`) live here; the request body's wire shape is shared/http/requests.py's, the
+stored document and its clock domain/preferences.py's.
 
 Once per user and local day: the worker creates the day's DigestRecord (id user:date) before
 the first push, holding a claim on it for CLAIM; whoever finds it done, or claimed by someone
@@ -48,7 +49,7 @@ from shared.domain.ports import (
     PreferencesStore,
     PushAdapters,
 )
-from shared.domain.preferences import Preferences, PreferencesRequest, Weekday
+from shared.domain.preferences import Preferences, Weekday, is_time_zone
 from shared.services.push import deliver, devices_of
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,17 @@ _ATTEMPTS = 5
 
 
 # -- preferences ---------------------------------------------------------------------------------
+
+
+class NewPreferences(BaseModel):
+    """Every preference a user sets (a PUT replaces them all). Whether `time_zone` is a zone
+    at all is checked here, against the tz database: a request's shape alone cannot say."""
+
+    time_zone: str
+    digest_at: str
+    digest: bool
+    weekly_review_day: Weekday
+    reminders: bool
 
 
 class PreferencesView(Document):
@@ -95,15 +107,19 @@ async def get_preferences(user_id: str, store: PreferencesStore) -> Preferences:
 
 
 async def put_preferences(
-    user_id: str, request: PreferencesRequest, store: PreferencesStore, now: datetime
+    user_id: str, new: NewPreferences, store: PreferencesStore, now: datetime
 ) -> Preferences:
     """Replace the user's preferences; their next digest is counted again from `now`. Invalid
     UNKNOWN_TIME_ZONE for a zone the tz database does not have."""
-    request.check()
+    if not is_time_zone(new.time_zone):
+        raise Invalid(
+            "timeZone must be an IANA time zone, such as Europe/London.", "UNKNOWN_TIME_ZONE"
+        )
     for _ in range(_ATTEMPTS):
         current = await get_preferences(user_id, store)
         try:
-            return await store.save(current.replaced_by(request, now))
+            # NewPreferences' fields are replaced_by's keywords, one for one: every one is set.
+            return await store.save(current.replaced_by(now, **new.model_dump()))
         except StaleItem:
             continue  # a digest moved nextDigestAt on, or another PUT: read again
     raise StaleItem(user_id)
