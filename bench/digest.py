@@ -25,6 +25,8 @@ USERS = 10_000
 # Filed items a user (an Admin item due today first, then a project and a person, in turn).
 ITEMS = 3
 SEED_CONCURRENCY = 32
+# The rest of what a user's PUT sets when it gives a zone and a time only (the request's defaults).
+DIGEST_ON = {"digest": True, "weekly_review_day": "sunday", "reminders": True}
 # Azure's request charges for ~1 KB documents (serverless; docs "Request units"): a point read
 # 1 RU, a write ~5.7 RU, a replace ~10 RU (the old and new index entries), a small query of a
 # page in one partition ~2.5-3 RU. The local server charges nothing: estimates, labelled.
@@ -106,13 +108,14 @@ async def _compose_one(s: Stack) -> dict:
     from shared.adapters import clients
     from shared.adapters.filed_items import CosmosFiledItems
     from shared.adapters.repository import CosmosCaptureRepository
-    from shared.domain.preferences import Preferences, PreferencesRequest
+    from shared.domain.preferences import Preferences
     from shared.services.digest import day_digest
 
     user = "bench-one"
     now = datetime.now(UTC)
-    request = PreferencesRequest.model_validate({"timeZone": "Europe/London"})
-    prefs = Preferences.default(user).replaced_by(request, now)
+    prefs = Preferences.default(user).replaced_by(
+        now, time_zone="Europe/London", digest_at="07:30", **DIGEST_ON
+    )
     database = clients.cosmos_database()
     await _seed_user(database, user, prefs, None, items=30)
     repo, filed = CosmosCaptureRepository(database), CosmosFiledItems(database)
@@ -140,16 +143,17 @@ async def _compose_one(s: Stack) -> dict:
 
 async def _seed(users: int, push_origin: str, items: int) -> None:
     from shared.adapters import clients
-    from shared.domain.preferences import Preferences, PreferencesRequest
+    from shared.domain.preferences import Preferences
 
     database = clients.cosmos_database()
     now = datetime.now(UTC)
-    request = PreferencesRequest.model_validate({"timeZone": "UTC", "digestAt": "00:00"})
     gate = asyncio.Semaphore(SEED_CONCURRENCY)
 
     async def one(n: int) -> None:
         user = f"bench-user-{n:05d}"
-        prefs = Preferences.default(user).replaced_by(request, now)
+        prefs = Preferences.default(user).replaced_by(
+            now, time_zone="UTC", digest_at="00:00", **DIGEST_ON
+        )
         # Due a minute ago: the timer's next run finds it.
         prefs = prefs.model_copy(update={"next_digest_at": now - timedelta(minutes=1)})
         async with gate:

@@ -12,8 +12,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
 
-from shared.domain.documents import Document, RequestBody, Timestamp, utcnow
-from shared.domain.errors import Invalid
+from shared.domain.documents import Document, Timestamp, utcnow
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -27,39 +26,14 @@ def _zones() -> frozenset[str]:
     return frozenset(available_timezones()) - {"localtime", "posixrules", "Factory"}
 
 
+def is_time_zone(name: str) -> bool:
+    """Whether `name` is a zone the tz database has: no schema can say which names are."""
+    return name in _zones()
+
+
 def zone(name: str) -> ZoneInfo:
     """The zone of an IANA name the API has accepted."""
     return ZoneInfo(name)
-
-
-class PreferencesRequest(RequestBody):
-    """The body of PUT /api/preferences: every preference (a PUT replaces them all)."""
-
-    time_zone: str = Field(
-        min_length=1, max_length=64, description="An IANA time zone, e.g. Europe/London."
-    )
-    digest_at: str = Field(
-        default="07:30",
-        pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
-        description="The local time of the daily digest, HH:MM (24 h).",
-    )
-    digest: bool = Field(default=True, description="Push the daily digest.")
-    weekly_review_day: Weekday = Field(
-        default="sunday", description="The day the digest brings the weekly review."
-    )
-    reminders: bool = Field(
-        default=True, description="Name the Admin items due today in the digest's push."
-    )
-
-    def check(self) -> PreferencesRequest:
-        """The request, if its zone is one the tz database has (the schema cannot say which
-        names are): Invalid UNKNOWN_TIME_ZONE otherwise."""
-        if self.time_zone not in _zones():
-            raise Invalid(
-                "timeZone must be an IANA time zone, such as Europe/London.",
-                "UNKNOWN_TIME_ZONE",
-            )
-        return self
 
 
 class Preferences(Document):
@@ -83,10 +57,28 @@ class Preferences(Document):
         """What a user who never set any has: no digest until they do."""
         return cls(user_id=user_id)
 
-    def replaced_by(self, request: PreferencesRequest, now: datetime) -> Preferences:
-        """These preferences as `request` sets them, the next digest counted from `now`."""
-        values = request.model_dump()
-        wanted = self.model_copy(update={**values, "updated_at": now})
+    def replaced_by(
+        self,
+        now: datetime,
+        *,
+        time_zone: str,
+        digest_at: str,
+        digest: bool,
+        weekly_review_day: Weekday,
+        reminders: bool,
+    ) -> Preferences:
+        """These preferences, every one of them set anew (a user replaces them all), the next
+        digest counted from `now`. `time_zone` is a name `is_time_zone` accepts."""
+        wanted = self.model_copy(
+            update={
+                "time_zone": time_zone,
+                "digest_at": digest_at,
+                "digest": digest,
+                "weekly_review_day": weekly_review_day,
+                "reminders": reminders,
+                "updated_at": now,
+            }
+        )
         return wanted.model_copy(update={"next_digest_at": wanted.next_after(now)})
 
     @property
@@ -139,29 +131,3 @@ def digest_day(tz: ZoneInfo, at: time, now: datetime) -> date:
         if occurrence(tz, at, day) <= now:
             return day
     raise AssertionError("a local time came at least once in the last two days")
-
-
-class PreferencesView(Document):
-    """GET and PUT /api/preferences: the preferences, and when the next digest comes."""
-
-    time_zone: str
-    digest_at: str
-    digest: bool
-    weekly_review_day: Weekday
-    reminders: bool
-    next_digest_at: Timestamp | None = Field(
-        description="The UTC instant of the next digest (null while it is off)."
-    )
-    saved: bool = Field(description="False: never set, these are the defaults (no digest).")
-
-    @classmethod
-    def of(cls, prefs: Preferences) -> PreferencesView:
-        return cls(
-            time_zone=prefs.time_zone,
-            digest_at=prefs.digest_at,
-            digest=prefs.digest,
-            weekly_review_day=prefs.weekly_review_day,
-            reminders=prefs.reminders,
-            next_digest_at=prefs.next_digest_at,
-            saved=prefs.etag is not None,
-        )

@@ -7,13 +7,13 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 from shared.bootstrap import adapters, digest_adapters, push_adapters
 from shared.domain.digest import DigestJob
 from shared.domain.documents import utcnow
-from shared.domain.preferences import PreferencesView
 from shared.http.auth import authenticate
 from shared.http.contract import GET_DIGEST, GET_PREFERENCES, GET_REVIEW, PUT_PREFERENCES
 from shared.http.edge import http_function
 from shared.http.input import read_body
 from shared.http.requests import parse_digest_query, parse_preferences, parse_review_query
 from shared.services.digest import (
+    PreferencesView,
     day_digest,
     enqueue_due_digests,
     get_preferences,

@@ -16,17 +16,17 @@ from shared.adapters.health import HealthReport
 from shared.domain.audio import ACCEPTED_TYPES
 from shared.domain.capture import InboxItem
 from shared.domain.digest import Digest, Review
-from shared.domain.preferences import PreferencesRequest, PreferencesView
 from shared.http.idempotency import MAX_KEY_CHARS
 from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
 from shared.http.requests import (
     BucketChoice,
     FeedQuery,
+    PreferencesRequest,
     SubscriptionRequest,
     TextCaptureRequest,
     VoiceNoteRequest,
 )
-from shared.services.digest import DigestQuery, ReviewQuery
+from shared.services.digest import DigestQuery, PreferencesView, ReviewQuery
 from shared.services.edit import FiledPatch
 from shared.services.inbox import InboxPage, InboxQuery
 from shared.services.recall import (

@@ -15,13 +15,13 @@ from shared.domain.capture import LISTED
 from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
 from shared.domain.ids import capture_id_for
-from shared.domain.preferences import PreferencesRequest
+from shared.domain.preferences import Weekday
 from shared.domain.push import PushKeys
 from shared.http.input import parse_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
 from shared.services.capture import TextCapture
-from shared.services.digest import DigestQuery, ReviewQuery
+from shared.services.digest import DigestQuery, NewPreferences, ReviewQuery
 from shared.services.edit import FiledPatch
 from shared.services.inbox import MAX_PAGE, InboxQuery
 from shared.services.recall import MAX_PAGE as MAX_BUCKET_PAGE
@@ -272,11 +272,39 @@ def parse_review_query(params: Mapping[str, str]) -> ReviewQuery:
     return _query(ReviewQuery, params, {"week": "week must be an ISO week, YYYY-Www."})
 
 
-def parse_preferences(body: bytes, content_type: str | None) -> PreferencesRequest:
-    """PUT /api/preferences."""
-    return parse_json(
+class PreferencesRequest(RequestBody):
+    """The body of PUT /api/preferences: every preference (a PUT replaces them all)."""
+
+    time_zone: str = Field(
+        min_length=1, max_length=64, description="An IANA time zone, e.g. Europe/London."
+    )
+    digest_at: str = Field(
+        default="07:30",
+        pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$",
+        description="The local time of the daily digest, HH:MM (24 h).",
+    )
+    digest: bool = Field(default=True, description="Push the daily digest.")
+    weekly_review_day: Weekday = Field(
+        default="sunday", description="The day the digest brings the weekly review."
+    )
+    reminders: bool = Field(
+        default=True, description="Name the Admin items due today in the digest's push."
+    )
+
+
+def parse_preferences(body: bytes, content_type: str | None) -> NewPreferences:
+    """PUT /api/preferences: every preference, a default for each one left out. Only its shape
+    is checked here; whether the zone is one the tz database has is the use case's to say."""
+    request = parse_json(
         body,
         content_type,
         PreferencesRequest,
         "{timeZone, digestAt, digest, weeklyReviewDay, reminders}",
+    )
+    return NewPreferences(
+        time_zone=request.time_zone,
+        digest_at=request.digest_at,
+        digest=request.digest,
+        weekly_review_day=request.weekly_review_day,
+        reminders=request.reminders,
     )

@@ -1,6 +1,9 @@
 """The tap on the shoulder: preferences, the day's digest and the week's review read back, the
 timer that finds whose digest is due, and the worker that sends each user's digest once per
 local day. Every function takes `now`: the entrypoints pass the host's clock, tests a fixed one.
+The preferences use case's input (`NewPreferences`) and the answer clients read of them
+(`PreferencesView`) live here; the request body's wire shape is shared/http/requests.py's, the
+stored document and its clock domain/preferences.py's.
 
 Once per user and local day: the worker creates the day's DigestRecord (id user:date) before
 the first push, holding a claim on it for CLAIM; whoever finds it done, or claimed by someone
@@ -35,7 +38,7 @@ from shared.domain.digest import (
     record_id,
     rules_summary,
 )
-from shared.domain.documents import Day, utc_text
+from shared.domain.documents import Day, Document, Timestamp, utc_text
 from shared.domain.errors import Invalid, StaleItem, StorageUnavailable
 from shared.domain.filed import FiledItem
 from shared.domain.ports import (
@@ -46,7 +49,7 @@ from shared.domain.ports import (
     PreferencesStore,
     PushAdapters,
 )
-from shared.domain.preferences import Preferences, PreferencesRequest
+from shared.domain.preferences import Preferences, Weekday, is_time_zone
 from shared.services.push import deliver, devices_of
 
 log = logging.getLogger(__name__)
@@ -61,21 +64,62 @@ _ATTEMPTS = 5
 # -- preferences ---------------------------------------------------------------------------------
 
 
+class NewPreferences(BaseModel):
+    """Every preference a user sets (a PUT replaces them all). Whether `time_zone` is a zone
+    at all is checked here, against the tz database: a request's shape alone cannot say."""
+
+    time_zone: str
+    digest_at: str
+    digest: bool
+    weekly_review_day: Weekday
+    reminders: bool
+
+
+class PreferencesView(Document):
+    """GET and PUT /api/preferences: the preferences, and when the next digest comes."""
+
+    time_zone: str
+    digest_at: str
+    digest: bool
+    weekly_review_day: Weekday
+    reminders: bool
+    next_digest_at: Timestamp | None = Field(
+        description="The UTC instant of the next digest (null while it is off)."
+    )
+    saved: bool = Field(description="False: never set, these are the defaults (no digest).")
+
+    @classmethod
+    def of(cls, prefs: Preferences) -> PreferencesView:
+        return cls(
+            time_zone=prefs.time_zone,
+            digest_at=prefs.digest_at,
+            digest=prefs.digest,
+            weekly_review_day=prefs.weekly_review_day,
+            reminders=prefs.reminders,
+            next_digest_at=prefs.next_digest_at,
+            saved=prefs.etag is not None,
+        )
+
+
 async def get_preferences(user_id: str, store: PreferencesStore) -> Preferences:
     """The user's preferences, or the defaults (digest off) if they never set any."""
     return await store.get(user_id) or Preferences.default(user_id)
 
 
 async def put_preferences(
-    user_id: str, request: PreferencesRequest, store: PreferencesStore, now: datetime
+    user_id: str, new: NewPreferences, store: PreferencesStore, now: datetime
 ) -> Preferences:
     """Replace the user's preferences; their next digest is counted again from `now`. Invalid
     UNKNOWN_TIME_ZONE for a zone the tz database does not have."""
-    request.check()
+    if not is_time_zone(new.time_zone):
+        raise Invalid(
+            "timeZone must be an IANA time zone, such as Europe/London.", "UNKNOWN_TIME_ZONE"
+        )
     for _ in range(_ATTEMPTS):
         current = await get_preferences(user_id, store)
         try:
-            return await store.save(current.replaced_by(request, now))
+            # NewPreferences' fields are replaced_by's keywords, one for one: every one is set.
+            return await store.save(current.replaced_by(now, **new.model_dump()))
         except StaleItem:
             continue  # a digest moved nextDigestAt on, or another PUT: read again
     raise StaleItem(user_id)

@@ -14,7 +14,7 @@ import pytest
 from shared.domain.digest import DigestNote, DigestRecord, record_id
 from shared.domain.errors import StaleItem
 from shared.domain.ports import DigestLog, PreferencesStore
-from shared.domain.preferences import Preferences, PreferencesRequest
+from shared.domain.preferences import Preferences
 from tests.fakes import FakeDigestLog, FakePreferences, new_id
 
 NOW = datetime(2026, 3, 29, 6, 30, tzinfo=UTC)
@@ -34,10 +34,10 @@ async def stores(backend: Any) -> AsyncIterator[tuple[PreferencesStore, DigestLo
 
 
 def prefs(user: str, at: str = "07:30", **changes: Any) -> Preferences:
-    request = PreferencesRequest.model_validate(
-        {"timeZone": "Europe/London", "digestAt": at, **changes}
+    wanted = {"digest": True, "weekly_review_day": "sunday", "reminders": True, **changes}
+    return Preferences.default(user).replaced_by(
+        NOW - timedelta(minutes=30), time_zone="Europe/London", digest_at=at, **wanted
     )
-    return Preferences.default(user).replaced_by(request, NOW - timedelta(minutes=30))
 
 
 async def test_preferences_are_created_once_and_replaced_under_their_etag(stores) -> None:

@@ -6,6 +6,7 @@ push or between two devices."""
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -15,8 +16,8 @@ from shared.domain.classification import Bucket
 from shared.domain.digest import CLAIM, DigestJob, digest_key, record_id
 from shared.domain.errors import Invalid, PushUnavailable, StorageUnavailable
 from shared.domain.filed import AdminItem, IdeaItem, PersonItem, ProjectItem
-from shared.domain.preferences import PreferencesRequest
 from shared.domain.push import Delivery, PushKeys, PushSubscription
+from shared.http.requests import parse_preferences
 from shared.services.digest import (
     day_digest,
     enqueue_due_digests,
@@ -44,8 +45,10 @@ def digest() -> DigestFakes:
 
 
 async def set_up(fakes: DigestFakes, user: str = USER, **prefs: object) -> None:
+    # As a client's PUT would: the body through its parser, the defaults filled in.
     body = {"timeZone": "Europe/London", "digestAt": "07:30", **prefs}
-    await put_preferences(user, PreferencesRequest.model_validate(body), fakes.preferences, BEFORE)
+    wanted = parse_preferences(json.dumps(body).encode(), "application/json")
+    await put_preferences(user, wanted, fakes.preferences, BEFORE)
 
 
 def device(fakes: Fakes, user: str = USER, name: str | None = None) -> PushSubscription:
@@ -82,6 +85,16 @@ async def test_without_preferences_a_user_gets_the_defaults_and_no_digest(
     prefs = await get_preferences(USER, digest.preferences)
     assert prefs.digest is False and prefs.etag is None and prefs.time_zone == "UTC"
     assert await enqueue_due_digests(AT, digest.adapters) == 0
+
+
+@pytest.mark.parametrize("name", ["Mars/Olympus", "../../etc/passwd", "localtime", "europe/london"])
+async def test_a_zone_the_tz_database_does_not_have_is_refused(
+    digest: DigestFakes, name: str
+) -> None:
+    with pytest.raises(Invalid) as refused:
+        await set_up(digest, timeZone=name)
+    assert refused.value.code == "UNKNOWN_TIME_ZONE"
+    assert digest.preferences.stored(USER) is None
 
 
 async def test_the_digest_holds_due_and_overdue_questions_actions_follow_ups_and_yesterday(

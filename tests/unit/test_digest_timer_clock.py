@@ -6,12 +6,14 @@ minutes after their local digest time, whatever the zone (Kathmandu's +05:45 too
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date, datetime, timedelta
 
 from devhost.timer_schedule import TimerSpec
 from shared.domain.filed import AdminItem
-from shared.domain.preferences import PreferencesRequest, zone
+from shared.domain.preferences import zone
 from shared.domain.push import PushKeys, PushSubscription
+from shared.http.requests import parse_preferences
 from shared.services.digest import enqueue_due_digests, put_preferences, send_digest
 from shared.settings import DIGEST_SCHEDULE
 from tests.fakes import DigestFakes, Fakes, new_id
@@ -35,8 +37,10 @@ async def test_a_timer_every_quarter_hour_sends_each_user_one_digest_a_local_day
     spec = TimerSpec.from_binding({"schedule": DIGEST_SCHEDULE}, {}, now=START)
     endpoints = {}
     for user, (tz, at) in USERS.items():
-        request = PreferencesRequest.model_validate({"timeZone": tz, "digestAt": at})
-        await put_preferences(user, request, digest.preferences, START)
+        body = json.dumps({"timeZone": tz, "digestAt": at}).encode()
+        await put_preferences(
+            user, parse_preferences(body, "application/json"), digest.preferences, START
+        )
         endpoint = f"https://fcm.googleapis.com/fcm/send/{new_id()}"
         endpoints[user] = endpoint
         fakes.subscriptions.seed(
