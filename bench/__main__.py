@@ -29,6 +29,7 @@ from bench import (
     coldstart,
     concurrency,
     costs,
+    details,
     digest,
     followups,
     labelled,
@@ -50,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["classify"]:
         return classify.main(argv[1:])
+    if argv[:1] == ["details"]:
+        return details.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("part", nargs="?", default="all", choices=("all", *PARTS))
     parser.add_argument("--repeat", type=int, default=3, help="runs of everything (median)")

@@ -206,16 +206,15 @@ def details(judged: list[Judged]) -> dict:
     dates on every item whose date is labelled (a set that says `"due": null` labels "none")
     and on every Admin item (the older sets label dates on Admin only)."""
     people = [
-        (set(j.capture.people), set(_filed(j).get("people", [])))
+        (set(j.capture.people), set(filed_details(j).get("people", [])))
         for j in judged
         if j.classification.bucket is not None and j.capture.people is not None
     ]
     found = sum(len(t & f) for t, f in people)
     dues = [
-        (j.capture.due, _filed(j).get("due_date"))
+        (j.capture.due, filed_details(j).get("due_date"))
         for j in judged
-        if j.classification.bucket is not None
-        and ("due" in j.capture.model_fields_set or j.filed_as == "Admin")
+        if j.classification.bucket is not None and due_labelled(j)
     ]
     with_due = [(t, f) for t, f in dues if t is not None]
     without_due = [(t, f) for t, f in dues if t is None]
@@ -233,7 +232,12 @@ def details(judged: list[Judged]) -> dict:
     }
 
 
-def _filed(j: Judged) -> dict:
+def due_labelled(j: Judged) -> bool:
+    """Whether the set says what `j`'s due date is: one labelled, or none on an Admin item."""
+    return "due" in j.capture.model_fields_set or j.filed_as == "Admin"
+
+
+def filed_details(j: Judged) -> dict:
     bucket = j.classification.bucket
     assert bucket is not None
     return details_for(bucket, j.capture.text, j.classification.title, REFERENCE_DATE)
