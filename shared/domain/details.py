@@ -17,10 +17,52 @@ from shared.domain.classification import Bucket
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _MONTHS = [m.lower() for m in calendar.month_name[1:]]
 
+# The same days and months in the other languages people capture in (French, Spanish,
+# German, Italian, Portuguese, Dutch, Polish, Swedish), lowercase, Monday and January first;
+# Polish as it is said with a date or after "w" ("w sobotę", "5 grudnia").
+_WEEKDAYS_ELSEWHERE = [
+    ("lundi", "lunes", "montag", "lunedì", "lunedi", "segunda-feira", "maandag",
+     "poniedziałek", "måndag"),
+    ("mardi", "martes", "dienstag", "martedì", "martedi", "terça-feira", "terça", "terca",
+     "dinsdag", "wtorek", "tisdag"),
+    ("mercredi", "miércoles", "miercoles", "mittwoch", "mercoledì", "mercoledi",
+     "quarta-feira", "woensdag", "środa", "środę", "sroda", "srode", "onsdag"),
+    ("jeudi", "jueves", "donnerstag", "giovedì", "giovedi", "quinta-feira", "donderdag",
+     "czwartek", "torsdag"),
+    ("vendredi", "viernes", "freitag", "venerdì", "venerdi", "sexta-feira", "sexta",
+     "vrijdag", "piątek", "piatek", "fredag"),
+    ("samedi", "sábado", "sabado", "samstag", "sonnabend", "sabato", "zaterdag", "sobota",
+     "sobotę", "sobote", "lördag"),
+    ("dimanche", "domingo", "sonntag", "domenica", "zondag", "niedziela", "niedzielę",
+     "niedziele", "söndag"),
+]  # fmt: skip
+# Portuguese says the other days by their number ("na quarta", "até quinta"): bare, they are
+# also "fourth" and "fifth", so they count only after one of these.
+_PT_ORDINAL_DAYS = {"segunda": 0, "terça": 1, "quarta": 2, "quinta": 3}
+_PT_BEFORE_A_DAY = r"(?:na|no|até|ate|à|para|esta|nesta|próxima|proxima)"
+_MONTHS_ELSEWHERE = [
+    ("janvier", "enero", "januar", "jänner", "gennaio", "janeiro", "januari", "stycznia"),
+    ("février", "fevrier", "febrero", "februar", "febbraio", "fevereiro", "februari",
+     "lutego"),
+    ("mars", "marzo", "märz", "marz", "março", "marco", "maart", "marca"),
+    ("avril", "abril", "aprile", "kwietnia"),
+    ("mai", "mayo", "maggio", "maio", "mei", "maja", "maj"),
+    ("juin", "junio", "juni", "giugno", "junho", "czerwca"),
+    ("juillet", "julio", "juli", "luglio", "julho", "lipca"),
+    ("août", "aout", "agosto", "augustus", "sierpnia", "augusti"),
+    ("septembre", "septiembre", "setembro", "settembre", "września", "wrzesnia"),
+    ("octobre", "octubre", "oktober", "ottobre", "outubro", "października",
+     "pazdziernika"),
+    ("novembre", "noviembre", "novembro", "listopada"),
+    ("décembre", "decembre", "diciembre", "dezember", "dicembre", "dezembro", "december",
+     "grudnia"),
+]  # fmt: skip
+
 # --- People -----------------------------------------------------------------------------------
 
 # Capitalised words that start a capture or name a time, not a person: the verbs a capture
-# starts with, pronouns and fillers, holidays, days and months (full and short).
+# starts with, pronouns and fillers, holidays, days and months (full and short, and in the
+# other languages read below, but for those that are also first names).
 _NOT_NAMES = {
     "I", "I'm", "I'll", "Call", "Email", "Text", "Ask", "Tell", "Remind", "Remember", "Meet",
     "Message", "Ring", "Phone", "Send", "Buy", "Book", "Pay", "Check", "Talk", "The", "A",
@@ -36,7 +78,9 @@ _NOT_NAMES = {
     "Christmas", "Easter", "Halloween", "Diwali", "Eid", "Hanukkah", "Ramadan", "New", "Year",
     "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
     *(d.title() for d in _WEEKDAYS), *(m.title() for m in _MONTHS),
-}  # fmt: skip
+    *(d.title() for days in _WEEKDAYS_ELSEWHERE for d in days),
+    *(m.title() for months in _MONTHS_ELSEWHERE for m in months),
+} - {"Maja", "Domingo", "Domenica"}  # fmt: skip
 # Nationalities and languages ("the Lebanese place", "Thai food", "Spanish lessons").
 _NATIONALITIES = {
     "American", "Argentinian", "Australian", "Austrian", "Belgian", "Brazilian", "British",
@@ -173,14 +217,45 @@ def _is_name(word: str) -> bool:
 
 # --- Due dates --------------------------------------------------------------------------------
 
-_MONTH = rf"(?P<month>{'|'.join(_MONTHS)}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?"
+_ENGLISH_MONTH = rf"{'|'.join(_MONTHS)}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
+_MONTH_NUMBER = {
+    name: number
+    for number, names in enumerate(_MONTHS_ELSEWHERE, start=1)
+    for name in (_MONTHS[number - 1], *names)
+}
+_ANY_MONTH = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
-# "14 December", "the 2nd of December", "Dec 3", "December 15th", "2026-12-05"; "the 9th".
-_DAY_MONTH = re.compile(rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}")
-_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!\s*(?:am|pm|:))")
+# "14 December", "the 2nd of December", "Dec 3", "December 15th", "2026-12-05"; "the 9th";
+# and as other languages write a date: "14 de diciembre", "3 décembre", "12. Dezember".
+_DAY_MONTH = re.compile(
+    rf"\b{_DAY}\.?(?:\s+(?:of|de))?\s+(?P<month>{_ANY_MONTH}|{_ENGLISH_MONTH})\b\.?"
+)
+_MONTH_DAY = re.compile(rf"\b(?P<month>{_ENGLISH_MONTH})\b\.?\s+{_DAY}\b(?!\s*(?:am|pm|:))")
 _ISO = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b")
 _ORDINAL = re.compile(r"\b(?:the\s+)?(?P<day>[0-3]?\d)(?:st|nd|rd|th)\b")
 _END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
+_END_OF_A_MONTH = re.compile(rf"\bend of (?P<month>{'|'.join(_MONTHS)})\b")
+_TODAY = re.compile(
+    r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag)\b"
+    r"|\baujourd['\u2019]hui\b"
+)
+_DAY_AFTER_TOMORROW = re.compile(
+    r"\b(?:day after tomorrow|pasado mañana|depois de amanhã|dopodomani|übermorgen"
+    r"|overmorgen|pojutrze|övermorgon)\b|après-demain"
+)
+# "mañana" and "morgen" are also the morning ("por la mañana", "heute Morgen", "'s morgens").
+_TOMORROW = re.compile(
+    r"\b(?:tomorrow|demain|amanhã|domani|jutro|imorgon|i morgon)\b"
+    r"|(?<!la )(?<!esta )\bmañana\b"
+    r"|(?<!heute )(?<!guten )(?<!am )(?<!jeden )(?<!goeden )(?<!deze )\bmorgen\b"
+)
+_WEEKDAY_NAMED = [
+    re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in (english, *others))})\b")
+    for english, others in zip(_WEEKDAYS, _WEEKDAYS_ELSEWHERE, strict=True)
+]
+_PT_DAY = re.compile(
+    rf"\b{_PT_BEFORE_A_DAY}\s+(?P<day>{'|'.join(_PT_ORDINAL_DAYS)})\b(?!-feira)"
+)
 
 
 def due_date_in(text: str, today: date) -> date | None:
@@ -191,23 +266,38 @@ def due_date_in(text: str, today: date) -> date | None:
         return _valid(int(match["year"]), int(match["month"]), int(match["day"]))
     if match := _DAY_MONTH.search(lowered) or _MONTH_DAY.search(lowered):
         return _next_day_of_year(today, _month_number(match["month"]), int(match["day"]))
+    if match := _END_OF_A_MONTH.search(lowered):
+        month = _month_number(match["month"])
+        year = today.year if month >= today.month else today.year + 1
+        return date(year, month, calendar.monthrange(year, month)[1])
     # A day of the month; "her 70th" is an age, and the search goes on.
     if (match := _ORDINAL.search(lowered)) and 1 <= int(match["day"]) <= 31:
         return _next_day_of_month(today, int(match["day"]))
     if _END_OF_MONTH.search(lowered):
         return today.replace(day=calendar.monthrange(today.year, today.month)[1])
-    if re.search(r"\b(?:today|tonight)\b", lowered):
+    if _DAY_AFTER_TOMORROW.search(lowered):
+        return today + timedelta(days=2)
+    if _TODAY.search(lowered):
         return today
-    if re.search(r"\btomorrow\b", lowered):
+    if _TOMORROW.search(lowered):
         return today + timedelta(days=1)
-    for i, day in enumerate(_WEEKDAYS):
-        if re.search(rf"\b{day}\b", lowered):
-            ahead = (i - today.weekday()) % 7 or 7
-            return today + timedelta(days=ahead)
+    for i, named in enumerate(_WEEKDAY_NAMED):
+        if named.search(lowered):
+            return _next_weekday(today, i)
+    if match := _PT_DAY.search(lowered):
+        return _next_weekday(today, _PT_ORDINAL_DAYS[match["day"]])
     return None
 
 
+def _next_weekday(today: date, weekday: int) -> date:
+    """The next such day after today ("friday" said on a Friday is a week on)."""
+    return today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
+
+
 def _month_number(name: str) -> int:
+    name = name.rstrip(".")
+    if name in _MONTH_NUMBER:
+        return _MONTH_NUMBER[name]
     return next(i for i, month in enumerate(_MONTHS, start=1) if month.startswith(name[:3]))
 
 

@@ -43,7 +43,7 @@ RUN = [
     judged("zzz blorp", "unintelligible", "Ideas", 0.4),
     judged("Lunch with Ana about the app", "ambiguous", "People", 0.5, also=("People", "Projects")),
     judged("Ben's podcast plan", "ambiguous", "Projects", 0.8, also=("People", "Projects")),
-    judged("Mañana llamar a Lucía", "People", "Admin", 0.9, lang="es"),
+    judged("Mañana llamar a Lucía", "People", "Admin", 0.9, lang="es", due=date(2026, 11, 24)),
     judged("Steuererklärung abgeben", "Admin", "Admin", 0.5, lang="de"),
 ]
 
@@ -123,10 +123,10 @@ def test_details_as_filed() -> None:
     assert d["people_exact"] == 0.5
     assert d["people_precision"] == round(2 / 3, 3)  # Sarah, Tom right; Priya not labelled
     assert d["people_recall"] == round(2 / 3, 3)  # Ana missed
-    # Dates: the tax (Friday the 27th, as labelled), the passport (no date), and the Spanish
-    # and German ones filed in Admin (no date labelled, none found).
-    assert d["items_with_due"] == 1 and d["due_right"] == 1.0
-    assert d["items_without_due"] == 3 and d["due_invented"] == 0.0
+    # Dates: the tax (Friday the 27th, as labelled), the Spanish one ("mañana": tomorrow),
+    # the passport (no date) and the German one filed in Admin (no date labelled, none found).
+    assert d["items_with_due"] == 2 and d["due_right"] == 1.0
+    assert d["items_without_due"] == 2 and d["due_invented"] == 0.0
     assert d["due_items"] == 4 and d["due_exact"] == 1.0
 
 

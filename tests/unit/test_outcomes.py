@@ -92,6 +92,33 @@ TUESDAY = date(2027, 2, 16)
         ("gift for her 70th by end of the month", date(2027, 2, 28)),  # an age is no day
         ("tax return 31 feb", None),  # no such day
         ("go to the market 3 times", None),  # "mar" inside a word is no month
+        ("finish the plan by the end of March", date(2027, 3, 31)),
+        ("bins end of January", date(2028, 1, 31)),  # this year's has passed
+        ("the day after tomorrow the vet", date(2027, 2, 18)),
+        # Other languages: the days, the relative words and dates as they write them.
+        ("llamar a Lucía el viernes", date(2027, 2, 19)),
+        ("mañana comprar pan", date(2027, 2, 17)),
+        ("reunión por la mañana", None),  # the morning, not tomorrow
+        ("pasado mañana el paquete", date(2027, 2, 18)),
+        ("cumpleaños el 14 de diciembre", date(2027, 12, 14)),
+        ("renovar o passaporte até sexta", date(2027, 2, 19)),
+        ("na quinta vou ao médico", date(2027, 2, 18)),
+        ("a segunda vez que tento", None),  # "the second time"
+        ("entregar a 15 de dezembro", date(2027, 12, 15)),
+        ("appeler Camille lundi", date(2027, 2, 22)),
+        ("aujourd'hui payer le loyer", TUESDAY),
+        ("anniversaire le 3 décembre", date(2027, 12, 3)),
+        ("Arzttermin am 12. Dezember", date(2027, 12, 12)),
+        ("heute Morgen Brötchen holen", TUESDAY),  # this morning: today
+        ("übermorgen den Keller aufräumen", date(2027, 2, 18)),
+        ("domani portare la bici", date(2027, 2, 17)),
+        ("il 20 dicembre", date(2027, 12, 20)),
+        ("morgen de vuilnisbak buitenzetten", date(2027, 2, 17)),
+        ("zapłacić w piątek", date(2027, 2, 19)),
+        ("w niedzielę obiad", date(2027, 2, 21)),
+        ("urodziny 5 grudnia", date(2027, 12, 5)),
+        ("imorgon betala hyran", date(2027, 2, 17)),
+        ("boka tandläkaren på lördag", date(2027, 2, 20)),
     ],
 )
 def test_due_dates(text: str, due: date | None) -> None:
