@@ -55,11 +55,13 @@ def full_text_query(user_id: str, terms: list[str], limit: int) -> tuple[str, Pa
 def contains_query(user_id: str, terms: list[str], limit: int) -> tuple[str, Parameters]:
     """What the local server runs: a lowercased CONTAINS per term and field, newest first."""
     names, parameters = _term_parameters(terms)
-    matches = " OR ".join(
-        f"CONTAINS(LOWER(c.text), {n}) OR CONTAINS(LOWER(c.title), {n}) OR "
-        f"EXISTS(SELECT VALUE a FROM a IN c.clarifications WHERE CONTAINS(LOWER(a.text), {n}))"
-        for n in names
+    fields = " OR ".join(
+        f"CONTAINS(LOWER(c.text), {n}) OR CONTAINS(LOWER(c.title), {n})" for n in names
     )
+    # One pass over the answers for all the terms: the server has no index, and runs a
+    # subquery per document for each EXISTS it is given.
+    answers = " OR ".join(f"CONTAINS(LOWER(a.text), {n})" for n in names)
+    matches = f"{fields} OR EXISTS(SELECT VALUE a FROM a IN c.clarifications WHERE {answers})"
     query = (
         f"SELECT TOP {int(limit)} * FROM c WHERE c.userId = @user AND c.status != @deleting "
         f"AND ({matches}) ORDER BY c.createdAt DESC"

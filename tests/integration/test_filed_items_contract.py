@@ -219,6 +219,8 @@ async def test_search_matches_text_titles_and_answers(subject: Subject, user: st
     assert [i.id for i in found.items] == [in_answer.id, in_title.id, in_text.id]
     two = await subject.search.search(user, ["fence", "grout"], 10)
     assert [i.id for i in two.items] == [unrelated.id, in_text.id]
+    by_answer = await subject.search.search(user, ["fence", "mean"], 10)  # the 2nd term's answer
+    assert [i.id for i in by_answer.items] == [unrelated.id, in_answer.id]
     # Unranked, the newest matches come back beyond `limit`, for the caller to score.
     few = await subject.search.search(user, ["tiler"], 2)
     assert [i.id for i in few.items] == [in_answer.id, in_title.id, in_text.id]
