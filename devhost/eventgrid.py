@@ -52,7 +52,7 @@ from .eventgrid_schema import (
     StorageDiagnostics,
 )
 from .loader import LoadedFunction
-from .storage import connection_string
+from .storage import connection_string, proxy_options
 
 log = logging.getLogger("devhost.eventgrid")
 
@@ -101,8 +101,9 @@ class BlobEventPublisher:
     def __init__(self, subscription: Subscription, *, interval: float = 0.25) -> None:
         self.subscription = subscription
         self._interval = interval
+        # Listed four times a second: no proxy lookup on each (storage.proxy_options).
         self._service = BlobServiceClient.from_connection_string(
-            connection_string(subscription.connection)
+            connection_string(subscription.connection), **proxy_options()
         )
         self._container: ContainerClient = self._service.get_container_client(
             subscription.container

@@ -245,7 +245,10 @@ def watch_app_enqueues(on_enqueue: Callable[[str], None]) -> None:
     """Call `on_enqueue(queue_name)` whenever the app sends with the async queue SDK.
 
     The real host wakes its listeners only for its own output bindings; our app enqueues
-    with the SDK, so locally the devhost watches that too rather than wait out a poll.
+    with the SDK, so locally the devhost watches that too rather than wait out a poll. A
+    message sent hidden (`visibility_timeout`) wakes nobody: a poll now could not see it, and
+    every capture sends two such (its delayed check and its outcome), so waking for them cost
+    two empty polls a capture (issue 32's profile); the listener finds them by polling.
     """
     original = QueueClient.send_message
     if getattr(original, "_devhost_watched", False):
@@ -253,7 +256,8 @@ def watch_app_enqueues(on_enqueue: Callable[[str], None]) -> None:
 
     async def send_message(self: QueueClient, *args: Any, **kwargs: Any) -> Any:
         result = await original(self, *args, **kwargs)
-        on_enqueue(self.queue_name)
+        if not kwargs.get("visibility_timeout"):
+            on_enqueue(self.queue_name)
         return result
 
     send_message._devhost_watched = True  # type: ignore[attr-defined]

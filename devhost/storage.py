@@ -20,6 +20,13 @@ _RETRY: dict[str, Any] = {
 }
 
 
+def proxy_options() -> dict[str, Any]:
+    """The environment's proxy settings only when it has any: with them on, aiohttp looks up
+    the proxy and reads ~/.netrc in a thread on every call, and the listeners and the Event
+    Grid publisher call several times a second (as shared/adapters/clients.py, issue 32)."""
+    return {"use_env_settings": any(name.lower().endswith("_proxy") for name in os.environ)}
+
+
 class StorageClients:
     """Lazily made clients, keyed by the app setting a binding's `connection` names."""
 
@@ -30,7 +37,7 @@ class StorageClients:
     def blob_service(self, connection: str) -> BlobServiceClient:
         if connection not in self._blobs:
             self._blobs[connection] = BlobServiceClient.from_connection_string(
-                connection_string(connection), **_RETRY
+                connection_string(connection), **_RETRY, **proxy_options()
             )
         return self._blobs[connection]
 
@@ -38,7 +45,7 @@ class StorageClients:
         # Raw text in and out: the host's encoding is applied by encode/decode_message.
         if connection not in self._queues:
             self._queues[connection] = QueueServiceClient.from_connection_string(
-                connection_string(connection), **_RETRY
+                connection_string(connection), **_RETRY, **proxy_options()
             )
         return self._queues[connection]
 

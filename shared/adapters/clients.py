@@ -29,11 +29,15 @@ def azure_credential() -> AsyncTokenCredential:
 
 @cache
 def cosmos_client() -> CosmosClient:
+    from azure.core.pipeline.transport import AioHttpTransport
     from azure.cosmos.aio import CosmosClient
 
     s = get_settings()
     credential = s.cosmos_key.get_secret_value() if s.cosmos_key else azure_credential()
-    return CosmosClient(s.cosmos_endpoint, credential=credential)
+    # The SDK's own transport but for the proxy lookup (see _uses_proxy); its timeouts and
+    # certificate checks are passed with each request, so nothing else changes.
+    transport = AioHttpTransport(use_env_settings=_uses_proxy())
+    return CosmosClient(s.cosmos_endpoint, credential=credential, transport=transport)
 
 
 def cosmos_database() -> DatabaseProxy:
@@ -56,12 +60,17 @@ _STORAGE_RETRY: dict[str, Any] = {
 }
 
 
+def _uses_proxy() -> bool:
+    """Whether the environment names a proxy. Only then are the SDKs' sessions told to read
+    the environment: with that on, aiohttp looks up the proxy and reads ~/.netrc in a thread
+    on every call (a sixth of a capture's CPU in the devhost's profile, issue 32), to find
+    nothing in Azure."""
+    return any(name.lower().endswith("_proxy") for name in os.environ)
+
+
 def _storage_options() -> dict[str, Any]:
-    """The retry above, and the environment's proxy settings only when it has any: with them
-    on, aiohttp looks up the proxy and reads ~/.netrc in a thread on every call (a sixth of a
-    capture's CPU in the devhost's profile, issue 32), to find nothing in Azure."""
-    uses_proxy = any(name.lower().endswith("_proxy") for name in os.environ)
-    return {**_STORAGE_RETRY, "use_env_settings": uses_proxy}
+    """The retry above, and the environment's proxy settings only when it has any."""
+    return {**_STORAGE_RETRY, "use_env_settings": _uses_proxy()}
 
 
 _IDENTITY_SETTINGS = "AzureWebJobsStorage__blobServiceUri and __queueServiceUri (or __accountName)"

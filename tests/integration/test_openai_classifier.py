@@ -18,7 +18,9 @@ from openai.types.chat import ChatCompletion
 from shared.adapters.classifier.openai_chat import (
     MISUNDERSTOOD_TITLE,
     REPHRASE_QUESTION,
+    ModelAnswer,
     OpenAIClassifier,
+    _response_format,
     _response_format_json,
     prompt_tokens_estimate,
     system_prompt,
@@ -376,6 +378,13 @@ async def test_prompt_stays_under_budget(fake: FakeOpenAI) -> None:
     body = fake.requests[0].json
     assert body["messages"][0]["content"] == system_prompt(utcnow().date())
     assert body["response_format"] == json.loads(_response_format_json())
+
+
+def test_the_schema_sent_is_the_one_the_sdk_parse_helper_would_send() -> None:
+    # The classifier posts the helper's request itself, with the schema built once (issue 32).
+    from openai.lib._parsing._completions import type_to_response_format_param
+
+    assert _response_format() == type_to_response_format_param(ModelAnswer)
 
 
 def test_fake_server_in_a_thread_answers_like_chat_completions() -> None:

@@ -39,3 +39,9 @@ def test_no_proxy_in_the_environment_means_no_lookup_per_call(storage: pytest.Mo
 def test_a_proxy_in_the_environment_is_still_used(storage: pytest.MonkeyPatch) -> None:
     storage.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
     assert _trusts_env(clients._make_queue_client("captures-classify")) is True
+
+
+def test_the_cosmos_client_skips_the_lookup_too(storage: pytest.MonkeyPatch) -> None:
+    client = clients.cosmos_client.__wrapped__()
+    transport = client.client_connection.pipeline_client._pipeline._transport
+    assert transport._use_env_settings is False
