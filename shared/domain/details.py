@@ -253,9 +253,7 @@ _WEEKDAY_NAMED = [
     re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in (english, *others))})\b")
     for english, others in zip(_WEEKDAYS, _WEEKDAYS_ELSEWHERE, strict=True)
 ]
-_PT_DAY = re.compile(
-    rf"\b{_PT_BEFORE_A_DAY}\s+(?P<day>{'|'.join(_PT_ORDINAL_DAYS)})\b(?!-feira)"
-)
+_PT_DAY = re.compile(rf"\b{_PT_BEFORE_A_DAY}\s+(?P<day>{'|'.join(_PT_ORDINAL_DAYS)})\b(?!-feira)")
 
 
 def due_date_in(text: str, today: date) -> date | None:
