@@ -1,6 +1,8 @@
 """`python -m bench` (or `make bench`): every benchmark, several times, against the local stack;
 prints a table against the project's bars (BENCHMARKS.md) and writes bench/results/latest.json.
 `python -m bench classify --model offline|openai`: classification quality (bench/classify.py).
+`python -m bench details --set FILE`: the filing rules alone, people and due dates against a
+labelled set's (bench/details.py).
 
 `python -m bench PART` runs one part on its own and writes bench/results/PART-latest.json:
 `concurrency` (open streams on one worker process), `costs` (operations per capture and per
