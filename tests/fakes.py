@@ -339,7 +339,7 @@ class FakeQueues(Faults):
     """`CaptureQueues` as lists. Messages go through their JSON form as on the real queues, so
     whoever takes one gets its own copy."""
 
-    def __init__(self, outcome_delay_s: float = 5) -> None:
+    def __init__(self, outcome_delay_s: float = 0.5) -> None:
         super().__init__()
         self.outcome_delay_s = outcome_delay_s
         self.sent: list[SentJob] = []  # every classify job sent, in order
@@ -370,7 +370,9 @@ class FakeQueues(Faults):
                 self.outcomes.remove(outcome)
                 self.cancelled_outcomes.append(outcome)
 
-    async def publish_outcome(self, message: OutcomeMessage) -> QueueReceipt:
+    async def publish_outcome(
+        self, message: OutcomeMessage, delay_s: float | None = None
+    ) -> QueueReceipt:
         await self._step("publish_outcome")
         copy = OutcomeMessage.model_validate_json(message.model_dump_json(by_alias=True))
         self.outcomes.append(copy)
@@ -741,8 +743,8 @@ def guess(
     return Classification(bucket=bucket, confidence=confidence, title=title, question=question)
 
 
-def job_for(item: InboxItem) -> ClassifyJob:
-    return ClassifyJob(capture_id=item.id, user_id=item.user_id)
+def job_for(item: InboxItem, *, handed_over: bool = False) -> ClassifyJob:
+    return ClassifyJob(capture_id=item.id, user_id=item.user_id, handed_over=handed_over)
 
 
 # -- the digest --------------------------------------------------------------------------------

@@ -27,13 +27,16 @@ class StorageQueues:
                 job = job.model_copy(update={"traceparent": tracing.traceparent()})
             return await self._send(CLASSIFY_QUEUE, job.model_dump_json(by_alias=True), delay_s)
 
-    async def publish_outcome(self, message: OutcomeMessage) -> QueueReceipt:
+    async def publish_outcome(
+        self, message: OutcomeMessage, delay_s: float | None = None
+    ) -> QueueReceipt:
         with tracing.span(f"send {OUTCOMES_QUEUE}", tracing.SpanKind.PRODUCER):
             # The push worker's span continues the capture's trace, as the classify worker's.
             if message.traceparent is None:
                 message = message.model_copy(update={"traceparent": tracing.traceparent()})
             body = message.model_dump_json(by_alias=True)
-            return await self._send(OUTCOMES_QUEUE, body, self.outcome_delay_s)
+            delay_s = self.outcome_delay_s if delay_s is None else delay_s
+            return await self._send(OUTCOMES_QUEUE, body, delay_s)
 
     async def enqueue_digest(self, job: DigestJob) -> None:
         with tracing.span(f"send {DIGEST_QUEUE}", tracing.SpanKind.PRODUCER):

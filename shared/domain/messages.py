@@ -16,6 +16,12 @@ class ClassifyJob(Document):
 
     capture_id: str = Field(min_length=1, max_length=200)
     user_id: str = Field(min_length=1, max_length=200)
+    # A live run's check: its run holds the outcome for its stream to show, so a check that
+    # finds the capture settled publishes the outcome unless it was shown (the run died).
+    tells_outcome: bool = False
+    # Work handed to the worker (worker.queue_for_worker), not a check sent before a write:
+    # on its first delivery nothing of an earlier attempt can be left in a bucket.
+    handed_over: bool = False
     traceparent: str | None = None
 
 

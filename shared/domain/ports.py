@@ -152,9 +152,11 @@ class CaptureQueues(Protocol):
     # are built, from the Policy, so that no service reads it.
     outcome_delay_s: float
 
-    async def publish_outcome(self, message: OutcomeMessage) -> QueueReceipt | None:
-        """Publish an outcome, visible to its readers (the push worker) after
-        `outcome_delay_s`; its receipt, for `cancel`."""
+    async def publish_outcome(
+        self, message: OutcomeMessage, delay_s: float | None = None
+    ) -> QueueReceipt | None:
+        """Publish an outcome, visible to its readers (the push worker) after `delay_s`
+        (None: `outcome_delay_s`); its receipt, for `cancel`."""
         ...
 
 

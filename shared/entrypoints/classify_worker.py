@@ -16,4 +16,5 @@ bp = func.Blueprint()
 async def classify_worker(msg: func.QueueMessage) -> None:
     # A malformed job raises here: the host retries it and then keeps it in the poison queue.
     job = ClassifyJob.model_validate_json(msg.get_body())
-    await handle_classify_job(job, adapters())
+    first = (msg.dequeue_count or 0) <= 1
+    await handle_classify_job(job, adapters(), first_delivery=first)

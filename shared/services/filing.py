@@ -27,9 +27,12 @@ async def classify_and_file(
     repo: CaptureRepository,
     classifier: Classifier,
     queues: CaptureQueues,
+    *,
+    publish: bool = True,
 ) -> InboxItem:
     """One model call (two for an answer that says little by itself), then file. Raises
-    ClassifierUnavailable when the model cannot answer."""
+    ClassifierUnavailable when the model cannot answer. `publish=False`: the caller tells the
+    outcome (a live run holds it for its stream)."""
     if item.is_deleted:
         raise CaptureDeleted(item.id)
     if item.is_settled:
@@ -42,18 +45,23 @@ async def classify_and_file(
             settled = await settled_on_answer(item, classifier)
         else:
             settled = item.classified(await classifier.classify(text))
-    return await file_capture(item, settled, repo, queues)
+    return await file_capture(item, settled, repo, queues, publish=publish)
 
 
 async def file_capture(
-    item: InboxItem, settled: InboxItem, repo: CaptureRepository, queues: CaptureQueues
+    item: InboxItem,
+    settled: InboxItem,
+    repo: CaptureRepository,
+    queues: CaptureQueues,
+    *,
+    publish: bool = True,
 ) -> InboxItem:
     """Store `settled` (`item` after `classified` or `picked`): the filed item, then the inbox
     item (ETag-guarded), then remove filed items the capture no longer has. The classifier
     yields to whoever settled the capture first; the user's choice does not (StaleItem
     propagates, and the caller reads again and retries)."""
     with tracing.span("file capture"):
-        saved = await _file(item, settled, repo, queues)
+        saved = await _file(item, settled, repo, queues, publish)
         assert saved.outcome is not None
         outcome = saved.outcome.value
         tracing.annotate(capture_id=saved.id, user_id=saved.user_id, outcome=outcome)
@@ -63,7 +71,11 @@ async def file_capture(
 
 
 async def _file(
-    item: InboxItem, settled: InboxItem, repo: CaptureRepository, queues: CaptureQueues
+    item: InboxItem,
+    settled: InboxItem,
+    repo: CaptureRepository,
+    queues: CaptureQueues,
+    publish: bool,
 ) -> InboxItem:
     by_user = settled.chosen_by == "user"
     # The filed item first: a crash after it and before the save leaves an extra copy that the
@@ -90,7 +102,8 @@ async def _file(
             raise CaptureDeleted(item.id)
         # Someone may have moved it since: the caller tells where it really is.
         told = current if current.has_ended else saved
-    publish_outcome(saved, queues)
+    if publish:
+        publish_outcome(saved, queues)
     return told
 
 

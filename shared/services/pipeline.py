@@ -13,12 +13,12 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from shared import tracing
-from shared.domain.capture import InboxItem
+from shared.domain.capture import InboxItem, Status
 from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
 from shared.domain.progress import Deferred, Progress, Settled, Stored
-from shared.services.after_write import cancel_check, schedule_check
+from shared.services.after_write import cancel_check, hold_outcome, schedule_check
 from shared.services.background import spawn
 from shared.services.capture import TextCapture, store_text_capture
 from shared.services.filing import classify_and_file
@@ -76,8 +76,10 @@ async def _store_and_file(
     report: Callable[[Progress], None],
 ) -> None:
     # The safety net goes out first: if this process dies before the capture is settled, the
-    # worker finds it `received` when the job comes due, and files it.
-    check = await schedule_check(capture, adapters, adapters.policy.recovery_delay_s)
+    # worker finds it `received` when the job comes due, and files it; if it dies before the
+    # outcome was shown or published, the worker publishes it.
+    job = capture.model_copy(update={"tells_outcome": True})
+    check = await schedule_check(job, adapters, adapters.policy.recovery_delay_s)
     try:
         with tracing.span("store capture"):
             item = await store()
@@ -96,17 +98,22 @@ async def _store_and_file(
     tracing.annotate(capture_id=item.id, user_id=item.user_id)
     tracing.log_capture_text(log, "text", item.id, item.text_to_classify())
     try:
-        settled = await classify_and_file(item, adapters.repo, adapters.classifier, adapters.queues)
+        settled = await classify_and_file(
+            item, adapters.repo, adapters.classifier, adapters.queues, publish=False
+        )
+        # Shown by the run's stream, the outcome needs no message and the check no run.
+        hold_outcome(settled, adapters.queues, check)
         report(Settled(settled))
-        # Classified, filed and the buckets converged here: the check has nothing left to do.
-        cancel_check(check, adapters)
     except CaptureDeleted:
         report(NotStored("CAPTURE_DELETED", "This capture was deleted."))
     except Exception as exc:
         # Stored, so nothing is lost: the worker classifies it when the model is back.
         log.warning("capture %s deferred to the worker: %s", item.id, type(exc).__name__)
         tracing.annotate(outcome="queued")
-        report(Deferred(await defer_to_worker(item, adapters)))
+        deferred = await defer_to_worker(item, adapters)
+        if deferred.status is Status.QUEUED:
+            cancel_check(check, adapters.queues)  # the worker's own job stands in for it
+        report(Deferred(deferred))
 
 
 async def defer_to_worker(item: InboxItem, adapters: Adapters) -> InboxItem:

@@ -14,6 +14,7 @@ from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.messages import ClassifyJob
 from shared.domain.policy import Policy
 from shared.domain.ports import Adapters
+from shared.services.after_write import tell_unshown
 from shared.services.filing import classify_and_file, record
 from shared.services.inbox import finish_delete
 from shared.services.placement import converge
@@ -25,7 +26,8 @@ async def queue_for_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
     """Queue a stored capture's classification, then record it as queued. Queue first: a
     failure between the two leaves it `received`, and queueing again is harmless (the
     worker files once)."""
-    await adapters.queues.enqueue_classify(ClassifyJob(capture_id=item.id, user_id=item.user_id))
+    job = ClassifyJob(capture_id=item.id, user_id=item.user_id, handed_over=True)
+    await adapters.queues.enqueue_classify(job)
     if item.status is Status.QUEUED or not item.can("queued"):
         return item
     return await record(item, InboxItem.queued, adapters.repo)
@@ -36,10 +38,13 @@ def upload_deadline(policy: Policy) -> timedelta:
     return timedelta(seconds=policy.upload_url_ttl_s + policy.upload_grace_s)
 
 
-async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem | None:
+async def handle_classify_job(
+    job: ClassifyJob, adapters: Adapters, *, first_delivery: bool = False
+) -> InboxItem | None:
     """Idempotent: a settled capture is left as it is, but for its buckets, which converge to
     it (a writer that died after its save left them for this check). ClassifierUnavailable
-    propagates so that the host retries the message and, after maxDequeueCount, poisons it."""
+    propagates so that the host retries the message and, after maxDequeueCount, poisons it.
+    `first_delivery`: the host has not handed this message out before."""
     tracing.annotate(capture_id=job.capture_id, user_id=job.user_id)
     repo = adapters.repo
     item = await repo.get(job.user_id, job.capture_id)
@@ -54,12 +59,20 @@ async def handle_classify_job(job: ClassifyJob, adapters: Adapters) -> InboxItem
         return await _expire_upload(item, job, adapters)
     if item.may_be_classified():
         try:
-            item = await classify_and_file(item, repo, adapters.classifier, adapters.queues)
+            filed = await classify_and_file(item, repo, adapters.classifier, adapters.queues)
         except CaptureDeleted:
             log.info("classify job for capture %s: deleted meanwhile", job.capture_id)
             return None
+        if first_delivery and job.handed_over:
+            # No earlier attempt of this job wrote a filed item that could be left elsewhere,
+            # and any other writer's has that writer's own check to converge it; a move
+            # converges in file_capture (issue 32: 5 storage calls a job fewer).
+            return filed
+        item = filed
     elif not item.is_settled:
         return item  # the blob trigger's retries own it, or it has nothing to classify
+    elif job.tells_outcome:
+        tell_unshown(item, adapters.queues)  # its run may have died holding the outcome
     # A process that died between its filed item and its save may have left a copy elsewhere.
     return await converge(item.user_id, item.id, repo, known=item)
 

@@ -94,13 +94,15 @@ async def test_a_capture_settled_in_its_run_cancels_its_check(fakes: Fakes) -> N
     assert not fakes.queues.pending
 
 
-async def test_a_deferred_capture_keeps_its_check(fakes: Fakes) -> None:
+async def test_a_deferred_capture_trades_its_check_for_the_workers_job(fakes: Fakes) -> None:
     fakes.classifier.then(ClassifierUnavailable("down"))
     capture = a_capture()
     [_ async for _ in capture_text(capture, fakes.adapters)]
     await background.drain()
-    assert not fakes.queues.cancelled
-    assert capture.capture_id in {s.job.capture_id for s in fakes.queues.pending}
+    (check,) = fakes.queues.cancelled
+    assert check.tells_outcome
+    (job,) = [s.job for s in fakes.queues.pending if s.job.capture_id == capture.capture_id]
+    assert not job.tells_outcome  # the worker publishes the outcome it files
 
 
 async def test_a_check_that_could_not_be_cancelled_comes_due_and_finds_nothing_to_do(
@@ -117,3 +119,62 @@ async def test_a_check_that_could_not_be_cancelled_comes_due_and_finds_nothing_t
     await handle_classify_job(check.job, fakes.adapters)
     after = await fakes.repo.get(USER, capture.capture_id)
     assert after == before and len(fakes.classifier.texts) == 1
+
+
+# The outcome a live run holds for its stream (issue 32): no message when it was shown, one when
+# it was not, and the run's check publishes it when the process died holding it.
+
+
+async def test_a_process_that_died_holding_its_outcome_leaves_it_to_the_check(
+    fakes: Fakes,
+) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    capture = a_capture()
+    progress = [p async for p in capture_text(capture, fakes.adapters)]
+    settled = progress[-1].item
+    for task in list(background._tasks):  # the process dies: its hold with it
+        task.cancel()
+    await asyncio.gather(*background._tasks, return_exceptions=True)
+    assert not fakes.queues.outcomes and not fakes.queues.cancelled
+
+    (check,) = [s.job for s in fakes.queues.pending if s.job.capture_id == settled.id]
+    assert check.tells_outcome
+    await fakes.queues.deliver(lambda job: handle_classify_job(job, fakes.adapters))
+    await background.drain()
+    (told,) = fakes.queues.outcomes
+    assert (told.capture_id, told.settled_at, told.bucket) == (
+        settled.id,
+        settled.updated_at,
+        Bucket.PEOPLE,
+    )
+    assert len(fakes.classifier.texts) == 1  # filed once
+
+
+async def test_an_outcome_no_stream_showed_is_published_and_its_check_deleted(
+    fakes: Fakes,
+) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    capture = a_capture()
+    [_ async for _ in capture_text(capture, fakes.adapters)]  # nobody shows it
+    assert not fakes.queues.outcomes  # held, for the outcome delay
+    await background.drain()
+    assert [o.capture_id for o in fakes.queues.outcomes] == [capture.capture_id]
+    assert [j.capture_id for j in fakes.queues.cancelled] == [capture.capture_id]
+    assert not fakes.queues.pending
+
+
+async def test_a_shown_outcome_whose_check_stays_is_marked_so_the_check_tells_nothing(
+    fakes: Fakes,
+) -> None:
+    from shared.services.after_write import shown
+
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    fakes.queues.fail_next("cancel", StorageUnavailable("down"))
+    capture = a_capture()
+    settled = [p async for p in capture_text(capture, fakes.adapters)][-1].item
+    shown(settled, fakes.repo)
+    await background.drain()
+    assert fakes.repo.stored(USER, settled.id).was_shown_live
+    await fakes.queues.deliver(lambda job: handle_classify_job(job, fakes.adapters))
+    await background.drain()
+    assert not fakes.queues.outcomes

@@ -115,7 +115,7 @@ async def test_a_poisoned_voice_note_with_its_transcript_stored_is_queued(fakes:
     item = fakes.repo.seed(voice_item(status=Status.RECEIVED, text="Call Sarah"))
     result = await settle_poisoned_voice_note(poisoned_blob(item.audio_blob), fakes.adapters)
     assert result.status is Status.QUEUED and result.error is None
-    assert [s.job for s in fakes.queues.sent] == [job_for(item)]
+    assert [s.job for s in fakes.queues.sent] == [job_for(item, handed_over=True)]
 
 
 @pytest.mark.parametrize("status", [Status.QUEUED, Status.FILED, Status.FAILED])

@@ -42,13 +42,17 @@ async def read_until(events: AsyncIterator, last: str) -> None:
 
 
 def was_shown(fakes: Fakes, item: InboxItem) -> bool:
-    """Shown live: the outcome message this process published for that version was taken back
-    (no push job runs, issue 32), or, where there was none to take back, the version marked."""
-    taken_back = any(
-        o.capture_id == item.id and o.settled_at == item.updated_at
-        for o in fakes.queues.cancelled_outcomes
+    """Shown live (issue 32: no push job runs): the outcome its live run held went out as no
+    message at all, its check deleted; or the message this process published for that version
+    was taken back; or, where there was neither, the version marked."""
+
+    def told(outcomes: list) -> bool:
+        return any(o.capture_id == item.id and o.settled_at == item.updated_at for o in outcomes)
+
+    released = not told(fakes.queues.outcomes) and any(
+        job.capture_id == item.id and job.tells_outcome for job in fakes.queues.cancelled
     )
-    return taken_back or item.was_shown_live
+    return released or told(fakes.queues.cancelled_outcomes) or item.was_shown_live
 
 
 def stored(fakes: Fakes, capture: TextCapture) -> InboxItem:
@@ -64,7 +68,7 @@ async def test_a_run_read_to_its_end_marks_the_outcome_it_told(fakes: Fakes) -> 
     assert types[-1] == "RUN_FINISHED"
     item = stored(fakes, capture)
     assert item.status is Status.FILED and was_shown(fakes, item)
-    # Taken back, so nothing is written to mark it and no push job is left.
+    # Held until shown, so nothing is written to mark it and no push job is left.
     assert item.outcome_shown_at is None
     assert not [o for o in fakes.queues.outcomes if o.capture_id == item.id]
 

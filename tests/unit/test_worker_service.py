@@ -15,6 +15,7 @@ from shared.domain.errors import ClassifierUnavailable, StorageUnavailable
 from shared.domain.messages import ClassifyJob
 from shared.services import after_write, background
 from shared.services.after_write import schedule_check
+from shared.services.placement import filed_item_for
 from shared.services.worker import handle_classify_job, queue_for_worker, upload_deadline
 from tests.fakes import USER, Fakes, guess, job_for, new_id, text_item, voice_item
 
@@ -77,6 +78,28 @@ async def test_a_job_delivered_twice_at_once_files_once(fakes: Fakes) -> None:
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PEOPLE]
     await background.drain()
     assert len(fakes.queues.outcomes) == 1
+
+
+async def test_a_handed_over_job_files_with_no_sweep_on_its_first_delivery(fakes: Fakes) -> None:
+    """Issue 32: nothing of an earlier attempt can be in a bucket, so the job skips the sweep of
+    the other buckets (five storage calls); a redelivery sweeps what a dead attempt left."""
+    item = await queue_for_worker(fakes.repo.seed(text_item()), fakes.adapters)
+    (sent,) = fakes.queues.sent
+    assert sent.job.handed_over and sent.job.capture_id == item.id
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    fakes.repo.calls.clear()
+    await handle_classify_job(sent.job, fakes.adapters, first_delivery=True)
+    assert fakes.repo.calls == ["get", "put_filed", "save"]
+
+    # An attempt that died after its filed item (Ideas) and before its save; then the host
+    # hands the job out again and the model answers otherwise.
+    other = fakes.repo.seed(text_item("tiles", status=Status.QUEUED))
+    dead = other.classified(guess(Bucket.IDEAS, 0.9, "Tiles"))
+    await fakes.repo.put_filed(filed_item_for(dead))
+    fakes.classifier.then(guess(Bucket.PROJECTS, 0.9, "Tiles"))
+    job = ClassifyJob(capture_id=other.id, user_id=USER, handed_over=True)
+    await handle_classify_job(job, fakes.adapters, first_delivery=False)
+    assert fakes.repo.filed_buckets(USER, other.id) == [Bucket.PROJECTS]
 
 
 async def test_the_model_down_leaves_the_job_for_the_hosts_retry(fakes: Fakes) -> None:
