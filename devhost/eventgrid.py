@@ -5,8 +5,9 @@ One publisher is one subscription: a container (the subject filter
 `/blobServices/default/containers/<container>/blobs/`, BlobCreated only) and a webhook.
 Before any event it does the validation handshake (a `SubscriptionValidation` delivery whose
 code the webhook must echo), waiting for the webhook to come up. Then it lists the container
-every `interval` and delivers each new blob version (name, ETag) on its own, as a one-event
-array in the Event Grid schema, with Event Grid's headers. A delivery that fails or times out
+every `interval` (backing off to `idle_interval` while nothing comes) and delivers each new
+blob version (name, ETag) on its own, as a one-event array in the Event Grid schema, with
+Event Grid's headers. A delivery that fails or times out
 (30 s) is retried with backoff on Event Grid's schedule, shortened tenfold for local work
 (1 s, 3 s, 6 s, 30 s, then every minute; 30 attempts), except after 400, 401, 403 and 413,
 which Event Grid does not retry either.
@@ -98,10 +99,16 @@ def subscriptions_for(functions: Iterable[LoadedFunction], base_url: str) -> lis
 
 
 class BlobEventPublisher:
-    def __init__(self, subscription: Subscription, *, interval: float = 0.25) -> None:
+    def __init__(
+        self, subscription: Subscription, *, interval: float = 0.25, idle_interval: float = 1.0
+    ) -> None:
         self.subscription = subscription
+        # Listed every `interval` while blobs come, backing off to `idle_interval` while none
+        # does: a second at most, as Event Grid's own delivery takes, and a quarter of the
+        # listings (each a request and an XML parse in the host's process) on an idle host.
         self._interval = interval
-        # Listed four times a second: no proxy lookup on each (storage.proxy_options).
+        self._idle_interval = max(interval, idle_interval)
+        # Listed up to four times a second: no proxy lookup on each (storage.proxy_options).
         self._service = BlobServiceClient.from_connection_string(
             connection_string(subscription.connection), **proxy_options()
         )
@@ -140,13 +147,16 @@ class BlobEventPublisher:
             self.subscription.container,
             self.subscription.webhook,
         )
+        interval = self._interval
         try:
             while True:
                 try:
-                    await self.poll()
+                    found = await self.poll()
                 except Exception as exc:  # Azurite down for a moment: keep polling
                     log.warning("listing %s failed: %r", self.subscription.container, exc)
-                await asyncio.sleep(self._interval)
+                    found = False
+                interval = self._interval if found else min(self._idle_interval, interval * 2)
+                await asyncio.sleep(interval)
         finally:
             for task in self._tasks:
                 task.cancel()
@@ -195,13 +205,16 @@ class BlobEventPublisher:
                 )
             return
 
-    async def poll(self) -> None:
-        """One look at the container: deliver new versions, forget blobs that are gone."""
+    async def poll(self) -> bool:
+        """One look at the container: deliver new versions, forget blobs that are gone.
+        Whether it found a new one."""
         current = await self._listing()
+        found = False
         for name, props in current.items():
             key = (name, props.etag)
             if self._delivered.get(name) == props.etag or key in self._in_flight:
                 continue
+            found = True
             self._in_flight.add(key)
             task = asyncio.create_task(self._deliver(self._blob_created(props), key))
             self._tasks.add(task)
@@ -211,6 +224,7 @@ class BlobEventPublisher:
             self._dirty = True
         if self._dirty:
             await self._save()
+        return found
 
     async def _listing(self) -> dict[str, BlobProperties]:
         try:
