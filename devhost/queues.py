@@ -242,23 +242,40 @@ class _Lease:
 
 
 def watch_app_enqueues(on_enqueue: Callable[[str], None]) -> None:
-    """Call `on_enqueue(queue_name)` whenever the app sends with the async queue SDK.
+    """Call `on_enqueue(queue_name)` whenever a message the app sends with the async queue SDK
+    becomes visible: at once, or, for one sent hidden (`visibility_timeout`), when it comes
+    due, unless the app deleted it first (issue 32: every capture's check is deleted unseen).
 
-    The real host wakes its listeners only for its own output bindings; our app enqueues
-    with the SDK, so locally the devhost watches that too rather than wait out a poll. A
-    message sent hidden (`visibility_timeout`) wakes nobody: a poll now could not see it, and
-    every capture sends two such (its delayed check and its outcome), so waking for them cost
-    two empty polls a capture (issue 32's profile); the listener finds them by polling.
+    The real host wakes its listeners only for its own output bindings and finds the rest by
+    polling, up to `maxPollingInterval` late; our app enqueues with the SDK, so locally the
+    devhost watches that rather than wait out a poll.
     """
-    original = QueueClient.send_message
-    if getattr(original, "_devhost_watched", False):
+    original_send = QueueClient.send_message
+    if getattr(original_send, "_devhost_watched", False):
         return
+    original_delete = QueueClient.delete_message
+    coming_due: dict[str, asyncio.TimerHandle] = {}  # message id → its wake
+
+    def due(message_id: str, queue_name: str) -> None:
+        coming_due.pop(message_id, None)
+        on_enqueue(queue_name)
 
     async def send_message(self: QueueClient, *args: Any, **kwargs: Any) -> Any:
-        result = await original(self, *args, **kwargs)
-        if not kwargs.get("visibility_timeout"):
+        sent = await original_send(self, *args, **kwargs)
+        hidden_s = kwargs.get("visibility_timeout")
+        if not hidden_s:
             on_enqueue(self.queue_name)
-        return result
+        else:
+            loop = asyncio.get_running_loop()
+            coming_due[sent.id] = loop.call_later(hidden_s, due, sent.id, self.queue_name)
+        return sent
+
+    async def delete_message(self: QueueClient, message: Any, *args: Any, **kwargs: Any) -> Any:
+        wake = coming_due.pop(message if isinstance(message, str) else message.id, None)
+        if wake is not None:
+            wake.cancel()
+        return await original_delete(self, message, *args, **kwargs)
 
     send_message._devhost_watched = True  # type: ignore[attr-defined]
     QueueClient.send_message = send_message  # type: ignore[method-assign]
+    QueueClient.delete_message = delete_message  # type: ignore[method-assign]

@@ -111,8 +111,9 @@ async def _store_and_file(
         log.warning("capture %s deferred to the worker: %s", item.id, type(exc).__name__)
         tracing.annotate(outcome="queued")
         deferred = await defer_to_worker(item, adapters)
-        if deferred.status is Status.QUEUED:
-            cancel_check(check, adapters.queues)  # the worker's own job stands in for it
+        if deferred.status is not Status.RECEIVED:
+            # Queued (or filed already by the worker): its job stands in for the check.
+            cancel_check(check, adapters.queues)
         report(Deferred(deferred))
 
 
