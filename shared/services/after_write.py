@@ -1,7 +1,8 @@
 """What follows a write, one way: the delayed check each write of a capture sends before it
-writes, publishing an outcome after it, and marking an outcome shown once a client was sent
-it. Each runs beside the write (background.spawn), best effort: none fails or holds up the
-write, but for the check, which the write waits for up to CHECK_FIRST_S.
+writes, publishing an outcome after it (or, for a live run, holding it for the run's own
+stream), and marking an outcome shown once a client was sent it. Each runs beside the write
+(background.spawn), best effort: none fails or holds up the write, but for the check, which
+the write waits for up to CHECK_FIRST_S.
 
 The delayed check is the safety net: when it comes due, the classify worker
 (worker.handle_classify_job) finishes whatever the writer's process did not: classifying,
