@@ -43,9 +43,19 @@ async def classify_and_file(
     with tracing.span("classify"):
         if item.clarifications:
             settled = await settled_on_answer(item, classifier)
-        else:
-            settled = item.classified(await classifier.classify(text))
-    return await file_capture(item, settled, repo, queues, publish=publish)
+            return await file_capture(item, settled, repo, queues, publish=publish)
+        guess = await classifier.classify(text)
+    try:
+        return await file_capture(item, item.classified(guess), repo, queues, publish=publish)
+    except StaleItem:
+        # Marked queued meanwhile (a run handing the capture over while the worker already
+        # had it): the same words still waiting get the same answer, with no second model call.
+        current = await repo.get(item.user_id, item.id)
+        if current is None or not current.may_be_classified() or current.clarifications:
+            raise
+        if current.text_to_classify() != text:
+            raise
+        return await file_capture(current, current.classified(guess), repo, queues, publish=publish)
 
 
 async def file_capture(

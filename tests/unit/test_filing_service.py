@@ -304,9 +304,24 @@ async def test_the_classifier_yields_to_a_capture_settled_first(fakes: Fakes) ->
     assert [m.bucket for m in fakes.queues.outcomes] == [Bucket.ADMIN]  # the user's only
 
 
-async def test_the_classifier_losing_to_an_unsettled_change_takes_back_its_filed_item(
+async def test_the_classifier_losing_to_other_words_takes_back_its_filed_item(
     fakes: Fakes,
 ) -> None:
+    item = fakes.repo.seed(text_item())
+
+    async def other_words_meanwhile() -> None:
+        current = await fakes.repo.get(USER, item.id)
+        await fakes.repo.save(current.queued().model_copy(update={"text": "order tiles"}))
+
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9))
+    fakes.repo.before_next("save", other_words_meanwhile)
+    with pytest.raises(StaleItem):  # its answer was to other words: the worker's job asks
+        await classify(fakes, item)
+    assert fakes.repo.stored(USER, item.id).status is Status.QUEUED
+    assert fakes.repo.filed_count() == 0
+
+
+async def test_the_classifier_losing_to_a_queued_mark_files_the_same_answer(fakes: Fakes) -> None:
     item = fakes.repo.seed(text_item())
 
     async def queued_meanwhile() -> None:
@@ -315,10 +330,12 @@ async def test_the_classifier_losing_to_an_unsettled_change_takes_back_its_filed
 
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9))
     fakes.repo.before_next("save", queued_meanwhile)
-    with pytest.raises(StaleItem):  # the worker's job, queued meanwhile, settles it
-        await classify(fakes, item)
-    assert fakes.repo.stored(USER, item.id).status is Status.QUEUED
-    assert fakes.repo.filed_count() == 0
+    filed = await classify(fakes, item)
+    assert (filed.status, fakes.repo.filed_buckets(USER, item.id)) == (
+        Status.FILED,
+        [Bucket.PEOPLE],
+    )
+    assert len(fakes.classifier.texts) == 1
 
 
 async def test_the_users_choice_does_not_yield(fakes: Fakes) -> None:
