@@ -64,7 +64,7 @@ async def _cancel(sending: asyncio.Task[QueueReceipt | None], queues: CaptureQue
         await queues.cancel(receipt)
         return True
     except Exception:
-        log.warning("could not cancel a check (it will find nothing to do)", exc_info=True)
+        log.warning("could not cancel a check (it will come due)", exc_info=True)
         return False
 
 
@@ -153,9 +153,10 @@ def hold_outcome(
 ) -> None:
     """The live run that sent `check` settled `item`: keep its outcome for the run's stream to
     show (`shown`), and publish it, visible at once, if none did within the queues'
-    outcome_delay_s (the client left). A run whose check was not sent publishes at once."""
+    outcome_delay_s (the client left). A run whose check was not sent has nothing to hold it
+    under, and publishes it as any writer does."""
     if check.done() and check.result() is None:
-        publish_outcome(item, queues)  # no safety net to hold it under
+        publish_outcome(item, queues)
         return
     key = (item.id, item.updated_at)
     hold = _held[key] = _Hold(check)
