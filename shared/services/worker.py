@@ -71,8 +71,10 @@ async def handle_classify_job(
         item = filed
     elif not item.is_settled:
         return item  # the blob trigger's retries own it, or it has nothing to classify
-    elif job.tells_outcome:
-        tell_unshown(item, adapters.queues)  # its run may have died holding the outcome
+    elif job.tells_outcome or (job.handed_over and not first_delivery):
+        # Its run may have died holding the outcome, or an earlier delivery of this job
+        # between its save and its publish.
+        tell_unshown(item, adapters.queues)
     # A process that died between its filed item and its save may have left a copy elsewhere.
     return await converge(item.user_id, item.id, repo, known=item)
 

@@ -403,9 +403,11 @@ async def die_at(app: Adapters, name: str, at: int) -> tuple[Any, Steps]:
     return subject, steps
 
 
-# The live runs: they hold the outcome for their stream to show (issue 32), so their check must
-# tell it when the process died before it was shown or published.
+# The live runs hold the outcome for their stream to show (issue 32), so their check must tell
+# it when the process died before it was shown or published. The worker's outcome is told too
+# (its publish, beside the write, is no step here: tests/unit/test_worker_service.py kills it).
 LIVE = {"text capture", "follow-up"}
+TELLS = LIVE | {"worker"}
 
 
 @pytest.mark.parametrize("name", ["text capture", "follow-up", "worker", "transcription"])
@@ -436,7 +438,7 @@ async def test_a_process_killed_between_any_two_steps_leaves_a_capture_that_sett
         doc = assert_consistent(cosmos, capture_id)
         assert doc is not None, where
         assert Status(doc["status"]) not in UNSETTLED, (where, doc["status"])
-        if name in LIVE:
+        if name in TELLS:
             # Its outcome is told: shown to the client it died with, or not, it is published.
             assert await outcome_told(storage_conn, capture_id, doc["updatedAt"]), where
 

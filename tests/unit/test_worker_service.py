@@ -20,8 +20,8 @@ from shared.services.worker import handle_classify_job, queue_for_worker, upload
 from tests.fakes import USER, Fakes, guess, job_for, new_id, text_item, voice_item
 
 
-def handler(fakes: Fakes):
-    return lambda job: handle_classify_job(job, fakes.adapters)
+def handler(fakes: Fakes, *, first_delivery: bool = False):
+    return lambda job: handle_classify_job(job, fakes.adapters, first_delivery=first_delivery)
 
 
 @pytest.mark.parametrize("status", [Status.RECEIVED, Status.QUEUED])
@@ -55,7 +55,8 @@ async def test_a_job_that_could_not_be_sent_leaves_the_capture_received(fakes: F
 async def test_a_job_delivered_twice_files_once(fakes: Fakes) -> None:
     item = await queue_for_worker(fakes.repo.seed(text_item()), fakes.adapters)
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
-    first, second = await fakes.queues.deliver(handler(fakes), twice=True)
+    # The same job sent twice: each copy's first delivery.
+    first, second = await fakes.queues.deliver(handler(fakes, first_delivery=True), twice=True)
     assert first == second and first.status is Status.FILED
     assert len(fakes.classifier.texts) == 1  # the second found it settled
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PEOPLE]
@@ -245,3 +246,22 @@ async def test_the_deadline_is_the_upload_urls_life_and_the_grace(
     item = fakes.repo.seed(voice_item(created_at=created_ago(91)))
     assert await handle_classify_job(job_for(item), fakes.adapters) is None
     assert fakes.repo.stored(USER, item.id) is None
+
+
+async def test_a_redelivered_job_tells_the_outcome_its_dead_attempt_did_not(fakes: Fakes) -> None:
+    """An attempt that died between its save and its publish: the host hands the job out
+    again, and the worker, finding the capture settled, publishes the outcome."""
+    item = await queue_for_worker(fakes.repo.seed(text_item()), fakes.adapters)
+    (sent,) = fakes.queues.sent
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    filed = await handle_classify_job(sent.job, fakes.adapters, first_delivery=True)
+    for task in list(background._tasks):  # the process dies before its publish went out
+        task.cancel()
+    await asyncio.gather(*background._tasks, return_exceptions=True)
+    assert not fakes.queues.outcomes
+
+    await handle_classify_job(sent.job, fakes.adapters, first_delivery=False)
+    await background.drain()
+    (told,) = fakes.queues.outcomes
+    assert (told.capture_id, told.settled_at) == (item.id, filed.updated_at)
+    assert len(fakes.classifier.texts) == 1
