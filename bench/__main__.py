@@ -11,8 +11,9 @@ voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle feed'
 through the offline models: the share filed in the right bucket, bench/followups.py), `recall`
 (one user with 10,000 captures: bucket, person and search pages, and the export), `digest`
 (composing one digest, and `--users` users' digests through the timer and the worker,
-bench/digest.py), `peer` (the devhost beside Agent Framework's AG-UI endpoint, bench/peer.py;
-installs .venv-peer)."""
+bench/digest.py), `worker` (the classify worker draining `--queued` captures, and the CPU it
+and the emulators spend on each), `peer` (the devhost beside Agent Framework's AG-UI endpoint,
+bench/peer.py; installs .venv-peer)."""
 
 from __future__ import annotations
 
@@ -69,7 +70,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.part != "all":
-        return run_part(args.part, args.repeat, argv, users=args.users, items=args.items)
+        return run_part(
+            args.part, args.repeat, argv, users=args.users, items=args.items, queued=args.queued
+        )
 
     webapp.build()  # the app as the sources are now
     runs = []
@@ -114,7 +117,17 @@ def _write(report: dict, name: str) -> None:
     print(f"\nwritten: {RESULTS / latest}")
 
 
-PARTS = ("concurrency", "costs", "feed", "package", "followups", "peer", "recall", "digest")
+PARTS = (
+    "concurrency",
+    "costs",
+    "feed",
+    "package",
+    "followups",
+    "peer",
+    "recall",
+    "digest",
+    "worker",
+)
 
 
 def run_part(
@@ -123,6 +136,7 @@ def run_part(
     argv: list[str] | None,
     users: int = digest.USERS,
     items: int = digest.ITEMS,
+    queued: int = 500,
 ) -> int:
     if part == "package":
         runs = [merge([coldstart.package() for _ in range(repeat)])]
@@ -130,6 +144,8 @@ def run_part(
         with stack() as s:
             if part == "digest":
                 runs = [digest.run(s, repeat, users, items)]
+            elif part == "worker":
+                runs = [_worker(s, repeat, queued)]
             else:
                 runs = [_PART_RUNS[part](s, repeat)]
     report = {
@@ -239,16 +255,33 @@ def one_run(s: Stack, captures: int, queued: int) -> dict:
         with s.database() as cosmos:
             result["concurrent_50"] = text.concurrent(host.base_url, cosmos, 50)
 
+    result["worker"] = _drain(s, queued)
+    return result
+
+
+def _drain(s: Stack, queued: int) -> dict:
+    """The classify worker alone on `queued` captures, with the 300 ms model."""
     s.model.reset()
+    s.model.set_default(fake_openai.classification("Projects", 0.9, "Bench", delay_s=MODEL_DELAY_S))
     # The outcomes are counted on captures-outcomes: the push worker, which reads it, is off.
     no_push = {"AzureWebJobs.push_worker.Disabled": "true"}
-    result["worker"] = worker.drain(
+    result = worker.drain(
         lambda: s.devhost("worker", scripted=True, **no_push),
         s.settings["AzureWebJobsStorage"],
         queued,
+        s.emulator_pids,
     )
-    result["worker"]["model_calls_per_capture"] = round(len(s.model.requests) / queued, 3)
+    result["model_calls_per_capture"] = round(len(s.model.requests) / queued, 3)
     return result
+
+
+def _worker(s: Stack, repeat: int, queued: int) -> dict:
+    runs = []
+    for number in range(1, repeat + 1):
+        print(f"run {number} of {repeat} ...", file=sys.stderr, flush=True)
+        runs.append(_drain(s, queued))
+        print(json.dumps(runs[-1]), file=sys.stderr, flush=True)
+    return {**merge(runs), "runs": runs}
 
 
 def merge(runs: list[dict]) -> dict:

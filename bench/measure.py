@@ -11,6 +11,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psutil
+
+
+def cpu_s(*pids: int) -> float:
+    """User + system CPU seconds of some processes and any children they run."""
+    total = 0.0
+    for pid in pids:
+        root = psutil.Process(pid)
+        for proc in [root, *root.children(recursive=True)]:
+            try:
+                times = proc.cpu_times()
+            except psutil.NoSuchProcess:
+                continue
+            total += times.user + times.system
+    return total
 
 
 @dataclass

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from bench.measure import RunTiming, percentiles
+from bench.measure import RunTiming, cpu_s, percentiles
 from bench.stack import Stack
 from bench.text import capture, capture_texts
 from devhost.emulators import REPO, free_port
@@ -75,19 +75,6 @@ def peer_server(model_base_url: str, log: Path) -> Iterator[tuple[str, int]]:
             proc.wait()
 
 
-def _cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a server process and any children it runs."""
-    root = psutil.Process(pid)
-    total = 0.0
-    for proc in [root, *root.children(recursive=True)]:
-        try:
-            times = proc.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        total += times.user + times.system
-    return total
-
-
 def _rss_mib(pid: int) -> float:
     root = psutil.Process(pid)
     rss = sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
@@ -102,9 +89,9 @@ def measure(base_url: str, pid: int, warm_up: int = 10) -> dict:
         for _ in range(warm_up):
             capture(client, next(texts))
         runs += warm_up
-        before = _cpu_s(pid)
+        before = cpu_s(pid)
         in_turn = [capture(client, next(texts)) for _ in range(IN_TURN)]
-        cpu_ms = (_cpu_s(pid) - before) * 1000 / IN_TURN
+        cpu_ms = (cpu_s(pid) - before) * 1000 / IN_TURN
         runs += IN_TURN
     at_once = _at_once(base_url, [next(texts) for _ in range(AT_ONCE)])
     runs += AT_ONCE

@@ -1,5 +1,6 @@
-"""`python -m bench.profile_run [OUT]`: py-spy on a devhost while 100 text captures run in turn
-against the 300 ms scripted model (issue 32), then the top entries, by own and by total samples.
+"""`python -m bench.profile_run [--worker] [OUT]`: py-spy on a devhost while 100 text captures
+run in turn against the 300 ms scripted model (issue 32), or with `--worker` while its classify
+worker drains 500 queued captures; then the top entries, by own and by total samples.
 """
 
 from __future__ import annotations
@@ -9,15 +10,25 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
+from bench import worker
 from bench.stack import stack
 from bench.text import capture, capture_texts
 from testkit.fake_openai import classification
 
+_NO_PUSH = {"AzureWebJobs.push_worker.Disabled": "true"}
 _PREFIXES = re.compile(r"\S*/site-packages/|\S*/lib/python3\.\d+/|\S*/h\d+/|/work/main/")
+
+
+def _spy(pid: int, out: Path) -> subprocess.Popen:
+    spy = [sys.prefix + "/bin/py-spy", "record", "--pid", str(pid), "--format", "raw"]
+    spy += ["--rate", "200", "--nonblocking", "-o", str(out)]
+    return subprocess.Popen(spy, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def record(out: Path, captures: int = 100) -> None:
@@ -28,14 +39,28 @@ def record(out: Path, captures: int = 100) -> None:
             with httpx.Client(base_url=host.base_url, timeout=60) as client:
                 for _ in range(10):
                     capture(client, next(texts))
-                spy = [sys.prefix + "/bin/py-spy", "record", "--pid", str(host.proc.pid)]
-                spy += ["--format", "raw", "--rate", "200", "--nonblocking", "-o", str(out)]
-                proc = subprocess.Popen(spy, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                proc = _spy(host.proc.pid, out)
                 time.sleep(2)  # py-spy attached
                 for _ in range(captures):
                     capture(client, next(texts))
                 proc.send_signal(2)
                 proc.wait(60)
+
+
+def record_worker(out: Path, captures: int = 500) -> None:
+    with stack() as s:
+        s.model.set_default(classification(delay_s=0.3))
+        spied: list[subprocess.Popen] = []
+
+        @contextmanager
+        def host() -> Iterator:
+            with s.devhost("profile-worker", scripted=True, **_NO_PUSH) as started:
+                spied.append(_spy(started.proc.pid, out))
+                yield started
+                spied[0].send_signal(2)
+                spied[0].wait(60)
+
+        worker.drain(host, s.settings["AzureWebJobsStorage"], captures)
 
 
 def top(raw: Path, count: int = 15) -> str:
@@ -58,7 +83,8 @@ def top(raw: Path, count: int = 15) -> str:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else "bench/results/profile.raw")
+    paths = [a for a in sys.argv[1:] if a != "--worker"]
+    target = Path(paths[0] if paths else "bench/results/profile.raw")
     target.parent.mkdir(exist_ok=True)
-    record(target)
+    record_worker(target) if "--worker" in sys.argv else record(target)
     print(top(target))

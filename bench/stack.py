@@ -22,6 +22,7 @@ class Stack:
     model: FakeOpenAI
     workdir: Path
     ports: Ports  # the emulators', for a bench that puts a tap in front of one
+    emulator_pids: list[int]  # for a bench that counts the emulators' CPU
 
     @contextmanager
     def database(self) -> Iterator:
@@ -69,7 +70,7 @@ def stack() -> Iterator[Stack]:
             os.environ.update(settings)  # for provisioning and the in-process measurements
             _provision()
             with FakeOpenAI() as model:
-                yield Stack(settings, model, workdir, emulators.ports)
+                yield Stack(settings, model, workdir, emulators.ports, emulators.pids)
 
 
 def _provision() -> None:

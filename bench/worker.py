@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 
 from azure.storage.queue import QueueClient
 
+from bench.measure import cpu_s
 from bench.text import capture_texts
 from testkit.support import DevhostProcess, clear_queue
 
@@ -46,13 +47,17 @@ def drain(
     start_host: Callable[[], AbstractContextManager[DevhostProcess]],
     storage: str,
     count: int,
+    emulator_pids: Sequence[int] = (),
 ) -> dict:
+    """Drain `count` queued captures; with `emulator_pids`, also the CPU each side spent a
+    capture (the devhost's one core against the emulators', which share the machine)."""
     for queue in ("captures-classify", "captures-outcomes"):
         clear_queue(storage, queue)
     asyncio.run(_prefill(count))
     outcomes = QueueClient.from_connection_string(storage, "captures-outcomes")
     with start_host() as host:
         ready = time.perf_counter()
+        host_cpu, emulator_cpu = cpu_s(host.proc.pid), cpu_s(*emulator_pids)
         first = None
         while True:
             done = outcomes.get_queue_properties().approximate_message_count
@@ -65,12 +70,18 @@ def drain(
                 raise RuntimeError(f"only {done} of {count} captures filed in 10 minutes")
             time.sleep(0.05)
         peak_kib = _peak_rss_kib(host.proc.pid)
-    return {
+        host_cpu = cpu_s(host.proc.pid) - host_cpu
+        emulator_cpu = cpu_s(*emulator_pids) - emulator_cpu
+    result = {
         "captures": count,
         "per_s_from_ready": round(count / (now - ready), 1),
         "per_s_steady": round((count - 1) / (now - first), 1),
         "peak_rss_mib": round(peak_kib / 1024, 1),
+        "devhost_cpu_ms_per_capture": round(host_cpu * 1000 / count, 2),
     }
+    if emulator_pids:
+        result["emulators_cpu_ms_per_capture"] = round(emulator_cpu * 1000 / count, 2)
+    return result
 
 
 def _peak_rss_kib(pid: int) -> int:

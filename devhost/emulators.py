@@ -130,6 +130,11 @@ class Emulators:
     def alive(self) -> bool:
         return all(p.poll() is None for p in self._procs)
 
+    @property
+    def pids(self) -> list[int]:
+        """Azurite's and the Cosmos server's processes (for a bench that counts their CPU)."""
+        return [p.pid for p in self._procs]
+
     def stop(self) -> None:
         for p in self._procs:
             if p.poll() is None:

@@ -142,6 +142,7 @@ async def app(provisioned: dict[str, str], fake: fake_openai.FakeOpenAI) -> Asyn
         transcriber=OpenAITranscriber(client, "whisper"),
     )
     await background.drain()
+    await client.close()
     await reset()
 
 

@@ -170,3 +170,4 @@ async def test_transcriber_down_is_retried_by_the_host(app, storage_conn, fake) 
     assert request.model == "whisper" and request.file.size == len(SARAH)
     assert len(classify_jobs(storage_conn, capture_id)) == 1
     assert not blob_exists(storage_conn, name)
+    await client.close()
