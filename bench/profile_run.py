@@ -50,15 +50,14 @@ def record(out: Path, captures: int = 100) -> None:
 def record_worker(out: Path, captures: int = 500) -> None:
     with stack() as s:
         s.model.set_default(classification(delay_s=0.3))
-        spied: list[subprocess.Popen] = []
 
         @contextmanager
         def host() -> Iterator:
             with s.devhost("profile-worker", scripted=True, **_NO_PUSH) as started:
-                spied.append(_spy(started.proc.pid, out))
+                spy = _spy(started.proc.pid, out)
                 yield started
-                spied[0].send_signal(2)
-                spied[0].wait(60)
+                spy.send_signal(2)
+                spy.wait(60)
 
         worker.drain(host, s.settings["AzureWebJobsStorage"], captures)
 
@@ -86,5 +85,8 @@ if __name__ == "__main__":
     paths = [a for a in sys.argv[1:] if a != "--worker"]
     target = Path(paths[0] if paths else "bench/results/profile.raw")
     target.parent.mkdir(exist_ok=True)
-    record_worker(target) if "--worker" in sys.argv else record(target)
+    if "--worker" in sys.argv:
+        record_worker(target)
+    else:
+        record(target)
     print(top(target))
