@@ -26,7 +26,7 @@ from .cors import (
 )
 from .emulators import REPO, Emulators, Ports
 from .eventgrid import BlobEventPublisher, Subscription, SubscriptionError, subscriptions_for
-from .host import DevHost, load
+from .host import DevHost, load, run
 from .loader import AppLoadError, LoadedFunction
 from .timer_schedule import TimerSpec
 from .webapp import WEB_DIST, WEB_PORT, WebAppServer
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     if devhost is None:
         return 1
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(devhost, args.host, args.port, args.event_grid))
+        run(_serve(devhost, args.host, args.port, args.event_grid))
     return _leave_if_warming(0)
 
 
@@ -283,7 +283,7 @@ def _stack(
         if devhost is None:
             return 1
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_provision_and_serve(devhost, host, port, cors, web_lines))
+            run(_provision_and_serve(devhost, host, port, cors, web_lines))
     finally:
         emulators.stop()
     return 0

@@ -10,7 +10,9 @@ import logging
 import os
 import re
 import signal
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -30,6 +32,19 @@ from .timer_schedule import TimerSpec
 from .timers import HOSTS_CONTAINER, BlobStatusStore, Clock, SystemClock, TimerListener
 
 log = logging.getLogger("devhost")
+
+
+def run(main: Coroutine[Any, Any, Any]) -> Any:
+    """Run the host's event loop to the end of `main`: uvloop's where it is installed (it is
+    in requirements-dev.txt, but for Windows, which it does not support), as the Functions
+    Python worker's can be: its loop, written in C, costs the host less CPU a capture than
+    asyncio's own (BENCHMARKS.md, issue 32)."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main)
 
 
 def load(app_dir: Path) -> tuple[HostConfig, list[LoadedFunction]]:
