@@ -27,9 +27,9 @@ class TextCapture(BaseModel):
         return capture_id_for(self.user_id, self.capture_key)
 
 
-async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> InboxItem:
-    """Store the capture (status received); a retry gets the item stored the first time."""
-    item = InboxItem(
+def inbox_item_for(capture: TextCapture) -> InboxItem:
+    """The inbox item a new text capture is stored as (status received)."""
+    return InboxItem(
         id=capture.capture_id,
         user_id=capture.user_id,
         source="text",
@@ -37,6 +37,11 @@ async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> I
         thread_id=capture.thread_id,
         run_id=capture.run_id,
     )
+
+
+async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> InboxItem:
+    """Store the capture (status received); a retry gets the item stored the first time."""
+    item = inbox_item_for(capture)
     if capture.answers_in_thread:
         await _refuse_while_asking(capture, repo)
     stored, created = await repo.add(item)

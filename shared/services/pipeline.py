@@ -2,7 +2,8 @@
 report what happened as domain progress (shared/domain/progress.py), for any door to tell.
 
 The work runs in a task of its own, so a client that goes away mid-way still gets its capture
-filed; the progress stream only relays what the task reports.
+filed; the progress stream only relays what the task reports. A new text capture's words go to
+the model while the capture is stored: its answer is used only once the capture is.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from shared import tracing
 from shared.domain.capture import InboxItem, Status
+from shared.domain.classification import Classification
 from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
 from shared.domain.messages import ClassifyJob
-from shared.domain.ports import Adapters
+from shared.domain.ports import Adapters, Classifier
 from shared.domain.progress import Deferred, Progress, Settled, Stored
 from shared.services.after_write import cancel_check, hold_outcome, schedule_check
 from shared.services.background import spawn
-from shared.services.capture import TextCapture, store_text_capture
+from shared.services.capture import TextCapture, inbox_item_for, store_text_capture
 from shared.services.filing import classify_and_file
 from shared.services.worker import queue_for_worker
 
@@ -35,6 +37,7 @@ def capture_text(capture: TextCapture, adapters: Adapters) -> AsyncIterator[Prog
         ClassifyJob(capture_id=capture_id, user_id=capture.user_id),
         lambda: store_text_capture(capture, adapters.repo),
         adapters,
+        words=inbox_item_for(capture).text_to_classify() or None,
     )
 
 
@@ -57,12 +60,17 @@ async def capture_text_within(capture: TextCapture, adapters: Adapters, wait_s: 
 
 
 async def filing_progress(
-    capture: ClassifyJob, store: Callable[[], Awaitable[InboxItem]], adapters: Adapters
+    capture: ClassifyJob,
+    store: Callable[[], Awaitable[InboxItem]],
+    adapters: Adapters,
+    *,
+    words: str | None = None,
 ) -> AsyncIterator[Progress]:
     """Store (with `store`), classify and file `capture`; the work starts when the stream is
-    first read, and goes on if its reader leaves."""
+    first read, and goes on if its reader leaves. `words`: what the stored capture will ask the
+    model, when known before it is stored."""
     progress: asyncio.Queue[Progress] = asyncio.Queue()
-    spawn(_store_and_file(capture, store, adapters, progress.put_nowait))
+    spawn(_store_and_file(capture, store, adapters, progress.put_nowait, words))
     first = await progress.get()
     yield first
     if not isinstance(first, NotStored):
@@ -74,6 +82,24 @@ async def _store_and_file(
     store: Callable[[], Awaitable[InboxItem]],
     adapters: Adapters,
     report: Callable[[Progress], None],
+    words: str | None,
+) -> None:
+    if words is None or not _storage.up:
+        await _store_and_file_with(capture, store, adapters, report, adapters.classifier)
+        return
+    ahead = _AskedAhead(adapters.classifier, words)
+    try:
+        await _store_and_file_with(capture, store, adapters, report, ahead)
+    finally:
+        ahead.close()
+
+
+async def _store_and_file_with(
+    capture: ClassifyJob,
+    store: Callable[[], Awaitable[InboxItem]],
+    adapters: Adapters,
+    report: Callable[[Progress], None],
+    classifier: Classifier,
 ) -> None:
     # The safety net goes out first: if this process dies before the capture is settled, the
     # worker finds it `received` when the job comes due, and files it; if it dies before the
@@ -84,6 +110,7 @@ async def _store_and_file(
         with tracing.span("store capture"):
             item = await store()
     except StorageUnavailable:
+        _storage.up = False
         log.warning("could not store a capture")
         report(NotStored("STORAGE_UNAVAILABLE", "We couldn't save your capture. Please try again."))
         return
@@ -94,12 +121,13 @@ async def _store_and_file(
         log.exception("storing a capture failed")
         report(NotStored("INTERNAL", "We couldn't save your capture. Please try again."))
         return
+    _storage.up = True
     report(Stored(item))
     tracing.annotate(capture_id=item.id, user_id=item.user_id)
     tracing.log_capture_text(log, "text", item.id, item.text_to_classify())
     try:
         settled = await classify_and_file(
-            item, adapters.repo, adapters.classifier, adapters.queues, publish=False
+            item, adapters.repo, classifier, adapters.queues, publish=False
         )
         # Shown by the run's stream, the outcome needs no message and the check no run.
         hold_outcome(settled, adapters.queues, check)
@@ -125,3 +153,44 @@ async def defer_to_worker(item: InboxItem, adapters: Adapters) -> InboxItem:
         # picks it up, and the worker files once either way.
         log.exception("could not queue capture %s", item.id)
         return item
+
+
+class _Storage:
+    """Whether this process's last attempt to store a capture went through: while storage is
+    down, a capture's words wait for it instead of going to the model for a capture that will
+    not be stored (a client retrying through an outage would pay a model call each time)."""
+
+    up = True
+
+
+_storage = _Storage()
+
+
+class _AskedAhead:
+    """The classifier, asked about a new capture's words as its run starts, while the check is
+    sent and the capture stored (issue 32: those round trips no longer add to the wait for the
+    model). The answer is only read by filing, once the capture is stored; asked about other
+    words (a replayed capture that has answers since), it asks the model again. Nothing is
+    written on its answer before then, so every write keeps its order and its safety net."""
+
+    def __init__(self, classifier: Classifier, words: str) -> None:
+        self._classifier = classifier
+        self._words = words
+        self._answer = spawn(_classify_ahead(classifier, words))
+
+    async def classify(self, text: str) -> Classification:
+        if text == self._words:
+            return await self._answer
+        return await self._classifier.classify(text)
+
+    def close(self) -> None:
+        """The run is over: stop a call whose answer nobody took (the capture was refused, or
+        was settled before), and take a failure nobody awaited."""
+        if not self._answer.done():
+            self._answer.cancel()
+        elif not self._answer.cancelled():
+            self._answer.exception()
+
+
+async def _classify_ahead(classifier: Classifier, words: str) -> Classification:
+    return await classifier.classify(words)

@@ -51,8 +51,10 @@ class Killed(BaseException):
 
 
 # Best-effort work a write starts beside itself (sending its check, publishing its outcome):
-# nothing waits for it, so it is no step of the write's.
-BESIDE_THE_WRITE = {"_send_check", "_publish"}
+# nothing waits for it, so it is no step of the write's. A text capture's model call, asked
+# while the capture is stored, writes nothing: the write's steps are its storage calls, and a
+# kill before the filed item's write is the death during that call.
+BESIDE_THE_WRITE = {"_send_check", "_publish", "_classify_ahead"}
 
 
 class Steps:

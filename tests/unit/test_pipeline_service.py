@@ -178,3 +178,110 @@ async def test_a_shown_outcome_whose_check_stays_is_marked_so_the_check_tells_no
     await fakes.queues.deliver(lambda job: handle_classify_job(job, fakes.adapters))
     await background.drain()
     assert not fakes.queues.outcomes
+
+
+# A new capture's words go to the model while the capture is stored (issue 32); nothing is filed
+# on the answer before the capture is, and an answer nobody needs is not waited for.
+
+
+@pytest.fixture
+def storage_up() -> None:
+    """As after a capture this process stored (an earlier test may have left it down)."""
+    from shared.services import pipeline
+
+    pipeline._storage.up = True
+
+
+async def test_the_model_is_asked_while_the_capture_is_stored(fakes: Fakes, storage_up) -> None:
+    asked = asyncio.Event()
+
+    async def answer(_text: str) -> Classification:
+        asked.set()
+        return guess(Bucket.PEOPLE, 0.9, "Call Sarah")
+
+    async def store_once_asked() -> None:
+        # The create finishes only after the model was asked: it fails if they run in turn.
+        await asyncio.wait_for(asked.wait(), timeout=5)
+        assert fakes.repo.calls == ["add"]  # and nothing was written on the answer before it
+
+    fakes.classifier.then(answer)
+    fakes.repo.before_next("add", store_once_asked)
+    capture = a_capture()
+    progress = [p async for p in capture_text(capture, fakes.adapters)]
+    assert [type(p) for p in progress] == [Stored, Settled]
+    assert progress[-1].item.filed_bucket is Bucket.PEOPLE
+    assert fakes.classifier.texts == ["Call Sarah about the budget"]
+    assert fakes.repo.calls[:2] == ["add", "put_filed"]
+
+
+async def test_a_capture_that_is_not_stored_stops_its_model_call(fakes: Fakes, storage_up) -> None:
+    started, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def answer(_text: str) -> Classification:
+        started.set()
+        try:
+            await asyncio.Event().wait()  # a model that takes its time
+        finally:
+            cancelled.set()
+        raise AssertionError("unreachable")
+
+    async def store_once_asked() -> None:
+        await asyncio.wait_for(started.wait(), timeout=5)
+
+    fakes.classifier.then(answer)
+    fakes.repo.before_next("add", store_once_asked)
+    fakes.repo.fail_next("add", StorageUnavailable("down"))
+    (refused,) = [p async for p in capture_text(a_capture(), fakes.adapters)]
+    assert isinstance(refused, NotStored) and refused.code == "STORAGE_UNAVAILABLE"
+    await asyncio.wait_for(cancelled.wait(), timeout=5)
+    await background.drain()
+    assert fakes.repo.calls == ["add"]
+
+
+async def test_a_replayed_capture_already_filed_is_not_filed_again(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    capture = a_capture()
+    first = [p async for p in capture_text(capture, fakes.adapters)][-1].item
+    await background.drain()
+    # The replay's early call gets another answer: it must not be what the capture says.
+    fakes.classifier.then(guess(Bucket.IDEAS, 0.9, "Something else"))
+    fakes.repo.calls.clear()
+    again = [p async for p in capture_text(capture, fakes.adapters)][-1].item
+    await background.drain()
+    assert again == first and again.filed_bucket is Bucket.PEOPLE
+    assert "put_filed" not in fakes.repo.calls and "save" not in fakes.repo.calls
+
+
+async def test_asked_about_other_words_the_model_is_asked_again(fakes: Fakes) -> None:
+    """A replayed capture that has answers since is classified on what it holds now."""
+    from shared.services.pipeline import _AskedAhead
+
+    def titled(text: str) -> Classification:
+        return guess(Bucket.PEOPLE, 0.9, text)
+
+    fakes.classifier.then(titled, titled)
+    ahead = _AskedAhead(fakes.classifier, "Call Sarah")
+    answer = await ahead.classify("my sister\nCall Sarah")
+    ahead.close()
+    assert answer.title == "my sister\nCall Sarah"
+    assert sorted(fakes.classifier.texts) == ["Call Sarah", "my sister\nCall Sarah"]
+
+
+async def test_while_storage_is_down_the_model_waits_for_the_store(
+    fakes: Fakes, storage_up
+) -> None:
+    fakes.repo.fail_next("add", StorageUnavailable("down"), times=2)
+    for _ in range(2):
+        (refused,) = [p async for p in capture_text(a_capture(), fakes.adapters)]
+        assert refused.code == "STORAGE_UNAVAILABLE"
+    await background.drain()
+    # The first went to the model beside its store; once that failed, the next one waited.
+    assert len(fakes.classifier.texts) == 1
+
+    def nobody_asked_yet() -> None:
+        assert len(fakes.classifier.texts) == 1
+
+    fakes.repo.before_next("add", nobody_asked_yet)
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
+    settled = [p async for p in capture_text(a_capture(), fakes.adapters)][-1]
+    assert settled.item.filed_bucket is Bucket.PEOPLE and not fakes.repo.armed
