@@ -109,7 +109,10 @@ def test_a_capture_made_offline_is_sent_when_back_online_and_files_once(
     (item,) = inbox_by_text(cosmos, "Book the dentist for Friday")
     assert [c["captureId"] for c in seen["captures"]] == [item["id"]]
     assert len(docs(cosmos, "Admin", item["id"])) == 1
-    assert len([r for r in fake.requests if r.kind == fake_openai.CHAT]) == 1
+    assert not docs(cosmos, "Ideas", item["id"])  # the scripted server's default answer
+    # The app may send it again as it comes back online: that retry's words go to the model
+    # while it finds the capture stored (issue 32), and its answer is dropped.
+    assert len([r for r in fake.requests if r.kind == fake_openai.CHAT]) <= 2
 
 
 def test_the_capture_screen_keeps_up_with_the_inbox(browser, fake, cosmos) -> None:
