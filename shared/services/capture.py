@@ -39,9 +39,11 @@ def inbox_item_for(capture: TextCapture) -> InboxItem:
     )
 
 
-async def store_text_capture(capture: TextCapture, repo: CaptureRepository) -> InboxItem:
-    """Store the capture (status received); a retry gets the item stored the first time."""
-    item = inbox_item_for(capture)
+async def store_text_capture(
+    capture: TextCapture, item: InboxItem, repo: CaptureRepository
+) -> InboxItem:
+    """Store the capture as `item` (its `inbox_item_for`); a retry gets the item stored the
+    first time."""
     if capture.answers_in_thread:
         await _refuse_while_asking(capture, repo)
     stored, created = await repo.add(item)

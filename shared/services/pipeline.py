@@ -33,11 +33,12 @@ def capture_text(capture: TextCapture, adapters: Adapters) -> AsyncIterator[Prog
     """Capture text: Stored (or NotStored), then Settled, Deferred or NotStored."""
     capture_id = capture.capture_id
     tracing.annotate(capture_id=capture_id, user_id=capture.user_id)
+    item = inbox_item_for(capture)
     return filing_progress(
         ClassifyJob(capture_id=capture_id, user_id=capture.user_id),
-        lambda: store_text_capture(capture, adapters.repo),
+        lambda: store_text_capture(capture, item, adapters.repo),
         adapters,
-        words=inbox_item_for(capture).text_to_classify() or None,
+        words=item.text_to_classify() or None,
     )
 
 
