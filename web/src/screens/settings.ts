@@ -169,7 +169,15 @@ function digestSettings(): HTMLElement {
       status.textContent = said(prefs);
       save.disabled = false;
     },
-    (error) => wrong(null, error instanceof Error ? error.message : "The digest settings could not be read."),
+    (error) =>
+      wrong(
+        null,
+        error instanceof ApiError && error.status === 401
+          ? "Save a key the API takes (above) to see the digest settings."
+          : error instanceof Error
+            ? error.message
+            : "The digest settings could not be read.",
+      ),
   );
   if (typeof Intl.supportedValuesOf === "function") {
     zones.replaceChildren(...Intl.supportedValuesOf("timeZone").map((z) => h("option", { value: z })));
