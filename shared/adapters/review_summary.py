@@ -29,6 +29,8 @@ def review_facts(review: Review) -> str:
     return json.dumps(
         {
             "week": review.week,
+            # The total given, so that a sentence naming it agrees with the parts.
+            "capturesTotal": review.captures_total,
             "capturesPerBucket": review.captures_per_bucket,
             "quietProjects": [p.title for p in review.quiet_projects],
             "ideas": [i.title for i in review.ideas],

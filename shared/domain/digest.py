@@ -5,10 +5,11 @@ local day, and the queue message of one digest.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from typing import Literal, TypeVar
 
-from pydantic import Field
+from pydantic import Field, computed_field
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
@@ -22,6 +23,8 @@ SECTION_ITEMS = 20
 # A project with nothing new for this long has gone quiet (the weekly review names it).
 QUIET_DAYS = 14
 OPEN_QUESTIONS = (Status.NEEDS_CLARIFICATION, Status.NEEDS_REVIEW)
+# The review's count of the captures in no bucket (asked about, failed, not classified yet).
+UNFILED = "unfiled"
 # How long one worker holds a digest it is sending before another may take it over.
 CLAIM = timedelta(minutes=5)
 
@@ -37,6 +40,9 @@ class DigestEntry(Document):
     follow_up: str | None = None
     people: list[str] = Field(default_factory=list)
     created_at: Timestamp
+    etag: str | None = Field(
+        default=None, description="The filed item's ETag, for PATCH's If-Match (a tick)."
+    )
 
     @classmethod
     def of(cls, item: FiledItem) -> DigestEntry:
@@ -49,6 +55,7 @@ class DigestEntry(Document):
             follow_up=getattr(item, "follow_up", None),
             people=item.people,
             created_at=item.created_at,
+            etag=item.etag,
         )
 
 
@@ -97,7 +104,9 @@ class Digest(Document):
 
     date: date
     time_zone: str
-    due: list[DigestEntry] = Field(description="Admin items due that day or overdue, not done.")
+    due: list[DigestEntry] = Field(
+        description="Admin, Projects and People items due that day or overdue, not done."
+    )
     questions: list[OpenQuestion] = Field(description="Captures waiting for an answer.")
     next_actions: list[DigestEntry] = Field(description="Open projects with a next action.")
     follow_ups: list[DigestEntry] = Field(description="People to follow up.")
@@ -121,7 +130,8 @@ class Review(Document):
     end: date = Field(description="The week's last day.")
     time_zone: str
     captures_per_bucket: dict[str, int] = Field(
-        description="Captures that came in that week, by bucket (`unfiled`: in no bucket yet)."
+        description="Captures that came in that week, by bucket (`unfiled`: in no bucket yet); "
+        "every capture is counted in exactly one, so they add up to `capturesTotal`."
     )
     quiet_projects: list[DigestEntry] = Field(
         description=f"Open projects with nothing new in {QUIET_DAYS} days."
@@ -130,6 +140,11 @@ class Review(Document):
     questions: list[OpenQuestion] = Field(description="Captures still waiting for an answer.")
     summary: str = Field(description="Two sentences: the model's, or the rules' offline.")
     summary_by: Literal["model", "rules"]
+
+    @computed_field(description="Captures that came in that week: the buckets' sum.")
+    @property
+    def captures_total(self) -> int:
+        return sum(self.captures_per_bucket.values())
 
 
 def compose_digest(
@@ -143,13 +158,26 @@ def compose_digest(
     came_in: list[InboxItem],
     review_day: bool,
 ) -> Digest:
-    """The digest from what was read: due (or overdue) Admin items by due date, projects that
-    have a next action, people with something to follow up, newest first."""
-    due = [i for i in admin if not i.done and i.due_date is not None and i.due_date <= day]
+    """The digest from what was read: due (or overdue) items of Admin, Projects and People by
+    due date, projects that have a next action, people with something to follow up, newest
+    first. Each capture is listed once, in the first section it belongs to (due, to answer,
+    next actions, follow-ups), so the push counts each once too; `admin`, `projects` and
+    `people` may hold the same item twice (it was read as due and as open)."""
+    due = _unique(
+        i
+        for i in [*admin, *projects, *people]
+        if not i.done and i.due_date is not None and i.due_date <= day
+    )
     due.sort(key=lambda i: (i.due_date, i.created_at))
-    actions = [i for i in projects if not i.done and getattr(i, "next_action", None)]
-    follow = [i for i in people if not i.done and getattr(i, "follow_up", None)]
-    asked = [q for q in questions if q.status in OPEN_QUESTIONS]
+    shown = {i.id for i in due[:SECTION_ITEMS]}
+    asked = [q for q in questions if q.status in OPEN_QUESTIONS and q.id not in shown]
+    shown |= {q.id for q in _newest(asked)[:SECTION_ITEMS]}
+    actions = _unique(
+        i for i in projects if not i.done and getattr(i, "next_action", None) and i.id not in shown
+    )
+    follow = _unique(
+        i for i in people if not i.done and getattr(i, "follow_up", None) and i.id not in shown
+    )
     return Digest(
         date=day,
         time_zone=time_zone,
@@ -174,9 +202,9 @@ def compose_review(
     questions: list[InboxItem],
 ) -> Review:
     """The review without its summary (`with_summary` adds one)."""
-    counts = {b.value: 0 for b in Bucket} | {"unfiled": 0}
+    counts = {b.value: 0 for b in Bucket} | {UNFILED: 0}
     for item in came_in:
-        counts[item.filed_bucket.value if item.filed_bucket else "unfiled"] += 1
+        counts[item.filed_bucket.value if item.filed_bucket else UNFILED] += 1
     quiet_since = now - timedelta(days=QUIET_DAYS)
     quiet = [p for p in projects if not p.done and p.created_at < quiet_since]
     week_ideas = [i for i in ideas if start <= i.created_at.date() <= start + timedelta(days=6)]
@@ -196,17 +224,21 @@ def compose_review(
 
 
 def rules_summary(review: Review) -> str:
-    """Two plain sentences, when no model is configured (or it failed)."""
-    total = sum(review.captures_per_bucket.values())
-    busiest = sorted(
-        ((n, b) for b, n in review.captures_per_bucket.items() if n and b != "unfiled"),
-        reverse=True,
-    )
+    """Two plain sentences, when no model is configured (or it failed). The first names every
+    part of the week's count, so its parts add up to its total."""
+    total = review.captures_total
     if total == 0:
         first = "Nothing came in this week."
     else:
-        where = ", ".join(f"{n} {b}" for n, b in busiest[:3]) or "none filed yet"
-        first = f"{_count(total, 'capture')} came in this week ({where})."
+        counts = review.captures_per_bucket
+        # The busiest bucket first; those in no bucket last.
+        filed = [b for b in counts if b != UNFILED and counts[b]]
+        buckets = sorted(filed, key=lambda b: -counts[b])
+        parts = [f"{counts[b]} in {b}" for b in buckets]
+        if counts.get(UNFILED):
+            parts.append(f"{counts[UNFILED]} not filed yet")
+        where = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        first = f"{_count(total, 'capture')} came in this week: {where}."
     waiting = []
     if review.quiet_projects:
         waiting.append(f"{_count(len(review.quiet_projects), 'project')} gone quiet")
@@ -220,6 +252,14 @@ def rules_summary(review: Review) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _unique(items: Iterable[FiledItem]) -> list[FiledItem]:
+    """Each filed item once (by capture id), the first seen kept."""
+    first: dict[str, FiledItem] = {}
+    for item in items:
+        first.setdefault(item.id, item)
+    return list(first.values())
 
 
 def _newest(items: list[T]) -> list[T]:

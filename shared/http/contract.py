@@ -444,7 +444,8 @@ EDIT_CAPTURE = Route(
     route="captures/{id}",
     operation_id="editCapture",
     summary="Edit the filed item: a JSON merge patch (application/merge-patch+json or "
-    "application/json) of title, dueDate, nextAction (Projects only), done.",
+    "application/json) of title, dueDate, nextAction (Projects only), done (any bucket: a "
+    "done item leaves the digest).",
     answers={200: Json("The filed item as edited (its new etag also in ETag).", FiledView)},
     problems=(*_BODY_ERRORS, 404, 409, 412, 428, 503),
     body=FiledPatch,
@@ -489,8 +490,9 @@ GET_DIGEST = Route(
     method="GET",
     route="digest",
     operation_id="getDigest",
-    summary="A local day's digest: Admin items due and overdue, open questions, projects' next "
-    "actions, people to follow up, what came in the day before.",
+    summary="A local day's digest: Admin, Projects and People items due and overdue, open "
+    "questions, projects' next actions, people to follow up (each capture once, none done), "
+    "what came in the day before.",
     answers={200: Json("The digest.", Digest)},
     problems=(401, 422, 429, 503),
     query=DigestQuery,
@@ -499,8 +501,9 @@ GET_REVIEW = Route(
     method="GET",
     route="review",
     operation_id="getReview",
-    summary="An ISO week's review: captures per bucket, projects gone quiet, the week's ideas, "
-    "unanswered questions, and a two-sentence summary.",
+    summary="An ISO week's review: captures per bucket (unfiled included, adding up to "
+    "capturesTotal), projects gone quiet, the week's ideas, unanswered questions, and a "
+    "two-sentence summary.",
     answers={200: Json("The review.", Review)},
     problems=(401, 422, 429, 503),
     query=ReviewQuery,

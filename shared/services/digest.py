@@ -173,19 +173,21 @@ async def day_digest(
     repo: CaptureRepository,
     filed: FiledItems,
 ) -> Digest:
-    """The digest of `day` (local): six reads in one partition, run at once. Admin is read in
-    due-date order up to the day after (due and overdue, not done); projects and people are
+    """The digest of `day` (local): eight reads in one partition, run at once. Admin, Projects
+    and People are each read for their items due up to the day after (due and overdue, not
+    done: Admin in due-date order, the others newest first); projects and people also for
     their newest open items."""
     start, _ = _day_bounds(day, prefs)
     y_start, _ = _day_bounds(day - timedelta(days=1), prefs)
-    admin, questions, projects, people, came_in = await asyncio.gather(
-        filed.page(
-            user_id,
-            Bucket.ADMIN,
-            FiledFilter(done=False, due_before=day + timedelta(days=1)),
-            after=None,
-            limit=SECTION_ITEMS,
-        ),
+    due = FiledFilter(done=False, due_before=day + timedelta(days=1))
+
+    async def due_in(bucket: Bucket) -> list[FiledItem]:
+        return await filed.page(user_id, bucket, due, after=None, limit=SECTION_ITEMS)
+
+    admin, due_projects, due_people, questions, projects, people, came_in = await asyncio.gather(
+        due_in(Bucket.ADMIN),
+        due_in(Bucket.PROJECTS),
+        due_in(Bucket.PEOPLE),
         _questions(user_id, repo),
         _open(user_id, Bucket.PROJECTS, filed, SECTION_ITEMS * 2),
         _open(user_id, Bucket.PEOPLE, filed, SECTION_ITEMS * 2),
@@ -196,8 +198,8 @@ async def day_digest(
         prefs.time_zone,
         admin=admin,
         questions=questions,
-        projects=projects,
-        people=people,
+        projects=due_projects + projects,
+        people=due_people + people,
         came_in=came_in,
         review_day=prefs.is_review_day(day),
     )

@@ -45,7 +45,7 @@ async function launch() {
     isMobile: true,
     hasTouch: true,
     locale: "en-GB",
-    timezoneId: "UTC",
+    timezoneId: env.TIME_ZONE ?? "UTC",
     colorScheme: "light",
     reducedMotion: "reduce",
   });
@@ -168,6 +168,14 @@ async function until(check, ms = 60000, what = "the condition") {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** Scrolls `selector` to the top of the screen, under the bar, for its picture. */
+async function showTop(page, selector) {
+  await page.locator(selector).evaluate((e) => {
+    const bar = document.querySelector("header")?.getBoundingClientRect().height ?? 0;
+    window.scrollBy(0, e.getBoundingClientRect().top - bar - 12);
+  });
 }
 
 /** A list's rows as the screen shows them: each title, and the details under it. */
@@ -522,6 +530,85 @@ const scenarios = {
     await page.getByRole("button", { name: "Send me this every morning" }).click();
     await page.getByText(/^Every day at 07:30/).waitFor();
     seen.on = await page.getByText(/^Every day at 07:30/).innerText();
+  },
+
+  // Ticks: a project and a person ticked done in their lists, then another of each on Today;
+  // what Today shows before and after (each row's words, and the headings a person sees).
+  async ticks({ page, seen }) {
+    await setUp(page);
+    for (const [bucket, title] of [["projects", env.LIST_PROJECT], ["people", env.LIST_PERSON]]) {
+      await page.goto(`${env.APP_URL}#/lists/${bucket}`);
+      await page.getByLabel(title, { exact: true }).check();
+      await page.locator(".filed li.done", { hasText: title }).waitFor();
+      if (bucket === "projects") await snap(page, seen, "lists-ticked");
+    }
+    await page.goto(`${env.APP_URL}#/today`);
+    await page.locator(".digest-section h3").first().waitFor();
+    // What a person sees: the headings on screen (not those for screen readers only), and
+    // each row of the day's sections (the review's own lists aside).
+    const shown = () =>
+      page.evaluate(() => ({
+        headings: [...document.querySelectorAll("h1, h2")]
+          .filter((e) => e.getBoundingClientRect().width > 1)
+          .map((e) => e.textContent),
+        rows: [...document.querySelectorAll("#main .digest-section:not(.review) > ul > li")].map((li) => ({
+          section: li.closest(".digest-section").getAttribute("aria-label"),
+          href: li.querySelector("a").getAttribute("href"),
+          title: li.querySelector(".title").textContent,
+          meta: li.querySelector(".meta")?.textContent ?? null,
+          tick: li.querySelector("input[type=checkbox]")?.getAttribute("aria-label") ?? null,
+        })),
+      }));
+    seen.before = await shown();
+    await snap(page, seen, "today-ticks");
+    for (const title of [env.TODAY_PROJECT, env.TODAY_PERSON]) {
+      await page.getByLabel(`Done: ${title}`, { exact: true }).check();
+      await page.getByRole("status").filter({ hasText: `Done: ${title}.` }).waitFor();
+    }
+    seen.after = await shown();
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await page.locator(".digest-section h3").first().waitFor();
+    await until(async () => (await page.locator(".screen > p[role=status]").innerText()) === "", 20000, "Today again");
+    seen.refreshed = await shown();
+  },
+
+  // The daily digest's settings: this browser's zone offered, a zone the API does not know
+  // refused at its field, then saved; read back by the screen opened again.
+  async digestSettings({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("link", { name: "Settings" }).click();
+    const form = page.getByRole("form", { name: "Daily digest" });
+    await form.getByRole("button", { name: "Save digest settings" }).and(page.locator(":enabled")).waitFor();
+    const fields = async () => ({
+      on: await form.getByLabel("Send me the digest every morning").isChecked(),
+      at: await form.getByLabel("Time", { exact: true }).inputValue(),
+      zone: await form.getByLabel("Time zone").inputValue(),
+      day: await form.getByLabel("Weekly review on").inputValue(),
+      reminders: await form.getByLabel("Name what is due today in the notification").isChecked(),
+    });
+    seen.first = await fields();
+    seen.firstStatus = await page.locator("#digest-status").innerText();
+    await form.getByLabel("Send me the digest every morning").check();
+    await form.getByLabel("Time", { exact: true }).fill(env.AT);
+    await form.getByLabel("Time zone").fill("Mars/Olympus");
+    await form.getByRole("button", { name: "Save digest settings" }).click();
+    await page.locator("#digest-status.error").waitFor();
+    seen.refused = await page.locator("#digest-status").innerText();
+    seen.invalid = await form.getByLabel("Time zone").getAttribute("aria-invalid");
+    seen.focused = await page.evaluate(() => document.activeElement?.id);
+    await showTop(page, "#digest-title");
+    await snap(page, seen, "settings-digest-error");
+    await form.getByLabel("Time zone").fill(env.ZONE);
+    await form.getByLabel("Weekly review on").selectOption(env.DAY);
+    await form.getByLabel("Name what is due today in the notification").uncheck();
+    await form.getByRole("button", { name: "Save digest settings" }).click();
+    await page.locator("#digest-status", { hasText: "Saved." }).waitFor();
+    seen.saved = await page.locator("#digest-status").innerText();
+    await showTop(page, "#digest-title");
+    await snap(page, seen, "settings-digest");
+    await page.reload();
+    await form.getByRole("button", { name: "Save digest settings" }).and(page.locator(":enabled")).waitFor();
+    seen.again = await fields();
   },
 
   // A wrong key: told so in Settings, on the capture it refused, and in the banner; fixing

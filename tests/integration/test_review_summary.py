@@ -54,6 +54,7 @@ async def test_one_call_with_the_prompt_and_the_figures(
     assert system == {"role": "system", "content": PROMPT}
     facts = json.loads(user["content"])
     assert facts["quietProjects"] == ["Shed roof"] and facts["capturesPerBucket"]["Admin"] == 3
+    assert facts["capturesTotal"] == sum(facts["capturesPerBucket"].values())
     assert request.json["max_completion_tokens"] == 120
     assert len(usage) == 1 and usage[0].prompt_tokens > 0
 

@@ -7,13 +7,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
 from shared.domain.capture import Status
 from shared.domain.classification import Bucket
-from shared.domain.digest import CLAIM, DigestJob, digest_key, record_id
+from shared.domain.digest import (
+    CLAIM,
+    SECTION_ITEMS,
+    DigestJob,
+    digest_key,
+    digest_note,
+    record_id,
+)
 from shared.domain.errors import Invalid, PushUnavailable, StorageUnavailable
 from shared.domain.filed import AdminItem, IdeaItem, PersonItem, ProjectItem
 from shared.domain.push import Delivery, PushKeys, PushSubscription
@@ -136,6 +144,57 @@ async def test_the_digest_holds_due_and_overdue_questions_actions_follow_ups_and
     assert [e.follow_up for e in found.follow_ups] == ["Ask about the budget"]
     assert sorted(c.title for c in found.yesterday) == ["blorp", "late last night"]
     assert found.review_day is True  # a Sunday, the default review day
+
+
+async def test_dated_people_and_projects_items_are_due_and_each_item_is_listed_once(
+    fakes: Fakes, digest: DigestFakes
+) -> None:
+    await set_up(digest)
+    old = AT - timedelta(days=60)  # older than the newest open items read for each bucket
+
+    async def put(model, title: str, due: date | None, *, done=False, created=AT, **extra):
+        item = model(
+            id=new_id(), user_id=USER, inbox_item_id="x", title=title, text=title,
+            confidence=1, due_date=due, done=done, created_at=created, **extra,
+        )  # fmt: skip
+        await fakes.repo.put_filed(item)
+        return item
+
+    await put(ProjectItem, "Ring the roofer", DAY, next_action="Ring the roofer")
+    await put(PersonItem, "Call Mum", DAY - timedelta(days=1), follow_up="Call Mum", created=old)
+    await put(ProjectItem, "Order tiles", DAY - timedelta(days=3), done=True, next_action="x")
+    await put(PersonItem, "Ask Ravi", DAY, done=True, follow_up="Ask Ravi")
+    await put(ProjectItem, "Paint the fence", DAY + timedelta(days=1), next_action="Paint")
+    for n in range(SECTION_ITEMS * 2):  # newer open projects, undated, push "old" out of reach
+        at = AT - timedelta(minutes=n + 1)
+        await put(ProjectItem, f"Project {n}", None, next_action=f"Step {n}", created=at)
+    # A project the model was unsure of: filed, and asked about; listed under "to answer" only.
+    unsure = fakes.repo.seed(
+        text_item("Kitchen", status=Status.NEEDS_REVIEW, filed_bucket=Bucket.PROJECTS)
+    )
+    await fakes.repo.put_filed(
+        ProjectItem(id=unsure.id, user_id=USER, inbox_item_id=unsure.id, title="Kitchen",
+                    text="Kitchen", confidence=0.4, next_action="Kitchen", created_at=AT)
+    )  # fmt: skip
+    await admin(fakes, "Renew passport", DAY)
+
+    prefs = await get_preferences(USER, digest.preferences)
+    found = await day_digest(USER, DAY, prefs, fakes.repo, fakes.filed)
+    assert [(e.title, e.bucket) for e in found.due] == [
+        ("Call Mum", Bucket.PEOPLE),
+        ("Renew passport", Bucket.ADMIN),
+        ("Ring the roofer", Bucket.PROJECTS),
+    ]
+    assert all(e.etag for e in found.due)  # what a tick's If-Match names
+    assert [q.title for q in found.questions] == ["Kitchen"]
+    listed = [e.id for e in found.due + found.next_actions + found.follow_ups]
+    listed += [q.id for q in found.questions]
+    assert len(listed) == len(set(listed))  # each capture once
+    assert "Ring the roofer" not in [e.title for e in found.next_actions]
+    assert "Paint the fence" in [e.title for e in found.next_actions]  # not due until tomorrow
+    note = digest_note(found, reminders=True)
+    assert note is not None and note.title.startswith("Today: 3 due, 1 to answer, ")
+    assert note.body.startswith("Due today: Renew passport, Ring the roofer")
 
 
 async def test_the_timer_sends_one_job_per_user_due_and_the_worker_pushes_each_device_once(
@@ -337,9 +396,10 @@ async def test_the_review_counts_the_week_names_quiet_projects_and_ideas(
     assert [i.title for i in review.ideas] == ["Pottery class"]
     assert len(review.questions) == 1
     assert review.summary_by == "rules"
+    assert review.captures_total == 2
     assert review.summary == (
-        "2 captures came in this week (1 Ideas). Worth a look: 1 project gone quiet, "
-        "1 question to answer, 1 idea to revisit."
+        "2 captures came in this week: 1 in Ideas and 1 not filed yet. Worth a look: "
+        "1 project gone quiet, 1 question to answer, 1 idea to revisit."
     )
     digest.summarizer = ScriptedSummarizer("A calm week. Call the builder.")
     by_model = await week_review(
@@ -364,3 +424,28 @@ async def test_a_job_that_waited_past_its_day_is_dropped(fakes: Fakes, digest: D
         await send_digest(old, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters) is None
     )
     assert fakes.sender.pushes_to(phone.endpoint) == [] and digest.digests.all() == []
+
+
+async def test_the_reviews_count_adds_up_to_its_parts(fakes: Fakes, digest: DigestFakes) -> None:
+    # The week a new user saw "31 captures (7 Admin, 6 Projects, 6 People)": 12 were missing.
+    await set_up(digest)
+    prefs = await get_preferences(USER, digest.preferences)
+    in_week = datetime(2026, 3, 25, 10, tzinfo=UTC)
+    made = {Bucket.ADMIN: 7, Bucket.PROJECTS: 6, Bucket.PEOPLE: 6, Bucket.IDEAS: 5, None: 7}
+    for bucket, n in made.items():
+        for i in range(n):
+            status = Status.FILED if bucket else Status.NEEDS_CLARIFICATION
+            at = in_week + timedelta(minutes=i)
+            fakes.repo.seed(text_item(f"c{i}", created_at=at, filed_bucket=bucket, status=status))
+    review = await week_review(
+        USER, "2026-W13", prefs, AT, fakes.repo, fakes.filed, digest.adapters
+    )
+    assert review.captures_total == 31 == sum(review.captures_per_bucket.values())
+    assert review.to_json()["capturesTotal"] == 31
+    first = review.summary.split(". ")[0]
+    assert first == (
+        "31 captures came in this week: 7 in Admin, 6 in People, 6 in Projects, 5 in Ideas "
+        "and 7 not filed yet"
+    )
+    parts = [int(n) for n in re.findall(r"(\d+) (?:in|not)", first)]
+    assert sum(parts) == 31

@@ -77,7 +77,7 @@ export async function search(q: string): Promise<Found[]> {
 
 /** PATCH /api/captures/{id}: only what changed, If-Match the item's etag; a stale etag is
  * an ApiError 412. */
-export function editFiled(item: FiledView, edit: Edit): Promise<FiledView> {
+export function editFiled(item: Pick<FiledView, "id" | "etag">, edit: Edit): Promise<FiledView> {
   return call("PATCH", `/captures/${encodeURIComponent(item.id)}`, edit, {
     "Content-Type": "application/merge-patch+json",
     "If-Match": item.etag,

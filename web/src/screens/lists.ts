@@ -1,5 +1,7 @@
-// What the second brain gives back: a list per bucket (Admin a to-do list with due dates and
-// a tick, Projects with next actions, People as the people named, Ideas), and a person's page.
+// What the second brain gives back: a list per bucket (Admin a to-do list with due dates,
+// Projects with next actions, People as the people named and the notes about them, Ideas),
+// and a person's page. Admin, Projects and People items have a tick: done, they leave their
+// list (and Today) unless "Show done too".
 import { ApiError, BUCKETS, type Bucket } from "../api";
 import { bucketBadge, h, when } from "../dom";
 import { editFiled, getBucket, getPeople, getPerson, type FiledView } from "../recall";
@@ -38,7 +40,11 @@ export function listScreen(bucket: Bucket): HTMLElement {
   return section;
 }
 
-/** The filed items of one bucket, a page at a time; Admin's open ones unless asked. */
+/** What can be ticked done: a task, a project's next action, a person to follow up. An idea is
+ * kept to revisit, not done. */
+const TICKED: readonly Bucket[] = ["Admin", "Projects", "People"];
+
+/** The filed items of one bucket, a page at a time; a ticked bucket's open ones unless asked. */
 function bucketList(bucket: Bucket): HTMLElement {
   const items = h("ul", { class: "filed", "aria-label": bucket === "People" ? "Notes about people" : bucket });
   const status = h("p", { class: "note", role: "status" });
@@ -49,7 +55,7 @@ function bucketList(bucket: Bucket): HTMLElement {
     status.textContent = "Loading…";
     more.disabled = true;
     try {
-      const filters = bucket === "Admin" && !showDone.checked ? { done: false } : {};
+      const filters = TICKED.includes(bucket) && !showDone.checked ? { done: false } : {};
       const page = await getBucket(bucket, reset ? null : token, filters);
       if (reset) items.replaceChildren();
       items.append(...page.items.map((item) => row(item, { reload: () => load(true), status, find: (id) => findIn(bucket, id) })));
@@ -69,7 +75,7 @@ function bucketList(bucket: Bucket): HTMLElement {
     "div",
     {},
     bucket === "People" ? h("h3", {}, "Notes about people") : null,
-    bucket === "Admin"
+    TICKED.includes(bucket)
       ? h("div", { class: "switch filter" }, showDone, h("label", { for: "show-done" }, "Show done too"))
       : null,
     items,
@@ -79,7 +85,7 @@ function bucketList(bucket: Bucket): HTMLElement {
 }
 
 function empty(bucket: Bucket, withDone: boolean): string {
-  if (bucket === "Admin") return withDone ? "Nothing in Admin yet." : "Nothing left to do.";
+  if (TICKED.includes(bucket) && !withDone) return bucket === "Admin" ? "Nothing left to do." : `Nothing open in ${bucket}.`;
   return `Nothing in ${bucket} yet.`;
 }
 
@@ -102,8 +108,9 @@ async function findIn(bucket: Bucket, id: string): Promise<FiledView | null> {
   return null;
 }
 
-/** One filed item: Admin's with its tick and due date, Projects' with the next action,
- * Ideas' with the one-liner; each with Edit. */
+/** One filed item: Admin's with its due date, Projects' with the next action, Ideas' with the
+ * one-liner; a tick on all but Ideas; each with Edit. An Admin item's title is its tick's
+ * label; the others' lead to the capture, and their tick is named by the title. */
 function row(item: FiledView, context: RowContext): HTMLLIElement {
   const li = h("li", { class: item.done ? "done" : null, "data-id": item.id });
   // One Edit button for the row's life: the sheet gives the keyboard back to it once saved.
@@ -113,7 +120,8 @@ function row(item: FiledView, context: RowContext): HTMLLIElement {
     item = current;
     li.className = current.done ? "done" : "";
     const admin = current.bucket === "Admin";
-    const tick = h("input", { id: `done-${current.id}`, type: "checkbox" });
+    const ticked = TICKED.includes(current.bucket);
+    const tick = h("input", { id: `done-${current.id}`, type: "checkbox", "aria-label": admin ? null : current.title });
     tick.checked = current.done;
     tick.addEventListener("change", () => void toggle(tick));
     const heading = admin
@@ -131,7 +139,7 @@ function row(item: FiledView, context: RowContext): HTMLLIElement {
     ].filter((part) => part !== null);
     edit.setAttribute("aria-label", `Edit ${current.title}`);
     li.replaceChildren(
-      ...(admin ? [tick] : []),
+      ...(ticked ? [tick] : []),
       h("div", { class: "body" }, heading, details.length ? h("p", { class: "meta" }, ...details) : null),
       edit,
     );

@@ -1,6 +1,7 @@
 // Settings: the API's address and the key, checked against the API when saved; whether this
-// device gets notifications.
-import { ApiError, checkConnection } from "../api";
+// device gets notifications; the daily digest's time, zone and review day (the account's, on
+// the API).
+import { ApiError, call, checkConnection } from "../api";
 import { h } from "../dom";
 import { exportAll } from "../recall";
 import { pushState, signOut, turnOff, turnOn, type PushState } from "../push";
@@ -97,8 +98,132 @@ export function settingsScreen(onSaved: () => void): HTMLElement {
     saved ? null : h("p", {}, "Tell the app where your captures go: your API's address and your key."),
     form,
     notify?.element,
+    saved ? digestSettings() : null,
     saved ? exporter() : null,
   );
+}
+
+/** GET/PUT /api/preferences (docs/contract.md): a PUT sets them all. */
+interface Preferences {
+  timeZone: string;
+  digestAt: string; // HH:MM, 24 h
+  digest: boolean;
+  weeklyReviewDay: string;
+  reminders: boolean;
+  nextDigestAt: string | null;
+  saved: boolean; // false: never set, the API's defaults
+}
+
+const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+
+/** The daily digest: on or off, its local time and zone, the weekly review's day, and whether
+ * the push names what is due. A user who never set them starts from this browser's zone. */
+function digestSettings(): HTMLElement {
+  const on = h("input", { id: "digest-on", type: "checkbox", role: "switch" });
+  const at = h("input", { id: "digest-at", type: "time", required: true, "aria-describedby": "digest-at-hint" });
+  const zones = h("datalist", { id: "time-zones" });
+  const zone = h("input", {
+    id: "time-zone",
+    type: "text",
+    list: "time-zones",
+    required: true,
+    autocomplete: "off",
+    spellcheck: false,
+    "aria-describedby": "time-zone-hint",
+  });
+  const day = h(
+    "select",
+    { id: "review-day" },
+    ...WEEKDAYS.map((d) => h("option", { value: d }, d[0].toUpperCase() + d.slice(1))),
+  );
+  const reminders = h("input", { id: "digest-reminders", type: "checkbox" });
+  const save = h("button", { type: "submit", class: "secondary", disabled: true }, "Save digest settings");
+  const status = h("p", { class: "hint", id: "digest-status", role: "status" }, "Loading…");
+  const fields = [on, at, zone, day, reminders];
+  const show = (prefs: Preferences) => {
+    on.checked = prefs.digest;
+    at.value = prefs.digestAt;
+    zone.value = prefs.saved ? prefs.timeZone : browserZone();
+    day.value = prefs.weeklyReviewDay;
+    reminders.checked = prefs.reminders;
+  };
+  const said = (prefs: Preferences) =>
+    prefs.digest && prefs.nextDigestAt
+      ? `On: next at ${new Date(prefs.nextDigestAt).toLocaleString([], { timeZone: prefs.timeZone, weekday: "short", hour: "2-digit", minute: "2-digit" })} (${prefs.timeZone}).`
+      : prefs.saved
+        ? "Off: no digest is sent."
+        : "Not set up yet: the digest is off.";
+  const wrong = (field: HTMLElement | null, message: string) => {
+    for (const f of fields) f.removeAttribute("aria-invalid");
+    status.className = "note error";
+    status.textContent = message;
+    if (field) {
+      field.setAttribute("aria-invalid", "true");
+      field.focus();
+    }
+  };
+  call<Preferences>("GET", "/preferences").then(
+    (prefs) => {
+      show(prefs);
+      status.textContent = said(prefs);
+      save.disabled = false;
+    },
+    (error) =>
+      wrong(
+        null,
+        error instanceof ApiError && error.status === 401
+          ? "Save a key the API takes (above) to see the digest settings."
+          : error instanceof Error
+            ? error.message
+            : "The digest settings could not be read.",
+      ),
+  );
+  if (typeof Intl.supportedValuesOf === "function") {
+    zones.replaceChildren(...Intl.supportedValuesOf("timeZone").map((z) => h("option", { value: z })));
+  }
+  const form = h(
+    "form",
+    { class: "settings digest", "aria-labelledby": "digest-title", novalidate: true },
+    h("h3", { id: "digest-title" }, "Daily digest"),
+    h("div", { class: "switch" }, on, h("label", { for: "digest-on" }, "Send me the digest every morning")),
+    h("div", { class: "field" }, h("label", { for: "digest-at" }, "Time"), at, h("p", { class: "hint", id: "digest-at-hint" }, "Your local time, in the zone below.")),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "time-zone" }, "Time zone"),
+      zone,
+      zones,
+      h("p", { class: "hint", id: "time-zone-hint" }, `A place name, such as Europe/London. This device is in ${browserZone()}.`),
+    ),
+    h("div", { class: "field" }, h("label", { for: "review-day" }, "Weekly review on"), day),
+    h("div", { class: "switch field" }, reminders, h("label", { for: "digest-reminders" }, "Name what is due today in the notification")),
+    save,
+    status,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const timeZone = zone.value.trim();
+    if (!/^([01][0-9]|2[0-3]):[0-5][0-9]$/.test(at.value)) return wrong(at, "Choose the time of day for the digest, such as 07:30.");
+    if (!timeZone) return wrong(zone, "Choose a time zone, such as Europe/London.");
+    for (const f of fields) f.removeAttribute("aria-invalid");
+    save.disabled = true;
+    status.className = "hint";
+    status.textContent = "Saving…";
+    try {
+      const body = { timeZone, digestAt: at.value, digest: on.checked, weeklyReviewDay: day.value, reminders: reminders.checked };
+      const prefs = await call<Preferences>("PUT", "/preferences", body);
+      show(prefs);
+      status.textContent = `Saved. ${said(prefs)}`;
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "UNKNOWN_TIME_ZONE") {
+        wrong(zone, `${timeZone} is not a time zone this service knows. Pick one from the list, such as Europe/London.`);
+      } else wrong(null, error instanceof Error ? error.message : "The digest settings could not be saved.");
+    } finally {
+      save.disabled = false;
+    }
+  });
+  return form;
 }
 
 /** Export: the whole second brain as a zip of Markdown (an Obsidian vault) and the inbox. */

@@ -1,9 +1,11 @@
 // Today: the day's digest (what is due, what waits for an answer, next actions, people to
 // follow up, what came in yesterday) and, on the review day, the weekly review. A digest
-// push opens it (#/today). Until the user turns the digest on, it offers to, in this
-// browser's time zone.
-import { apiUrl, authHeaders, checkedFetch } from "../api";
+// push opens it (#/today). Each capture is shown once; what is due, a next action or a
+// follow-up has a tick, and ticked it leaves the screen. Until the user turns the digest
+// on, it offers to, in this browser's time zone.
+import { ApiError, apiUrl, authHeaders, checkedFetch } from "../api";
 import { h } from "../dom";
+import { editFiled } from "../recall";
 
 interface Entry {
   id: string;
@@ -12,6 +14,7 @@ interface Entry {
   dueDate: string | null;
   nextAction: string | null;
   followUp: string | null;
+  etag: string | null; // the filed item's, for the tick's If-Match
 }
 interface Question {
   id: string;
@@ -35,6 +38,7 @@ interface Digest {
 interface Review {
   week: string;
   capturesPerBucket: Record<string, number>;
+  capturesTotal: number;
   quietProjects: Entry[];
   ideas: Entry[];
   summary: string;
@@ -70,10 +74,21 @@ function section<T>(title: string, items: T[], line: (item: T) => Node): HTMLEle
   if (items.length === 0) return null;
   return h(
     "section",
-    { class: "digest-section", "aria-label": title },
+    { class: "digest-section", "aria-label": title, "data-title": title },
     h("h3", {}, `${title} (${items.length})`),
     h("ul", { class: "inbox" }, ...items.map((item) => h("li", {}, line(item)))),
   );
+}
+
+/** A row ticked off leaves its section, and the count follows (an empty section goes). */
+function leave(row: HTMLElement): void {
+  const li = row.closest("li");
+  const part = li?.closest<HTMLElement>("section.digest-section");
+  li?.remove();
+  if (!part) return;
+  const left = part.querySelectorAll("li").length;
+  if (left === 0) part.remove();
+  else part.querySelector("h3")!.textContent = `${part.dataset.title} (${left})`;
 }
 
 function link(id: string, text: string, meta?: string | null): HTMLElement {
@@ -85,22 +100,74 @@ function link(id: string, text: string, meta?: string | null): HTMLElement {
   );
 }
 
-function digestView(digest: Digest): HTMLElement[] {
+interface Ticks {
+  done: (entry: Entry, said: string) => void; // ticked: say so
+  stale: () => void; // changed elsewhere: the day again, as it is now
+  failed: (message: string) => void;
+}
+
+/** An entry with its tick: a merge patch of `done` under the ETag the digest read. */
+function tickable(entry: Entry, ticks: Ticks, text: string, meta?: string | null): HTMLElement {
+  const tick = h("input", { type: "checkbox", "aria-label": `Done: ${text}` });
+  const row = h("div", { class: "tickable" }, tick, link(entry.id, text, meta));
+  tick.addEventListener("change", async () => {
+    tick.disabled = true;
+    try {
+      await editFiled({ id: entry.id, etag: entry.etag ?? "" }, { done: true });
+      leave(row);
+      ticks.done(entry, text);
+    } catch (error) {
+      tick.checked = false;
+      tick.disabled = false;
+      if (error instanceof ApiError && error.status === 412) ticks.stale();
+      else ticks.failed(error instanceof Error ? error.message : "Something went wrong.");
+    }
+  });
+  return row;
+}
+
+/** "Mon 24 Nov", from YYYY-MM-DD (a local day: no time zone to shift it). */
+function shortDay(day: string): string {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(y, m - 1, d).toLocaleDateString([], { weekday: "short", day: "numeric", month: "short" });
+}
+
+const clear = () => h("p", { class: "note" }, "Nothing due and nothing waiting. A clear day.");
+
+/** What a line says beside its main words, when it says something else. */
+const other = (words: string | null, main: string): string | null => (words && words !== main ? words : null);
+
+function digestView(digest: Digest, ticks: Ticks): HTMLElement[] {
+  const dueWords = (e: Entry) => {
+    const when = e.dueDate === digest.date ? "today" : `overdue · ${shortDay(e.dueDate ?? "")}`;
+    return e.bucket === "Admin" ? when : `${when} · ${e.bucket}`;
+  };
+  // Each capture once: what came in yesterday and is listed above is not listed again.
+  const above = new Set([...digest.due, ...digest.questions, ...digest.nextActions, ...digest.followUps].map((e) => e.id));
+  const yesterday = digest.yesterday.filter((c) => !above.has(c.id));
   const parts = [
-    section("Due", digest.due, (e) => link(e.id, e.title, e.dueDate === digest.date ? "today" : `overdue · ${e.dueDate}`)),
+    section("Due", digest.due, (e) => tickable(e, ticks, e.title, dueWords(e))),
     section("To answer", digest.questions, (q) => link(q.id, q.title, q.question)),
-    section("Next actions", digest.nextActions, (e) => link(e.id, e.nextAction ?? e.title, e.title)),
-    section("To follow up", digest.followUps, (e) => link(e.id, e.followUp ?? e.title, e.title)),
-    section("Came in yesterday", digest.yesterday, (c) => link(c.id, c.title, c.bucket)),
+    section("Next actions", digest.nextActions, (e) => {
+      const action = e.nextAction ?? e.title;
+      return tickable(e, ticks, action, other(e.title, action));
+    }),
+    section("To follow up", digest.followUps, (e) => {
+      const follow = e.followUp ?? e.title;
+      return tickable(e, ticks, follow, other(e.title, follow));
+    }),
+    section("Came in yesterday", yesterday, (c) => link(c.id, c.title, c.bucket)),
   ].filter((part): part is HTMLElement => part !== null);
-  return parts.length ? parts : [h("p", { class: "note" }, "Nothing due and nothing waiting. A clear day.")];
+  return parts.length ? parts : [clear()];
 }
 
 function reviewView(review: Review): HTMLElement {
-  const counts = Object.entries(review.capturesPerBucket)
+  // Every part of the count, so that it adds up to the total.
+  const parts = Object.entries(review.capturesPerBucket)
     .filter(([, n]) => n > 0)
-    .map(([bucket, n]) => `${n} ${bucket}`)
-    .join(" · ");
+    .map(([bucket, n]) => (bucket === "unfiled" ? `${n} not filed yet` : `${n} ${bucket}`));
+  const total = `${review.capturesTotal} ${review.capturesTotal === 1 ? "capture" : "captures"}`;
+  const counts = parts.length ? `${total}: ${parts.join(" · ")}` : "";
   return h(
     "section",
     { class: "digest-section review", "aria-label": "Weekly review" },
@@ -135,7 +202,20 @@ export function todayScreen(): HTMLElement {
       } else {
         parts.push(h("p", { class: "note" }, `Every day at ${prefs.digestAt} (${prefs.timeZone}).`));
       }
-      parts.push(...digestView(digest));
+      const ticks: Ticks = {
+        done: (_, said) => {
+          status.textContent = `Done: ${said}.`;
+          // The last one ticked: a clear day, said under the digest's own line.
+          if (!body.querySelector(":scope > .digest-section:not(.review)")) body.firstElementChild?.after(clear());
+        },
+        stale: () => {
+          void load().then(() => {
+            status.textContent = "That item had changed elsewhere: here is the latest. Tick it again if you still mean to.";
+          });
+        },
+        failed: (message) => (status.textContent = message),
+      };
+      parts.push(...digestView(digest, ticks));
       if (digest.reviewDay) parts.push(reviewView(await get<Review>("/review")));
       body.replaceChildren(...parts);
       status.textContent = "";
@@ -151,7 +231,8 @@ export function todayScreen(): HTMLElement {
     h(
       "div",
       { class: "title-row" },
-      h("h2", { id: "today-title", tabindex: "-1" }, "Today"),
+      // The bar already says "Today": the heading is for screen readers only.
+      h("h2", { id: "today-title", class: "visually-hidden", tabindex: "-1" }, "Today"),
       h("button", { type: "button", class: "link", onclick: () => void load() }, "Refresh"),
     ),
     status,
