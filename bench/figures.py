@@ -7,7 +7,7 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass
 
-from bench.labelled import AMBIGUOUS, BUCKETS, REFERENCE_DATE, UNINTELLIGIBLE, LabelledCapture
+from bench.labelled import AMBIGUOUS, BUCKETS, UNINTELLIGIBLE, LabelledCapture
 from bench.measure import percentiles
 from shared.domain.classification import Classification
 from shared.domain.details import details_for
@@ -201,10 +201,11 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
 
 
 def details(judged: list[Judged]) -> dict:
-    """What the app files (shared.domain.details, dated as the set is) against the labels, in
-    whatever bucket the capture was filed: people on every item whose people are labelled, due
-    dates on every item whose date is labelled (a set that says `"due": null` labels "none")
-    and on every Admin item (the older sets label dates on Admin only)."""
+    """What the app files (shared.domain.details, dated as the set is: from the capture's own day
+    where the set says when it was captured) against the labels, in whatever bucket the capture
+    was filed: people on every item whose people are labelled, due dates on every item whose
+    date is labelled (a set that says `"due": null` labels "none") and on every Admin item (the
+    older sets label dates on Admin only)."""
     people = [
         (set(j.capture.people), set(filed_details(j).get("people", [])))
         for j in judged
@@ -240,7 +241,7 @@ def due_labelled(j: Judged) -> bool:
 def filed_details(j: Judged) -> dict:
     bucket = j.classification.bucket
     assert bucket is not None
-    return details_for(bucket, j.capture.text, j.classification.title, REFERENCE_DATE)
+    return details_for(bucket, j.capture.text, j.classification.title, j.capture.today)
 
 
 def usage(judged: list[Judged], prices: Prices | None) -> dict:

@@ -4,7 +4,7 @@ app should file for it. The frozen evaluation set is `bench/data/eval_captures.j
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -14,7 +14,8 @@ from shared.domain.classification import Bucket
 
 DATA = Path(__file__).resolve().parent / "data"
 EVAL_SET = DATA / "eval_captures.jsonl"
-# The date the set's relative dates ("tomorrow", "next Friday") were resolved against.
+# The date the set's relative dates ("tomorrow", "next Friday") were resolved against, for a
+# capture that does not say when it was captured (`captured`).
 REFERENCE_DATE = date(2026, 11, 23)
 
 UNINTELLIGIBLE = "unintelligible"
@@ -36,6 +37,14 @@ class LabelledCapture(BaseModel):
     # Labelled details: the people named (None: not labelled) and the due date, if any.
     people: tuple[str, ...] | None = None
     due: date | None = None
+    # When the capture was made (the month sets): its relative dates are resolved against this
+    # day, as the app resolves them against the capture's own date. None: REFERENCE_DATE.
+    captured: datetime | None = None
+
+    @property
+    def today(self) -> date:
+        """The day the capture's relative dates ("by thurs", "tomorrow") are counted from."""
+        return self.captured.date() if self.captured else REFERENCE_DATE
 
     @property
     def is_bucket(self) -> bool:
