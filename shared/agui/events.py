@@ -206,10 +206,12 @@ def interrupt_for(item: InboxItem, asking: InterruptRecord) -> Any:
         message = f"Filed under {item.filed_bucket} for now ({_sureness(item)}). {asked}"
     else:
         message = item.question_text or "What did you want to capture?"
+        if asking.buckets:
+            metadata["buckets"] = [b.value for b in asking.buckets]
     return ag().Interrupt(
         id=asking.id,
         reason=REASON_OF_KIND[asking.kind],
         message=message,
-        response_schema=response_schema(asking.kind),
+        response_schema=response_schema(asking.takes),
         metadata=metadata,
     )

@@ -276,7 +276,12 @@ class InboxItem(Document):
         # A user's pick keeps what the classifier read; a new guess brings its own.
         read = {"people": c.people, "due_date": c.due_date} if chosen_by == "classifier" else {}
         if asks is not None:
-            opened = InterruptRecord(id=f"{self.id}:{len(interrupts) + 1}", kind=asks)
+            # A which-bucket question's own buttons are every bucket (interrupt_for); another
+            # question offers the buckets it names.
+            named = c.named_buckets if asks is InterruptKind.ANSWER else []
+            opened = InterruptRecord(
+                id=f"{self.id}:{len(interrupts) + 1}", kind=asks, buckets=named
+            )
             interrupts = [*interrupts, opened]
         settled = self._to(
             transition,

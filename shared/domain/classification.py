@@ -33,3 +33,8 @@ class Classification(ValidTextModel):
     # Details a model read (the OpenAI path); None: the server's rules read them from the text.
     people: list[str] | None = Field(default=None, description="The people named")
     due_date: date | None = Field(default=None, description="The day the capture names")
+    # The buckets its question names, best first ("Projects or Admin?"): a client offers them
+    # as buttons, whatever the outcome, rather than reading them out of the words.
+    named_buckets: list[Bucket] = Field(
+        default_factory=list, description="The buckets the question names"
+    )

@@ -76,10 +76,19 @@ class InterruptRecord(Document):
     response: dict[str, Any] | None = None
     opened_at: Timestamp = Field(default_factory=utcnow)
     closed_at: Timestamp | None = None
+    # The buckets a "what did you mean?" question names ("Projects or Admin? Or tell me what it
+    # is"): offered as buttons, so it takes a bucket as well as words.
+    buckets: list[Bucket] = Field(default_factory=list)
 
     @property
     def is_open(self) -> bool:
         return self.status == "open"
+
+    @property
+    def takes(self) -> InterruptKind:
+        """What its answer may be: a question that names buckets takes a which-bucket
+        question's payloads (a bucket, or words); the others, their kind's."""
+        return InterruptKind.BUCKET if self.buckets else self.kind
 
     def closed_with(
         self, status: Literal["resolved", "cancelled"], response: dict[str, Any] | None

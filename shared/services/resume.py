@@ -114,7 +114,7 @@ async def _plan(request: ResumeRequest, repo: CaptureRepository) -> list[_Step]:
         item, record = asked[answer.interrupt_id]
         payload = None
         if answer.status == "resolved":
-            payload = parse_payload(record.kind, answer.payload)
+            payload = parse_payload(record.takes, answer.payload)
             if payload is None:
                 raise ResumeRefused(
                     "INVALID_PAYLOAD",

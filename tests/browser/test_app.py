@@ -129,6 +129,7 @@ def test_the_capture_screen_keeps_up_with_the_inbox(browser, fake, cosmos) -> No
     assert seen["opened"] == f"#/captures/{moved['id']}"
     assert seen["afterMove"] == "Filed → Ideas · Birthday present for Ana"
     assert moved["filedBucket"] == "Ideas"
+    assert seen["afterDelete"] == "#/capture"  # back where its page was opened from
     assert seen["cards"] == ["Ana's birthday: a book?"]  # the deleted one is gone
     assert inbox_by_text(cosmos, "Renew the car tax by Friday") == []
     assert seen["headers"] == {

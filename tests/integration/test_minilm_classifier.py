@@ -286,6 +286,9 @@ def test_probabilities_map_to_bucket_confidence_and_question(
     else:
         assert result.question is not None
         assert result.question.index(offered[0]) < result.question.index(offered[1])
+    # The buckets the question names, for the app's buttons: also below 0.3, where nothing
+    # is filed even for now (issue 39).
+    assert result.named_buckets == [Bucket(b) for b in offered or ()]
 
 
 async def test_concurrent_calls_agree_with_sequential(classifier: MiniLMClassifier) -> None:

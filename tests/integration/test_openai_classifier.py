@@ -329,13 +329,15 @@ async def test_a_capture_the_model_says_fits_two_buckets_is_asked_about(
     assert result.confidence == 0.5
     assert result.question == asked
     assert decide(result) is Outcome.LOW_CONFIDENCE
+    # The two buckets, for the app's buttons (never read back out of the question's words).
+    assert result.named_buckets == [Bucket.PEOPLE, Bucket.PROJECTS]
 
 
 async def test_also_fits_naming_the_same_bucket_changes_nothing(fake: FakeOpenAI) -> None:
     fake.enqueue(classification("People", 0.9, "Call Sam", also_fits="People"))
     async with openai_classifier(fake) as classifier:
         result = await classifier.classify("call Sam")
-    assert (result.confidence, result.question) == (0.9, None)
+    assert (result.confidence, result.question, result.named_buckets) == (0.9, None, [])
 
 
 async def test_null_bucket_means_zero_confidence_and_a_question(fake: FakeOpenAI) -> None:

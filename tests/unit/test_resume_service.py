@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from shared.agui.events import Conversation
+from shared.agui.events import Conversation, interrupt_for
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
+from shared.domain.interrupts import InterruptKind, response_schema
 from shared.services import background
 from shared.services.filing import file_capture
 from shared.services.resume import ResumeAnswer, ResumeRequest
@@ -195,3 +196,36 @@ async def test_a_cancel_after_the_question_was_answered_is_refused(fakes: Fakes)
     await events(fakes, request(resolved(question, {"bucket": "Ideas"})))
     cancel = ResumeAnswer(interrupt_id=question, status="cancelled")
     assert error_code(await events(fakes, request(cancel))) == "INTERRUPT_CLOSED"
+
+
+async def test_a_question_naming_two_buckets_offers_them_and_takes_one(fakes: Fakes) -> None:
+    # Too unsure to file even for now, yet two buckets fit: "Projects or Admin? Or tell me
+    # what it is" (issue 39). The interrupt carries the two, and takes a bucket as well.
+    item = fakes.repo.seed(text_item("the hall tiles thing", thread_id="t-1"))
+    unsure = guess(Bucket.PROJECTS, 0.2, "Hall tiles", "Projects or Admin? Or tell me what it is")
+    unsure = unsure.model_copy(update={"named_buckets": [Bucket.PROJECTS, Bucket.ADMIN]})
+    item = await file_capture(item, item.classified(unsure), fakes.repo, fakes.queues)
+    assert item.status is Status.NEEDS_CLARIFICATION
+    asked = interrupt_for(item, item.open_interrupt)
+    assert asked.metadata == {
+        "captureId": item.id,
+        "kind": "answer",
+        "buckets": ["Projects", "Admin"],
+    }
+    assert asked.response_schema == response_schema(InterruptKind.BUCKET)
+    run = await events(fakes, request(resolved(f"{item.id}:1", {"bucket": "Admin"})))
+    assert run[-1]["result"]["bucket"] == "Admin"
+    stored = await fakes.repo.get(USER, item.id)
+    assert stored is not None and (stored.filed_bucket, stored.chosen_by) == (Bucket.ADMIN, "user")
+    assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.ADMIN]
+    assert fakes.classifier.texts == []
+
+
+async def test_a_question_naming_no_bucket_still_takes_words_only(fakes: Fakes) -> None:
+    item = await asking(fakes, 0.1)
+    assert interrupt_for(item, item.open_interrupt).metadata == {
+        "captureId": item.id,
+        "kind": "answer",
+    }
+    run = await events(fakes, request(resolved(f"{item.id}:1", {"bucket": "Admin"})))
+    assert error_code(run) == "INVALID_PAYLOAD"

@@ -2,12 +2,20 @@
 // AG-UI runs included, is reduced to.
 import { loadSettings } from "./settings";
 
-/** The API answered, and said no: problem+json's `detail` is safe to show (docs/contract.md). */
+/** One field a 422 refused: where (`title`, `dueDate`…) and why. */
+export interface FieldError {
+  loc: string;
+  msg: string;
+}
+
+/** The API answered, and said no: problem+json's `detail` is safe to show (docs/contract.md),
+ * and so are the field errors of a 422. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly code?: string,
+    readonly errors: FieldError[] = [],
   ) {
     super(message);
     this.name = "ApiError";
@@ -41,6 +49,13 @@ export interface InboxItem {
   questionText: string | null;
   error: string | null;
   clarifications: { text: string }[] | null;
+  /** The questions put to the user, oldest first; the last one may be open. */
+  interrupts?: { id: string; kind: string; status: string; buckets?: Bucket[] }[];
+  /** What its filed item holds (as the filed item names them); an older API leaves out
+   * `nextAction`, and then the filed item is asked. */
+  dueDate?: string | null;
+  people?: string[] | null;
+  nextAction?: string | null;
   createdAt: string;
 }
 
@@ -99,10 +114,16 @@ export async function checkedFetch(input: RequestInfo | URL, init?: RequestInit)
 async function refusal(response: Response): Promise<ApiError> {
   let detail = "";
   let code: string | undefined;
+  let errors: FieldError[] = [];
   try {
     const problem = await response.json();
     detail = typeof problem.detail === "string" ? problem.detail : (problem.title ?? "");
     code = typeof problem.code === "string" ? problem.code : undefined;
+    if (Array.isArray(problem.errors)) {
+      errors = problem.errors
+        .filter((e: unknown): e is FieldError => typeof (e as FieldError)?.msg === "string")
+        .map((e: FieldError) => ({ loc: String(e.loc ?? ""), msg: e.msg }));
+    }
   } catch {
     // Not problem+json (a proxy's page, a bare 404): the status says enough.
   }
@@ -113,7 +134,7 @@ async function refusal(response: Response): Promise<ApiError> {
   if (response.status === 429) {
     return new ApiError(429, "Too many requests just now; try again in a moment.", code);
   }
-  return new ApiError(response.status, detail || `The API answered ${response.status}.`, code);
+  return new ApiError(response.status, detail || `The API answered ${response.status}.`, code, errors);
 }
 
 export async function call<T>(

@@ -1,7 +1,7 @@
 // What happens to a capture between the tap and its outcome: text runs, voice notes, the
 // outbox, answers to questions. Everything is written to the store as it happens, so the
 // screen (and a reload) always shows where each capture is.
-import { buildResumeArray, randomUUID, type Interrupt } from "@ag-ui/client";
+import { buildResumeArray, randomUUID, type Interrupt, type Message } from "@ag-ui/client";
 import { ApiError, NetworkError, getCapture, startVoiceNote, uploadAudio } from "./api";
 import { captureAgent, feedAgent, run, type Progress, type RunEnd } from "./agui";
 import { dropAudio, loadAudio, saveAudio } from "./audio";
@@ -146,13 +146,9 @@ export async function answer(id: string, response: ResumeResponse): Promise<void
   inFlight.add(id);
   try {
     store.update(id, { phase: "sending", steps: [], note: undefined });
-    const agent = captureAgent(c.threadId, c.messages ?? []);
-    // The client checks a resume against the questions it knows are open.
-    agent.pendingInterrupts = [interrupt];
-    const resume = buildResumeArray([interrupt], { [interrupt.id]: response });
-    const end = await run(agent, { resume }, progressOf(id));
+    const { end, messages } = await resumeThread(c.threadId, c.messages ?? [], interrupt, response, progressOf(id));
     if (end.kind === "finished") {
-      await settle(id, end, agent.messages);
+      await settle(id, end, messages);
     } else {
       // Not answered: the question stays open, with what went wrong.
       store.update(id, { phase: "asking", note: describe(end) });
@@ -160,6 +156,37 @@ export async function answer(id: string, response: ResumeResponse): Promise<void
   } finally {
     inFlight.delete(id);
   }
+}
+
+/** The AG-UI resume that answers `interrupt` on its thread: how the run ended, and the thread's
+ * messages after it. */
+export async function resumeThread(
+  threadId: string,
+  messages: Message[],
+  interrupt: Interrupt,
+  response: ResumeResponse,
+  progress: Progress = { step: () => undefined },
+): Promise<{ end: RunEnd; messages: Message[] }> {
+  const agent = captureAgent(threadId, messages);
+  // The client checks a resume against the questions it knows are open.
+  agent.pendingInterrupts = [interrupt];
+  const resume = buildResumeArray([interrupt], { [interrupt.id]: response });
+  const end = await run(agent, { resume }, progress);
+  return { end, messages: agent.messages };
+}
+
+/** A capture's open question as the API asks it (the interrupt, with its schema and the
+ * buckets it offers): its events feed replayed, which ends with the question. None when it
+ * asks nothing (any more). */
+export async function openQuestion(captureId: string, threadId: string): Promise<Interrupt | null> {
+  const end = await run(feedAgent(captureId, threadId), {}, { step: () => undefined });
+  if (end.kind === "failed") throw end.error;
+  return end.kind === "finished" ? (end.interrupts[0] ?? null) : null;
+}
+
+/** What went wrong with a run, in words safe to show. */
+export function describeEnd(end: RunEnd): string {
+  return describe(end);
 }
 
 function progressOf(id: string): Progress {

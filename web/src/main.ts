@@ -5,7 +5,7 @@ import { onKeyRefused } from "./api";
 import { byId, h } from "./dom";
 import { flushOutbox } from "./flows";
 import { captureScreen, prefill } from "./screens/capture";
-import { inboxScreen, itemScreen } from "./screens/inbox";
+import { inboxScreen, itemScreen, type Origin } from "./screens/inbox";
 import { bucketOf, listScreen, personScreen } from "./screens/lists";
 import { searchScreen } from "./screens/search";
 import { settingsScreen } from "./screens/settings";
@@ -19,6 +19,21 @@ interface Screen {
   view: HTMLElement;
   tab: string; // the tab it belongs to
   title?: string; // what the bar says, when not the tab's name
+  named?: string; // what a back link to it says, when not its title (a person's page)
+  details?: boolean; // a capture's page
+}
+
+// The screen a capture's page was opened from, for its back link: kept for the tab's life, so
+// that a reload of the page keeps it. A page opened first (a notification's link) goes back
+// to the Inbox.
+const ORIGIN = "app.origin";
+
+function cameFrom(): (Origin & { tab: string }) | null {
+  try {
+    return JSON.parse(sessionStorage.getItem(ORIGIN) ?? "null") as (Origin & { tab: string }) | null;
+  } catch {
+    return null;
+  }
 }
 
 /** The screen for an address: #/capture, #/lists/<bucket>, #/people/<name>, #/search?q=…,
@@ -40,7 +55,9 @@ function screenFor(hash: string, firstRun: boolean): Screen {
     return { view: settingsScreen(saved), tab: "settings" };
   }
   if ((name === "captures" || name === "inbox") && id) {
-    return { view: itemScreen(decodeURIComponent(id)), tab: "inbox", title: "Details" };
+    // It belongs to the tab it was opened from.
+    const from = cameFrom();
+    return { view: itemScreen(decodeURIComponent(id), from ?? undefined), tab: from?.tab ?? "inbox", title: "Details", details: true };
   }
   if (name === "inbox") return { view: inboxScreen(), tab: "inbox" };
   if (name === "today") return { view: todayScreen(), tab: "today" }; // the digest push's link
@@ -48,17 +65,24 @@ function screenFor(hash: string, firstRun: boolean): Screen {
     const bucket = bucketOf(id);
     return { view: listScreen(bucket), tab: "lists", title: bucket };
   }
-  if (name === "people" && id) return { view: personScreen(decodeURIComponent(id)), tab: "lists", title: "People" };
+  if (name === "people" && id) {
+    const person = decodeURIComponent(id);
+    return { view: personScreen(person), tab: "lists", title: "People", named: person };
+  }
   if (name === "search") return { view: searchScreen(new URLSearchParams(query).get("q") ?? ""), tab: "search" };
   return { view: captureScreen(), tab: "capture" };
 }
 
 function route(): void {
-  const { view, tab, title: named } = screenFor(location.hash, !loadSettings());
+  const screen = screenFor(location.hash, !loadSettings());
+  const { view, tab, title: named } = screen;
   const main = byId("main");
   main.replaceChildren(view);
   // The bar names the screen: the tab's name, the list's, or a capture's details.
   const title = named ?? tab[0].toUpperCase() + tab.slice(1);
+  if (!screen.details && tab !== "settings") {
+    sessionStorage.setItem(ORIGIN, JSON.stringify({ hash: location.hash || "#/capture", label: screen.named ?? title, tab }));
+  }
   byId("screen-name").textContent = title;
   document.title = `${title} · Second brain`;
   // Settings says it itself, next to the key: no banner pointing at the screen it is on.

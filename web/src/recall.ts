@@ -93,3 +93,18 @@ export async function exportAll(): Promise<{ blob: Blob; filename: string }> {
   const today = new Date().toISOString().slice(0, 10);
   return { blob: await response.blob(), filename: named?.[1] ?? `second-brain-${today}.zip` };
 }
+
+/** One filed item, looked up in its bucket's pages (the API has no route for one alone); null
+ * when it is not there (moved, deleted, or past the pages looked at). */
+export async function findFiled(bucket: Bucket, id: string, pages = 5): Promise<FiledView | null> {
+  let token: string | null = null;
+  for (let n = 0; n < pages; n++) {
+    const query = new URLSearchParams({ limit: "100" });
+    if (token) query.set("continuationToken", token);
+    const page: BucketPage = await call("GET", `/buckets/${bucket.toLowerCase()}?${query}`);
+    const found = page.items.find((item) => item.id === id);
+    if (found || !page.continuationToken) return found ?? null;
+    token = page.continuationToken;
+  }
+  return null;
+}

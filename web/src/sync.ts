@@ -15,10 +15,16 @@ export function apply(item: InboxItem): void {
   const seen = { title: item.title ?? undefined, text: c.text || item.text || "" };
   if (item.status === "filed") {
     store.update(c.id, { ...seen, phase: "filed", bucket: item.filedBucket ?? undefined, provisional: false, interrupt: undefined, note: undefined });
-  } else if (c.phase !== "asking") {
-    // Still unconfirmed; an open question on this card stays open.
+  } else {
+    // Still unconfirmed; an open question on this card stays open, unless it was answered or
+    // dismissed elsewhere (the capture's page, another device).
     const kept = item.status === "needs_review" || item.status === "needs_clarification" || item.status === "unresolved";
-    if (kept) store.update(c.id, { ...seen, bucket: item.filedBucket ?? undefined, provisional: item.status === "needs_review" });
+    const open = item.interrupts?.find((i) => i.status === "open");
+    const stillAsking = c.phase === "asking" && (item.interrupts === undefined || open?.id === c.interrupt?.id);
+    if (kept && !stillAsking) {
+      const answered = c.phase === "asking" ? { phase: "kept" as const, interrupt: undefined, note: undefined } : {};
+      store.update(c.id, { ...seen, ...answered, bucket: item.filedBucket ?? undefined, provisional: item.status === "needs_review" });
+    }
   }
 }
 

@@ -320,11 +320,16 @@ class MiniLMClassifier:
             or _pieces_per_word(text) > _UNFAMILIAR_PIECES_PER_WORD
         ):
             confidence = min(confidence, _ASK_CONFIDENCE)
-        question = None
+        question, named = None, []
         if confidence < _CONFIDENT:
-            question = which_bucket_question(ranked[0], ranked[1])
+            named = ranked[:2]
+            question = which_bucket_question(*named)
         return Classification(
-            bucket=ranked[0], confidence=confidence, title=title, question=question
+            bucket=ranked[0],
+            confidence=confidence,
+            title=title,
+            question=question,
+            named_buckets=named,
         )
 
     def probabilities(self, text: str) -> dict[str, float]:

@@ -171,9 +171,11 @@ def _to_classification(answer: ModelAnswer) -> Classification:
         return Classification(
             bucket=None, confidence=0.0, title=title, question=question or REPHRASE_QUESTION
         )
-    if answer.also_fits not in (None, answer.bucket):
+    named: list[Bucket] = []
+    if answer.also_fits is not None and answer.also_fits != answer.bucket:
         confidence = min(confidence, TWO_BUCKETS_CONFIDENCE)
         question = question or which_bucket_question(answer.bucket, answer.also_fits)
+        named = [answer.bucket, answer.also_fits]
     return Classification(
         bucket=answer.bucket,
         confidence=confidence,
@@ -181,6 +183,7 @@ def _to_classification(answer: ModelAnswer) -> Classification:
         question=question,
         people=_people(answer.people),
         due_date=_due_date(answer.due_date),
+        named_buckets=named,
     )
 
 

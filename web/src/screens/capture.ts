@@ -2,6 +2,7 @@
 // outcome, answering the questions some of them ask. A capture that will settle later is
 // where notifications are first offered.
 import type { Interrupt } from "@ag-ui/client";
+import { deleteCapture } from "../api";
 import { bucketBadge, h, when } from "../dom";
 import { answer, captureText, captureVoice, send } from "../flows";
 import { canRecord, clock, Recording, VOICE_LIMIT_S } from "../recorder";
@@ -9,7 +10,8 @@ import { mayOffer, notNow, turnOn } from "../push";
 import * as store from "../store";
 import type { LocalCapture, Phase } from "../store";
 import { catchUp } from "../sync";
-import { inWords, repeats } from "../words";
+import { questionView } from "../question";
+import { repeats } from "../words";
 
 const PHASES: Record<Phase, string> = {
   waiting: "Waiting to send",
@@ -306,84 +308,24 @@ function steps(c: LocalCapture): HTMLElement {
   );
 }
 
-interface Field {
-  name: string;
-  choices?: string[];
-  maxLength?: number;
-}
-
-/** The answer's fields, read from the interrupt's responseSchema (a JSON schema): its
- * properties, or those of each schema it allows (anyOf / oneOf: a bucket, or an answer). */
-function fields(schema: unknown): Field[] {
-  type Schema = { properties?: Record<string, unknown>; anyOf?: Schema[]; oneOf?: Schema[]; $defs?: Record<string, unknown> };
-  const root = (schema ?? {}) as Schema;
-  const resolve = (property: unknown) => {
-    const resolved = property as { $ref?: string; enum?: string[]; maxLength?: number };
-    const ref = resolved.$ref?.match(/^#\/\$defs\/(.+)$/);
-    return (ref ? (root.$defs?.[ref[1]] ?? {}) : resolved) as typeof resolved;
-  };
-  // Each allowed schema may itself be a reference into $defs (pydantic writes them so).
-  const all = [root, ...(root.anyOf ?? []), ...(root.oneOf ?? [])].map((one) => resolve(one) as Schema);
-  return all.flatMap((one) =>
-    Object.entries(one.properties ?? {}).map(([name, property]) => {
-      const resolved = resolve(property);
-      return { name, choices: resolved.enum, maxLength: resolved.maxLength };
-    }),
-  );
-}
-
+/** The open question on its card. A voice note in which nothing was said has nothing to file:
+ * it may be discarded (deleted from the API too) instead. */
 function question(c: LocalCapture, interrupt: Interrupt): HTMLElement {
-  const found = fields(interrupt.responseSchema);
-  const picks = found.find((f) => f.choices);
-  const typed = found.find((f) => !f.choices);
-  const metadata = (interrupt.metadata ?? {}) as { bucket?: string };
-  const prompt = inWords(interrupt.message ?? "The capture needs your answer.");
-  const promptId = `ask-${c.id}`;
-  const dismiss = h(
-    "button",
-    { type: "button", class: "link", "data-focus": "dismiss", onclick: () => void answer(c.id, { status: "cancelled" }) },
-    "Dismiss",
-  );
-  const choice = (field: Field, value: string) =>
-    h(
-      "button",
-      {
-        type: "button",
-        class: value === metadata.bucket ? "choice current" : "choice",
-        "data-focus": `choice-${value}`,
-        onclick: () => void answer(c.id, { status: "resolved", payload: { [field.name]: value } }),
-      },
-      value === metadata.bucket ? `${value} ✓` : value,
-    );
-  // Every question also takes a typed answer, sent as a misunderstood capture's is.
-  const name = typed?.name ?? "answer";
-  const input = h("input", {
-    id: `answer-${c.id}`,
-    name,
-    type: "text",
-    required: true,
-    maxlength: typed?.maxLength ?? 4000,
-    autocomplete: "off",
-    "data-focus": "answer",
+  const silent = c.kind === "voice" && !c.text && Boolean(c.captureId);
+  return questionView({
+    key: c.id,
+    interrupt,
+    answer: (response) => void answer(c.id, response),
+    discard: silent ? () => void discard(c) : undefined,
   });
-  const form = h(
-    "form",
-    {},
-    h("label", { for: input.id, class: picks ? "or" : null }, picks ? "Or say where it goes" : prompt),
-    input,
-    h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Answer"), dismiss),
-  );
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    const value = input.value.trim();
-    if (value) void answer(c.id, { status: "resolved", payload: { [name]: value } });
-  });
-  if (!picks?.choices) return h("div", { class: "ask" }, form);
-  return h(
-    "div",
-    { class: "ask", role: "group", "aria-labelledby": promptId },
-    h("p", { id: promptId, class: "prompt" }, prompt),
-    h("div", { class: "choices" }, ...picks.choices.map((value) => choice(picks, value))),
-    form,
-  );
+}
+
+async function discard(c: LocalCapture): Promise<void> {
+  store.update(c.id, { note: "Discarding…" });
+  try {
+    await deleteCapture(c.captureId!);
+    store.remove(c.id);
+  } catch (error) {
+    store.update(c.id, { note: error instanceof Error ? error.message : "It could not be discarded." });
+  }
 }

@@ -1,8 +1,31 @@
 // The edit sheet: a filed item's title, due date and next action, sent as a merge patch with
 // the item's ETag. Changed meanwhile elsewhere (412): the sheet says so, and reloads on asking.
-import { ApiError } from "../api";
+import { ApiError, type FieldError } from "../api";
 import { h } from "../dom";
 import { editFiled, type Edit, type FiledView } from "../recall";
+
+// The API's limits (PATCH /api/captures/{id}, docs/contract.md): the sheet takes no more than
+// the API keeps.
+const TITLE_MAX = 120;
+const NEXT_ACTION_MAX = 200;
+
+// The fields as the sheet names them, for the API's field errors.
+const LABELS: Record<string, string> = { title: "Title", dueDate: "Due date", nextAction: "Next action", done: "Done" };
+
+/** What the API refused, in the sheet's words: each field error under the field's label
+ * ("Title: at most 120 characters."), else the problem's `detail`. */
+export function refusalOf(error: unknown): string {
+  if (!(error instanceof Error)) return "Something went wrong.";
+  const errors: FieldError[] = error instanceof ApiError ? error.errors : [];
+  if (errors.length === 0) return error.message;
+  return errors
+    .map(({ loc, msg }) => {
+      const field = loc.split(".").pop() ?? "";
+      const words = msg.replace(/^String should have /, "").replace(/\.$/, "");
+      return LABELS[field] ? `${LABELS[field]}: ${words}.` : `${words}.`;
+    })
+    .join(" ");
+}
 
 export function openEditor(
   item: FiledView,
@@ -18,9 +41,9 @@ export function openEditor(
       input,
       hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
     );
-  const title = h("input", { id: "edit-title", name: "title", type: "text", required: true, maxlength: 200 });
+  const title = h("input", { id: "edit-title", name: "title", type: "text", required: true, maxlength: TITLE_MAX });
   const due = h("input", { id: "edit-due", name: "dueDate", type: "date", "aria-describedby": "edit-due-hint" });
-  const next = h("input", { id: "edit-next", name: "nextAction", type: "text", maxlength: 200 });
+  const next = h("input", { id: "edit-next", name: "nextAction", type: "text", maxlength: NEXT_ACTION_MAX });
   const status = h("p", { class: "note", role: "status" });
   const reloadButton = h("button", { type: "button", class: "secondary", hidden: true }, "Reload");
   const fill = (from: FiledView) => {
@@ -70,9 +93,14 @@ export function openEditor(
       status.className = "note error";
       status.textContent = stale
         ? "This was changed somewhere else since you opened it, so nothing was saved. Reload it, then make your change again."
-        : error instanceof Error
-          ? error.message
-          : "Something went wrong.";
+        : refusalOf(error);
+      // The field the API refused is marked, and the keyboard goes to it.
+      const refused = error instanceof ApiError ? error.errors.map((e) => e.loc.split(".").pop()) : [];
+      for (const input of [title, due, next]) {
+        if (refused.includes(input.name)) input.setAttribute("aria-invalid", "true");
+        else input.removeAttribute("aria-invalid");
+      }
+      if (!stale) form.querySelector<HTMLElement>("[aria-invalid]")?.focus();
       reloadButton.hidden = !stale;
       if (stale) reloadButton.focus();
     }

@@ -1,0 +1,106 @@
+// A question a capture asks (an AG-UI interrupt), as the user answers it: the buckets it names
+// as buttons, a box for words, Dismiss; for a voice note with nothing in it, Discard. The same
+// on a capture's card and on its own page.
+import type { Interrupt } from "@ag-ui/client";
+import { h } from "./dom";
+import type { ResumeResponse } from "./flows";
+import { inWords } from "./words";
+
+export interface Asking {
+  /** Unique on the page: the ids of the question's controls are made from it. */
+  key: string;
+  interrupt: Interrupt;
+  answer: (response: ResumeResponse) => void;
+  /** A voice note in which nothing was said: nothing to file, so it may be thrown away. */
+  discard?: () => void;
+}
+
+interface Field {
+  name: string;
+  choices?: string[];
+  maxLength?: number;
+}
+
+/** The answer's fields, read from the interrupt's responseSchema (a JSON schema): its
+ * properties, or those of each schema it allows (anyOf / oneOf: a bucket, or an answer). */
+function fields(schema: unknown): Field[] {
+  type Schema = { properties?: Record<string, unknown>; anyOf?: Schema[]; oneOf?: Schema[]; $defs?: Record<string, unknown> };
+  const root = (schema ?? {}) as Schema;
+  const resolve = (property: unknown) => {
+    const resolved = property as { $ref?: string; enum?: string[]; maxLength?: number };
+    const ref = resolved.$ref?.match(/^#\/\$defs\/(.+)$/);
+    return (ref ? (root.$defs?.[ref[1]] ?? {}) : resolved) as typeof resolved;
+  };
+  // Each allowed schema may itself be a reference into $defs (pydantic writes them so).
+  const all = [root, ...(root.anyOf ?? []), ...(root.oneOf ?? [])].map((one) => resolve(one) as Schema);
+  return all.flatMap((one) =>
+    Object.entries(one.properties ?? {}).map(([name, property]) => {
+      const resolved = resolve(property);
+      return { name, choices: resolved.enum, maxLength: resolved.maxLength };
+    }),
+  );
+}
+
+export function questionView({ key, interrupt, answer, discard }: Asking): HTMLElement {
+  const found = fields(interrupt.responseSchema);
+  const picks = found.find((f) => f.choices);
+  const typed = found.find((f) => !f.choices);
+  const metadata = (interrupt.metadata ?? {}) as { bucket?: string; buckets?: string[] };
+  // The buckets the question offers (metadata.buckets: the two it names, or all four), each one
+  // the schema takes; without them, every bucket the schema takes.
+  const offered = picks?.choices ? (metadata.buckets ?? picks.choices).filter((b) => picks.choices!.includes(b)) : [];
+  const prompt = inWords(interrupt.message ?? "The capture needs your answer.");
+  const promptId = `ask-${key}`;
+  const dismiss = h(
+    "button",
+    { type: "button", class: "link", "data-focus": "dismiss", onclick: () => answer({ status: "cancelled" }) },
+    "Dismiss",
+  );
+  const choice = (field: Field, value: string) =>
+    h(
+      "button",
+      {
+        type: "button",
+        class: value === metadata.bucket ? "choice current" : "choice",
+        "data-focus": `choice-${value}`,
+        onclick: () => answer({ status: "resolved", payload: { [field.name]: value } }),
+      },
+      value === metadata.bucket ? `${value} ✓` : value,
+    );
+  const buttons: HTMLElement[] = picks ? offered.map((value) => choice(picks, value)) : [];
+  if (discard) {
+    buttons.push(h("button", { type: "button", class: "danger-outline", "data-focus": "discard", onclick: () => discard() }, "Discard"));
+  }
+  // Every question also takes a typed answer, sent as a misunderstood capture's is.
+  const name = typed?.name ?? "answer";
+  const input = h("input", {
+    id: `answer-${key}`,
+    name,
+    type: "text",
+    required: true,
+    maxlength: typed?.maxLength ?? 4000,
+    autocomplete: "off",
+    "data-focus": "answer",
+  });
+  const label = picks && offered.length ? "Or say where it goes" : discard ? "Or type what you said" : prompt;
+  const form = h(
+    "form",
+    {},
+    h("label", { for: input.id, class: label === prompt ? null : "or" }, label),
+    input,
+    h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Answer"), dismiss),
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = input.value.trim();
+    if (value) answer({ status: "resolved", payload: { [name]: value } });
+  });
+  if (buttons.length === 0) return h("div", { class: "ask" }, form);
+  return h(
+    "div",
+    { class: "ask", role: "group", "aria-labelledby": promptId },
+    h("p", { id: promptId, class: "prompt" }, prompt),
+    h("div", { class: "choices" }, ...buttons),
+    form,
+  );
+}
