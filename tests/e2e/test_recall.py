@@ -154,6 +154,21 @@ def test_search_finds_text_and_titles_for_its_caller(client, fake) -> None:
     assert client.get(f"/api/search?q={word}", headers=OTHER_KEY).json()["items"] == []
 
 
+def test_search_cuts_its_snippet_from_a_capture_whose_capitals_fold_longer(client, fake) -> None:
+    # "İ" is two characters lowercased: an offset found in the lowercased text once ran past
+    # the end of the text as written, and every search that found this capture answered 500.
+    word, other = unique("grout"), unique("plain")
+    dotted = file(client, fake, f"{'İ' * 80} İstanbul: the {word} {other} is due", "Projects")
+    plain = file(client, fake, f"the {other} is plain", "Projects")
+    found = client.get(f"/api/search?q={word}", headers=KEY)
+    assert found.status_code == 200, found.text
+    (hit,) = found.json()["items"]
+    assert hit["id"] == dotted and f"the {word} {other} is due" in hit["snippet"]
+    both = client.get(f"/api/search?q={other}", headers=KEY)
+    assert both.status_code == 200, both.text
+    assert {h["id"] for h in both.json()["items"]} == {dotted, plain}
+
+
 def test_a_filed_item_is_edited_under_its_etag(client, fake) -> None:
     word = unique("Edit")
     capture_id = file(client, fake, f"{word} plan the shed", "Projects", title="Shed")

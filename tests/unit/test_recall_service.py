@@ -32,8 +32,10 @@ from shared.services.recall import (
     SearchQuery,
     bucket_named,
     bucket_page,
+    find_folded,
     people,
     person,
+    score,
     search,
     search_terms,
     snippet,
@@ -170,6 +172,46 @@ async def test_search_scores_titles_and_cuts_a_snippet(fakes: Fakes) -> None:
     assert search_terms("The tiler's QUOTE, the") == ["the", "tiler", "s", "quote"]
     assert search_terms("??") == ["??"]
     assert snippet(["no match here"], ["zzz"]) == "no match here"
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "İ" * 60,  # one character, two lowercased or folded
+        "ß" * 60,  # one character, two folded
+        "ﬁ" * 60,  # a ligature, two folded
+        "ΐ" * 60,  # one character, three folded
+        "İß ﬁ ŉ ǰ " * 30,
+    ],
+)
+def test_a_snippet_is_cut_around_the_match_whatever_folding_does_to_lengths(before: str) -> None:
+    text = f"{before} then the tiler came back with a quote"
+    cut = snippet([text], ["tiler"])
+    assert "the tiler came back" in cut and cut.startswith("…")
+    assert len(cut) < 200
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "at"),
+    [
+        ("İİİ tiler", "tiler", 4),
+        ("STRASSE Straße", "straße", 0),  # folded, "straße" is "strasse": the first matches
+        ("a ﬁle", "file", 2),
+        ("ΌΣΟΣ", "όσος", 0),
+        ("abc", "zzz", None),
+        ("", "a", None),
+    ],
+)
+def test_a_folded_match_is_an_offset_into_the_text_as_written(
+    text: str, term: str, at: int | None
+) -> None:
+    assert find_folded(text, term) == at
+
+
+def test_a_match_after_many_dotted_capitals_is_scored_and_cut() -> None:
+    text = "İ" * 200 + " tiler " + "İ" * 200
+    assert score("", [text], ["tiler"], "tiler") == 1.0
+    assert snippet(["", text], ["tiler"]).count("tiler") == 1
 
 
 async def test_search_is_the_callers_only(fakes: Fakes) -> None:
