@@ -58,7 +58,6 @@ log = logging.getLogger(__name__)
 ENQUEUE_AT_ONCE = 32
 # Filed items the review reads per bucket at most (the newest): a week's review, not an export.
 REVIEW_READ = 500
-_ATTEMPTS = 5
 
 
 # -- preferences ---------------------------------------------------------------------------------
@@ -110,19 +109,18 @@ async def put_preferences(
     user_id: str, new: NewPreferences, store: PreferencesStore, now: datetime
 ) -> Preferences:
     """Replace the user's preferences; their next digest is counted again from `now`. Invalid
-    UNKNOWN_TIME_ZONE for a zone the tz database does not have."""
+    UNKNOWN_TIME_ZONE for a zone the tz database does not have.
+
+    Nothing of what is stored goes into the new document, so it is written whatever is stored:
+    of PUTs at once the last one stored wins, and a digest moving `nextDigestAt` on meanwhile
+    (ETag-guarded) loses to it, as it should. Reading first and replacing under the ETag made
+    writers at once lose to each other until one ran out of attempts (a 500)."""
     if not is_time_zone(new.time_zone):
         raise Invalid(
             "timeZone must be an IANA time zone, such as Europe/London.", "UNKNOWN_TIME_ZONE"
         )
-    for _ in range(_ATTEMPTS):
-        current = await get_preferences(user_id, store)
-        try:
-            # NewPreferences' fields are replaced_by's keywords, one for one: every one is set.
-            return await store.save(current.replaced_by(now, **new.model_dump()))
-        except StaleItem:
-            continue  # a digest moved nextDigestAt on, or another PUT: read again
-    raise StaleItem(user_id)
+    # NewPreferences' fields are replaced_by's keywords, one for one: every one is set.
+    return await store.replace(Preferences.default(user_id).replaced_by(now, **new.model_dump()))
 
 
 # -- reading the day and the week ----------------------------------------------------------------

@@ -6,6 +6,7 @@ before the worker moved on send nothing more. Also the routes: preferences, dige
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -23,7 +24,7 @@ from testkit.support import DEV_KEYS, clear_queue, eventually, running_devhost
 from tests.fakes import new_id
 from tests.push_service import Device, PushServiceStandIn
 
-USERS = {f"digest-{n}": f"digest-key-{n}" for n in range(4)}
+USERS = {f"digest-{n}": f"digest-key-{n}" for n in range(8)}
 DIGESTS = "digests"
 
 
@@ -253,3 +254,70 @@ def test_what_a_worker_that_died_mid_way_left_is_finished_by_the_next_run_and_on
     eventually(lambda: moved_on(cosmos, user), timeout=30)
     assert digests_to(push_service, first) == []
     assert digests.read_item(f"{user}:{day}", partition_key=user)["done"] is True
+
+
+def test_ten_preferences_puts_at_once_all_answer_200_and_one_of_them_is_stored(
+    host: str,
+) -> None:
+    user = "digest-4"
+    bodies = [
+        {"timeZone": "Europe/London", "digestAt": f"0{n}:1{n}", "weeklyReviewDay": "monday"}
+        for n in range(10)
+    ]
+
+    async def put_all() -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=host, timeout=60) as http:
+            return await asyncio.gather(
+                *(http.put("/api/preferences", json=b, headers=key(user)) for b in bodies)
+            )
+
+    for _ in range(3):
+        answers = asyncio.run(put_all())
+        assert [a.status_code for a in answers] == [200] * 10, [a.text for a in answers]
+        stored = httpx.get(f"{host}/api/preferences", headers=key(user)).json()
+        assert stored["digestAt"] in {b["digestAt"] for b in bodies}
+
+
+def test_preferences_put_during_a_digest_run_all_answer_200(
+    host: str, cosmos, scripted_env: dict[str, str]
+) -> None:
+    user = "digest-5"
+    body = {"timeZone": "Pacific/Kiritimati", "digestAt": "07:30"}
+    with httpx.Client(base_url=host, timeout=60) as client:
+        assert client.put("/api/preferences", json=body, headers=key(user)).status_code == 200
+        due_now(cosmos, user)
+
+        async def run_and_put() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=host, timeout=60) as http:
+                timer = http.post("/admin/functions/digest_timer", json={"input": ""})
+                puts = [
+                    http.put(
+                        "/api/preferences",
+                        json={**body, "digestAt": f"{n:02d}:00"},
+                        headers=key(user),
+                    )
+                    for n in range(12)
+                ]
+                fired, *answers = await asyncio.gather(timer, *puts)
+                assert fired.status_code == 202, fired.text
+                # And more while the worker takes the job the run sent.
+                answers += await asyncio.gather(*puts_again(http))
+                return answers
+
+        def puts_again(http: httpx.AsyncClient) -> list:
+            return [
+                http.put(
+                    "/api/preferences",
+                    json={**body, "digestAt": f"{n + 12:02d}:00"},
+                    headers=key(user),
+                )
+                for n in range(12)
+            ]
+
+        answers = asyncio.run(run_and_put())
+        assert [a.status_code for a in answers] == [200] * 24, [
+            (a.status_code, a.text[:300]) for a in answers if a.status_code != 200
+        ]
+        eventually(lambda: queue_length(scripted_env["AzureWebJobsStorage"]) == 0, timeout=60)
+        stored = client.get("/api/preferences", headers=key(user)).json()
+        assert stored["digestAt"] in {f"{n + 12:02d}:00" for n in range(12)}
