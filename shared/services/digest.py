@@ -25,6 +25,8 @@ from shared.domain.capture import InboxItem
 from shared.domain.classification import Bucket
 from shared.domain.digest import (
     CLAIM,
+    FIRST_DAY,
+    LAST_DAY,
     OPEN_QUESTIONS,
     SECTION_ITEMS,
     Digest,
@@ -35,6 +37,7 @@ from shared.domain.digest import (
     compose_review,
     digest_key,
     digest_note,
+    readable_days,
     record_id,
     rules_summary,
 )
@@ -173,7 +176,8 @@ async def day_digest(
 ) -> Digest:
     """The digest of `day` (local): six reads in one partition, run at once. Admin is read in
     due-date order up to the day after (due and overdue, not done); projects and people are
-    their newest open items."""
+    their newest open items. Invalid DATE_OUT_OF_RANGE at the calendar's ends."""
+    _within_the_calendar(day, 1, "date")
     start, _ = _day_bounds(day, prefs)
     y_start, _ = _day_bounds(day - timedelta(days=1), prefs)
     admin, questions, projects, people, came_in = await asyncio.gather(
@@ -228,6 +232,14 @@ def parse_week(week: str) -> date:
         raise Invalid("week must be an ISO week, YYYY-Www.", "INVALID_QUERY") from exc
 
 
+def _within_the_calendar(first: date, days: int, name: str) -> None:
+    if not readable_days(first, days):
+        raise Invalid(
+            f"{name} must fall between {FIRST_DAY.isoformat()} and {LAST_DAY.isoformat()}.",
+            "DATE_OUT_OF_RANGE",
+        )
+
+
 def week_of(day: date) -> str:
     year, number, _ = day.isocalendar()
     return f"{year}-W{number:02d}"
@@ -243,8 +255,9 @@ async def week_review(
     digest: DigestAdapters,
 ) -> Review:
     """The review of an ISO week (local days), with the model's summary when one is configured
-    and answers, the rules' otherwise."""
+    and answers, the rules' otherwise. Invalid DATE_OUT_OF_RANGE at the calendar's ends."""
     start = parse_week(week)
+    _within_the_calendar(start, 7, "week")
     begin, _ = _day_bounds(start, prefs)
     _, end = _day_bounds(start + timedelta(days=6), prefs)
     came_in, projects, ideas, questions = await asyncio.gather(

@@ -321,3 +321,27 @@ def test_preferences_put_during_a_digest_run_all_answer_200(
         eventually(lambda: queue_length(scripted_env["AzureWebJobsStorage"]) == 0, timeout=60)
         stored = client.get("/api/preferences", headers=key(user)).json()
         assert stored["digestAt"] in {f"{n + 12:02d}:00" for n in range(12)}
+
+
+@pytest.mark.parametrize("zone", ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC"])
+def test_the_calendars_ends_are_a_422_and_the_days_within_are_read(
+    client: httpx.Client, zone: str
+) -> None:
+    user = "digest-6"
+    put = client.put("/api/preferences", json={"timeZone": zone}, headers=key(user))
+    assert put.status_code == 200, put.text
+    for query in (
+        "/api/digest?date=0001-01-01",
+        "/api/digest?date=0001-01-02",
+        "/api/digest?date=9999-12-31",
+        "/api/review?week=0001-W01",
+        "/api/review?week=9999-W52",
+    ):
+        answer = client.get(query, headers=key(user))
+        assert answer.status_code == 422, (query, answer.text)
+        assert answer.headers["content-type"] == "application/problem+json"
+        assert answer.json()["code"] == "DATE_OUT_OF_RANGE"
+    for query in ("/api/digest?date=0001-02-01", "/api/digest?date=9999-11-30",
+                  "/api/review?week=0001-W06", "/api/review?week=9999-W47"):  # fmt: skip
+        answer = client.get(query, headers=key(user))
+        assert answer.status_code == 200, (query, answer.text)

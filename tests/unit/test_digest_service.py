@@ -13,7 +13,7 @@ import pytest
 
 from shared.domain.capture import Status
 from shared.domain.classification import Bucket
-from shared.domain.digest import CLAIM, DigestJob, digest_key, record_id
+from shared.domain.digest import CLAIM, FIRST_DAY, LAST_DAY, DigestJob, digest_key, record_id
 from shared.domain.errors import Invalid, PushUnavailable, StorageUnavailable
 from shared.domain.filed import AdminItem, IdeaItem, PersonItem, ProjectItem
 from shared.domain.push import Delivery, PushKeys, PushSubscription
@@ -24,6 +24,7 @@ from shared.services.digest import (
     get_preferences,
     put_preferences,
     send_digest,
+    week_of,
     week_review,
 )
 from tests.fakes import USER, DigestFakes, Fakes, ScriptedSummarizer, new_id, text_item
@@ -364,3 +365,51 @@ async def test_a_job_that_waited_past_its_day_is_dropped(fakes: Fakes, digest: D
         await send_digest(old, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters) is None
     )
     assert fakes.sender.pushes_to(phone.endpoint) == [] and digest.digests.all() == []
+
+
+ZONES = ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC"]
+
+
+@pytest.mark.parametrize("zone", ZONES)
+@pytest.mark.parametrize(
+    "day",
+    [date.min, date.min + timedelta(days=1), FIRST_DAY - timedelta(days=1),
+     LAST_DAY + timedelta(days=1), date.max - timedelta(days=1), date.max],
+)  # fmt: skip
+async def test_a_digest_past_the_calendars_ends_is_refused(
+    fakes: Fakes, digest: DigestFakes, zone: str, day: date
+) -> None:
+    await set_up(digest, timeZone=zone)
+    prefs = await get_preferences(USER, digest.preferences)
+    with pytest.raises(Invalid) as refused:
+        await day_digest(USER, day, prefs, fakes.repo, fakes.filed)
+    assert refused.value.code == "DATE_OUT_OF_RANGE"
+
+
+@pytest.mark.parametrize("zone", ZONES)
+async def test_the_first_and_last_days_and_weeks_of_the_calendar_are_read(
+    fakes: Fakes, digest: DigestFakes, zone: str
+) -> None:
+    await set_up(digest, timeZone=zone)
+    prefs = await get_preferences(USER, digest.preferences)
+    await admin(fakes, "Renew passport", DAY)
+    first = await day_digest(USER, FIRST_DAY, prefs, fakes.repo, fakes.filed)
+    assert first.date == FIRST_DAY and first.due == []
+    last = await day_digest(USER, LAST_DAY, prefs, fakes.repo, fakes.filed)
+    assert [e.title for e in last.due] == ["Renew passport"]  # overdue by then
+    now = datetime(2026, 3, 29, tzinfo=UTC)
+    for week in (week_of(FIRST_DAY + timedelta(days=7)), week_of(LAST_DAY - timedelta(days=7))):
+        review = await week_review(USER, week, prefs, now, fakes.repo, fakes.filed, digest.adapters)
+        assert review.week == week and review.summary_by == "rules"
+
+
+@pytest.mark.parametrize("zone", ZONES)
+@pytest.mark.parametrize("week", ["0001-W01", "0001-W02", "9999-W52", "9999-W48"])
+async def test_a_review_past_the_calendars_ends_is_refused(
+    fakes: Fakes, digest: DigestFakes, zone: str, week: str
+) -> None:
+    await set_up(digest, timeZone=zone)
+    prefs = await get_preferences(USER, digest.preferences)
+    with pytest.raises(Invalid) as refused:
+        await week_review(USER, week, prefs, AT, fakes.repo, fakes.filed, digest.adapters)
+    assert refused.value.code == "DATE_OUT_OF_RANGE"
