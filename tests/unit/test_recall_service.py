@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 import json
+import struct
+import unicodedata
 import zipfile
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -24,7 +26,15 @@ from shared.domain.errors import (
     PreconditionRequired,
 )
 from shared.services.edit import FiledPatch, edit_filed
-from shared.services.export import VaultNames, export_zip, markdown, safe_name
+from shared.services.export import (
+    NAME_BYTES,
+    VaultNames,
+    _entry,
+    export_zip,
+    markdown,
+    safe_name,
+    same_name_key,
+)
 from shared.services.filing import file_capture
 from shared.services.recall import (
     BucketQuery,
@@ -317,9 +327,15 @@ async def test_the_export_is_a_vault_and_the_inbox(fakes: Fakes) -> None:
     await file(fakes, "due friday", Bucket.ADMIN, 2, ".hidden")
     fakes.repo.seed(text_item("still waiting"))
     fakes.repo.seed(text_item("someone else's", user_id="other"))
-    data = b"".join([chunk async for chunk in export_zip(USER, fakes.repo, fakes.filed)])
+    now = datetime(2026, 5, 6, 7, 8, 10, tzinfo=UTC)
+    data = b"".join([chunk async for chunk in export_zip(USER, fakes.repo, fakes.filed, now)])
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert archive.testzip() is None
+    created = START + timedelta(minutes=2)
+    *minutes, seconds = created.timetuple()[:6]
+    # MS-DOS times count two seconds at a time.
+    assert archive.getinfo("Admin/hidden.md").date_time == (*minutes, seconds // 2 * 2)
+    assert archive.getinfo("captures.jsonl").date_time == (2026, 5, 6, 7, 8, 10)
     names = sorted(archive.namelist())
     assert names == [
         "Admin/hidden.md",
@@ -336,6 +352,54 @@ async def test_the_export_is_a_vault_and_the_inbox(fakes: Fakes) -> None:
     assert sorted(json.loads(line)["text"] for line in lines) == [
         "Call Zoë re: the [budget]?", "again", "due friday", "still waiting",
     ]  # fmt: skip
+
+
+def test_a_zip_entry_carries_its_exact_time_in_the_extended_timestamp() -> None:
+    when = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
+    info = _entry("x.md", when)
+    assert info.date_time == (2026, 5, 6, 7, 8, 9)
+    assert info.extra == struct.pack("<HHBI", 0x5455, 5, 1, int(when.timestamp()))
+    assert _entry("old.md", datetime(1970, 1, 2, tzinfo=UTC)).date_time == (1980, 1, 1, 0, 0, 0)
+
+
+def item_titled(title: str, item_id: str = "id-1") -> Any:
+    return type("I", (), {"title": title, "id": item_id})
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("Zoe\u0308", "Zoë"),  # "e" and a combining diaeresis: one character, as macOS stores it
+        ("con", "_con"),
+        ("COM1", "_COM1"),
+        ("nul.txt", "_nul.txt"),
+        ("Lpt\u00b9", "_Lpt\u00b9"),
+        ("aux . ", "_aux"),
+        ("Console", "Console"),
+        ("com10", "com10"),
+        ("invoice\u202egpj.exe", "invoicegpj.exe"),  # a right-to-left override
+        ("\u2066left\u2069 \u200fright\u200e", "left right"),  # isolates, marks
+        ("zero\u200bwidth\ufeff\u00adsoft", "zerowidthsoft"),
+        ("two\u2028lines\u2029here", "two lines here"),
+        ("trailing dots...", "trailing dots"),
+        ("\U0001f600" * 100, "\U0001f600" * 50),  # 200 bytes of UTF-8
+        # The cut falls between a letter and its accent: never a letter without it.
+        ("x" * 99 + "e\u0308\u0323", "x" * 99),
+    ],
+)
+def test_a_vault_name_is_one_every_system_creates_as_written(title: str, name: str) -> None:
+    made = safe_name(title)
+    assert made == name
+    assert len(made.encode()) <= NAME_BYTES and unicodedata.is_normalized("NFC", made)
+
+
+def test_names_that_one_file_system_or_another_takes_for_one_are_made_unique() -> None:
+    names = VaultNames()
+    titles = ["Zoë", "Zoe\u0308", "ZOË", "zoe\u0308", "Zoe"]
+    made = [names.name_for(item_titled(t)) for t in titles]
+    assert made == ["Zoë", "Zoë (2)", "ZOË (3)", "zoë (4)", "Zoe"]
+    assert len({same_name_key(n) for n in made}) == len(made)
+    assert all(unicodedata.is_normalized("NFC", n) for n in made)
 
 
 def test_vault_names() -> None:
