@@ -326,15 +326,20 @@ async def send_digest(
 ) -> DigestRecord | None:
     """The worker's work for one job: the day's digest pushed to each of the user's devices
     once, or nothing (digest off, done before, being sent by another worker, nothing to say).
-    The record as it ended (None: nothing was done)."""
+    The record as it ended (None: nothing was done).
+
+    The message is not trusted for the day: anyone who can queue a job (a run by hand through
+    the host's admin endpoint, say) could name a day to come and have its record written early
+    with what is known today. The day due is counted again from the user's preferences and
+    `now`, and a job for any other day writes nothing."""
     tracing.annotate(user_id=job.user_id)
     prefs = await digest.preferences.get(job.user_id)
-    if prefs is None or not prefs.digest:
-        return None
-    if job.date < prefs.digest_day(now):
-        # A job that waited past its day (a long outage, a retried poison): that day's digest
-        # is old news, and today's has a job of its own.
-        log.info("digest of %s for %s: a later day has begun; dropped", job.user_id, job.date)
+    due = prefs.due_day(now) if prefs is not None else None
+    if prefs is None or due is None or job.date != due:
+        # Off, sent and moved on already, a day to come, or a job that waited past its day (a
+        # long outage, a retried poison): that day's digest is old news, and today's has a
+        # job of its own.
+        log.info("digest of %s for %s: not the day due (%s); dropped", job.user_id, job.date, due)
         return None
     rid = record_id(job.user_id, job.date)
     record = await digest.digests.get(job.user_id, rid)

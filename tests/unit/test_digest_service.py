@@ -413,3 +413,49 @@ async def test_a_review_past_the_calendars_ends_is_refused(
     with pytest.raises(Invalid) as refused:
         await week_review(USER, week, prefs, AT, fakes.repo, fakes.filed, digest.adapters)
     assert refused.value.code == "DATE_OUT_OF_RANGE"
+
+
+@pytest.mark.parametrize(
+    ("day", "now"),
+    [
+        (DAY + timedelta(days=1), LATER),  # tomorrow's, queued today
+        (DAY + timedelta(days=300), LATER),  # a day far off
+        (DAY, AT - timedelta(minutes=1)),  # today's, before its time
+        (DAY - timedelta(days=1), LATER),  # yesterday's, sent and moved on
+    ],
+)
+async def test_a_job_for_a_day_that_is_not_due_writes_nothing(
+    fakes: Fakes, digest: DigestFakes, day: date, now: datetime
+) -> None:
+    await set_up(digest)
+    phone = device(fakes)
+    await admin(fakes, "Renew passport", DAY)
+    before = digest.preferences.stored(USER)
+    job = DigestJob(user_id=USER, date=day)
+    assert await send_digest(job, now, fakes.repo, fakes.filed, fakes.push, digest.adapters) is None
+    assert fakes.sender.pushes_to(phone.endpoint) == [] and digest.digests.all() == []
+    assert digest.preferences.stored(USER) == before
+    # The job the timer sends once the time has come is sent, and only that day's.
+    await enqueue_due_digests(LATER, digest.adapters)
+    (due,) = digest.queue.take()
+    assert due.date == DAY
+    await send_digest(due, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters)
+    assert [r.date for r in digest.digests.all()] == [DAY]
+
+
+async def test_a_job_for_today_after_a_put_moved_the_digest_to_tomorrow_writes_nothing(
+    fakes: Fakes, digest: DigestFakes
+) -> None:
+    # Preferences set after today's digest time: the next digest is tomorrow's, and a job for
+    # today (queued by hand) is not due.
+    body = {"timeZone": "Europe/London", "digestAt": "07:30"}
+    wanted = parse_preferences(json.dumps(body).encode(), "application/json")
+    await put_preferences(USER, wanted, digest.preferences, LATER)
+    device(fakes)
+    await admin(fakes, "Renew passport", DAY)
+    job = DigestJob(user_id=USER, date=DAY)
+    later = LATER + timedelta(minutes=5)
+    assert (
+        await send_digest(job, later, fakes.repo, fakes.filed, fakes.push, digest.adapters) is None
+    )
+    assert digest.digests.all() == [] and fakes.sender.pushes == []
