@@ -459,3 +459,39 @@ async def test_a_job_for_today_after_a_put_moved_the_digest_to_tomorrow_writes_n
         await send_digest(job, later, fakes.repo, fakes.filed, fakes.push, digest.adapters) is None
     )
     assert digest.digests.all() == [] and fakes.sender.pushes == []
+
+
+@pytest.mark.parametrize(
+    ("store", "method"),
+    [
+        ("preferences", "get"),
+        ("digests", "get"),
+        ("digests", "add"),
+        ("digests", "save"),
+        ("preferences", "save"),
+    ],
+)
+async def test_a_put_landing_at_any_step_of_the_worker_stands_and_answers(
+    fakes: Fakes, digest: DigestFakes, store: str, method: str
+) -> None:
+    # The worker moves nextDigestAt on under the ETag it read; a PUT meanwhile is the user's
+    # word: it is stored whatever the worker does, and the worker's move-on yields to it.
+    await set_up(digest)
+    device(fakes)
+    await admin(fakes, "Renew passport", DAY)
+    body = {"timeZone": "Europe/London", "digestAt": "09:00"}
+    wanted = parse_preferences(json.dumps(body).encode(), "application/json")
+    put: list = []
+
+    async def the_user_puts() -> None:
+        put.append(await put_preferences(USER, wanted, digest.preferences, LATER))
+
+    getattr(digest, store).before_next(method, the_user_puts)
+    job = DigestJob(user_id=USER, date=DAY)
+    await send_digest(job, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters)
+    assert getattr(digest, store).armed == [] and len(put) == 1
+    stored = digest.preferences.stored(USER)
+    assert stored == put[0]
+    assert stored.digest_at == "09:00"
+    assert stored.next_digest_at == datetime(2026, 3, 29, 8, 0, tzinfo=UTC)  # 09:00 BST
+    assert len(fakes.sender.pushes) <= 1
