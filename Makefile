@@ -35,6 +35,7 @@ bench: install web chromium
 
 install: $(PY_STAMP) $(NODE_STAMP) local.settings.json
 	@$(PY) -m devhost vapid
+	@$(PY) -m devhost master-key >/dev/null
 
 # The web app (web/) as a static site in web/dist: esbuild takes about a second, so always.
 web: $(NODE_STAMP)

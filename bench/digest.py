@@ -20,6 +20,7 @@ from aiohttp import web
 from bench.cosmos_count import cosmos_requests, since
 from bench.stack import Stack
 from testkit.loopback_server import LoopbackServer
+from testkit.support import ADMIN_KEY
 
 USERS = 10_000
 # Filed items a user (an Admin item due today first, then a project and a person, in turn).
@@ -86,7 +87,9 @@ def run(s: Stack, repeat: int, users: int = USERS, items: int = ITEMS) -> dict:
             httpx.Client(base_url=host.base_url, timeout=60) as client,
         ):
             started = time.perf_counter()
-            fired = client.post("/admin/functions/digest_timer", json={"input": ""})
+            fired = client.post(
+                "/admin/functions/digest_timer", json={"input": ""}, headers=ADMIN_KEY
+            )
             assert fired.status_code == 202, fired.text
             deadline = started + 3600
             while pushes.received < users and time.perf_counter() < deadline:

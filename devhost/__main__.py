@@ -1,6 +1,7 @@
-"""`python -m devhost check|serve|stack|eventgrid|vapid`: validate, serve, or run the whole
-local stack; run the local Event Grid publisher against a webhook (the devhost's or
-`func start`'s); or give local.settings.json a VAPID key pair for Web Push."""
+"""`python -m devhost check|serve|stack|eventgrid|vapid|master-key`: validate, serve, or run the
+whole local stack; run the local Event Grid publisher against a webhook (the devhost's or
+`func start`'s); give local.settings.json a VAPID key pair for Web Push; or give it the host's
+master key for the admin endpoint, and print it."""
 
 from __future__ import annotations
 
@@ -49,7 +50,9 @@ class FieldsFormatter(logging.Formatter):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="devhost", description=__doc__)
-    parser.add_argument("command", choices=["check", "serve", "stack", "eventgrid", "vapid"])
+    parser.add_argument(
+        "command", choices=["check", "serve", "stack", "eventgrid", "vapid", "master-key"]
+    )
     parser.add_argument("--app-dir", type=Path, default=REPO, help="folder with function_app.py")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=int(os.environ.get("DEVHOST_PORT", 7071)))
@@ -104,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
         from .vapid import main as vapid
 
         return vapid(args.app_dir.resolve() / "local.settings.json", args.print)
+    if args.command == "master-key":
+        from .master_key import main as master_key
+
+        return master_key(args.app_dir.resolve() / "local.settings.json")
     handler = logging.StreamHandler()
     handler.setFormatter(FieldsFormatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     logging.basicConfig(level=logging.INFO, handlers=[handler])

@@ -5,8 +5,10 @@ As the host's FunctionsController: the name is matched without regard to case, t
 goes to the trigger parameter as its binding converts a string (a queue message whose body
 is the input; the blob at `container/name`; a timer's TimerRequest, not past due, with its
 schedule status, which the run leaves as it was), and the answer is 202 before the function
-runs, in the background, once, without retries or poison queues. In Azure the route needs the
-master key (`x-functions-key`); `func start` lets every request through, and so does this.
+runs, in the background, once, without retries or poison queues. As in Azure, the route needs
+the host's master key, in `x-functions-key` or `?code=` (master_key.py: DEVHOST_MASTER_KEY);
+without it the answer is 401 and nothing runs. `func start` lets every request through: then
+anything on the machine could queue any job.
 
 Stricter than the host, so that a wrong call shows at once: an unknown name is 404 naming the
 functions there are, a body that is not a JSON object with a string, number or boolean
@@ -31,6 +33,7 @@ from starlette.types import Receive, Scope, Send
 from .blobs import compile_blob_path, read_input_stream
 from .invoke import Invoker
 from .loader import LoadedFunction
+from .master_key import HEADER, matches
 from .storage import StorageClients
 from .timers import TimerListener
 
@@ -53,8 +56,10 @@ class AdminFunctions:
         invoker: Invoker,
         storage: StorageClients,
         timers: Mapping[str, TimerListener],
+        master_key: str | None,
     ) -> None:
         self._functions = {f.name.lower(): f for f in functions}
+        self._master_key = master_key
         self._invoker = invoker
         self._storage = storage
         self._timers = timers
@@ -68,6 +73,12 @@ class AdminFunctions:
         name = request.url.path[len(PREFIX) :]
         if not name or "/" in name:
             return Response(status_code=404)
+        given = request.headers.get(HEADER) or request.query_params.get("code")
+        if not matches(given, self._master_key):
+            # Before anything else, as the host's: a caller without the key learns nothing,
+            # not even which functions there are.
+            why = "" if self._master_key else " (this host has none: see DEVHOST_MASTER_KEY)"
+            return _problem(401, f"the host's master key is needed in {HEADER}{why}")
         if request.method != "POST":
             return Response(status_code=405, headers={"Allow": "POST"})
         function = self._functions.get(name.lower())
@@ -75,8 +86,7 @@ class AdminFunctions:
             names = ", ".join(sorted(f.name for f in self._functions.values()))
             return _problem(404, f"no function {name!r}; the functions are: {names}")
         try:
-            given = _input(await request.body())
-            value, binding_data = await self._trigger_value(function, given)
+            value, binding_data = await self._trigger_value(function, _input(await request.body()))
         except BadInvocation as exc:
             return _problem(400, str(exc))
         task = asyncio.create_task(self._run(function, value, binding_data))

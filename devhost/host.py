@@ -16,6 +16,7 @@ from typing import Any
 
 import uvicorn
 
+from . import master_key
 from .admin import AdminFunctions
 from .blob_queue import HOST_CONNECTION, BlobTriggerQueue
 from .blob_webhook import BlobWebhook
@@ -130,7 +131,9 @@ class DevHost:
             config.route_prefix,
             self.invoker,
             webhooks={"blobs": BlobWebhook(self.blob_queue)},
-            admin=AdminFunctions(functions, self.invoker, self.storage, self.timers),
+            admin=AdminFunctions(
+                functions, self.invoker, self.storage, self.timers, master_key.configured()
+            ),
         )
         # Like the host's CORS middleware: in front of routing, only when origins are set.
         self.http = CorsMiddleware(self.gateway, cors) if cors else self.gateway

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -16,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from devhost import master_key
 from devhost.emulators import REPO, free_port
 from shared.settings import BUCKET_CONTAINERS
 
@@ -35,6 +37,11 @@ DEV_KEYS = (
     "dev:ed5a18fb8f807f996d649e379d3f35f39c543a91bdbf88c492f2ebd10d4df86c,"
     f"other:{hashlib.sha256(b'other-user-key').hexdigest()}"
 )
+
+# The master key of the devhosts a test session starts (made anew each session, written
+# nowhere): the admin endpoint runs nothing without it.
+MASTER_KEY = secrets.token_urlsafe(32)
+ADMIN_KEY = {master_key.HEADER: MASTER_KEY}
 
 
 # For a devhost whose tests peek at captures-outcomes themselves: the push worker, which reads
@@ -106,7 +113,7 @@ class DevhostProcess:
         self.proc = subprocess.Popen(
             [*cmd, "--port", str(self.port)],
             cwd=REPO,
-            env={**os.environ, **self.env},
+            env={**os.environ, master_key.SETTING: MASTER_KEY, **self.env},
             stdout=log,
             stderr=subprocess.STDOUT,
         )

@@ -772,6 +772,12 @@ class FakePreferences(Faults):
         self._docs[preferences.user_id] = json.dumps({**preferences.to_json(), "_etag": etag})
         return self.stored(preferences.user_id)  # type: ignore[return-value]
 
+    async def replace(self, preferences: Preferences) -> Preferences:
+        await self._step("replace")
+        etag = f'"{next(self._etags):08x}-prefs"'
+        self._docs[preferences.user_id] = json.dumps({**preferences.to_json(), "_etag": etag})
+        return self.stored(preferences.user_id)  # type: ignore[return-value]
+
     async def due(self, now: datetime) -> AsyncIterator[Preferences]:
         await self._step("due")
         for user_id in list(self._docs):

@@ -47,6 +47,13 @@ class CosmosPreferences:
         saved = await write_guarded(self._container, preferences.to_json(), preferences.etag)
         return Preferences.model_validate(saved)
 
+    async def replace(self, preferences: Preferences) -> Preferences:
+        doc = preferences.to_json()
+        doc.pop("_etag", None)
+        async with _translated():
+            saved = await self._container.upsert_item(doc)
+        return Preferences.model_validate(saved)
+
     async def due(self, now: datetime) -> AsyncIterator[Preferences]:
         query = (
             "SELECT * FROM c WHERE c.digest = true AND IS_STRING(c.nextDigestAt) "

@@ -27,6 +27,18 @@ OPEN_QUESTIONS = (Status.NEEDS_CLARIFICATION, Status.NEEDS_REVIEW)
 UNFILED = "unfiled"
 # How long one worker holds a digest it is sending before another may take it over.
 CLAIM = timedelta(minutes=5)
+# The local days a digest or a review can be read for: a day's neighbours, its zone's offset
+# from UTC and the review's quiet days all reach past the day itself, and Python's calendar
+# ends at years 1 and 9999. A month off each end leaves room for all of them.
+CALENDAR_MARGIN = timedelta(days=31)
+FIRST_DAY = date.min + CALENDAR_MARGIN
+LAST_DAY = date.max - CALENDAR_MARGIN
+
+
+def readable_days(first: date, days: int = 1) -> bool:
+    """Whether `days` local days from `first` can each have a digest or be reviewed (an ISO
+    week can end past the calendar: 9999-W52 ends on what would be 10000-01-02)."""
+    return FIRST_DAY <= first <= LAST_DAY - timedelta(days=days - 1)
 
 
 class DigestEntry(Document):

@@ -281,6 +281,12 @@ class PreferencesStore(Protocol):
         created or changed them first."""
         ...
 
+    async def replace(self, preferences: Preferences) -> Preferences:
+        """Store the user's preferences whatever is stored, created if there are none: a PUT
+        sets every one of them, so of writers at once the last one stored wins, and each
+        answers with what it stored."""
+        ...
+
     def due(self, now: datetime) -> AsyncIterator[Preferences]:
         """Every user's preferences with the digest on and `next_digest_at` at or before `now`,
         across partitions, read a page at a time."""

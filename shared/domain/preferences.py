@@ -100,6 +100,14 @@ class Preferences(Document):
         now is for, however late the timer ran."""
         return digest_day(self.zone, self.clock, now)
 
+    def due_day(self, now: datetime) -> date | None:
+        """The local day whose digest is due at `now`: its time has passed and the digest was
+        not moved on since (as the timer's query reads them). None while the digest is off or
+        its next time is still to come."""
+        if not self.digest or self.next_digest_at is None or self.next_digest_at > now:
+            return None
+        return self.digest_day(now)
+
     def today(self, now: datetime) -> date:
         return now.astimezone(self.zone).date()
 

@@ -104,9 +104,12 @@ async def capture_edit(req: Request) -> Response:
 @http_function
 async def export(req: Request) -> Response:
     user_id = authenticate(req)
-    name = export_filename(utcnow().date())
+    now = utcnow()
     return StreamingResponse(
-        export_zip(user_id, adapters().repo, adapters().filed),
+        export_zip(user_id, adapters().repo, adapters().filed, now),
         media_type="application/zip",
-        headers={**NO_STORE, "Content-Disposition": f'attachment; filename="{name}"'},
+        headers={
+            **NO_STORE,
+            "Content-Disposition": f'attachment; filename="{export_filename(now.date())}"',
+        },
     )

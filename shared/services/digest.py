@@ -25,6 +25,8 @@ from shared.domain.capture import InboxItem
 from shared.domain.classification import Bucket
 from shared.domain.digest import (
     CLAIM,
+    FIRST_DAY,
+    LAST_DAY,
     OPEN_QUESTIONS,
     SECTION_ITEMS,
     Digest,
@@ -35,6 +37,7 @@ from shared.domain.digest import (
     compose_review,
     digest_key,
     digest_note,
+    readable_days,
     record_id,
     rules_summary,
 )
@@ -58,7 +61,6 @@ log = logging.getLogger(__name__)
 ENQUEUE_AT_ONCE = 32
 # Filed items the review reads per bucket at most (the newest): a week's review, not an export.
 REVIEW_READ = 500
-_ATTEMPTS = 5
 
 
 # -- preferences ---------------------------------------------------------------------------------
@@ -110,19 +112,18 @@ async def put_preferences(
     user_id: str, new: NewPreferences, store: PreferencesStore, now: datetime
 ) -> Preferences:
     """Replace the user's preferences; their next digest is counted again from `now`. Invalid
-    UNKNOWN_TIME_ZONE for a zone the tz database does not have."""
+    UNKNOWN_TIME_ZONE for a zone the tz database does not have.
+
+    Nothing of what is stored goes into the new document, so it is written whatever is stored:
+    of PUTs at once the last one stored wins, and a digest moving `nextDigestAt` on meanwhile
+    (ETag-guarded) loses to it, as it should. Reading first and replacing under the ETag made
+    writers at once lose to each other until one ran out of attempts (a 500)."""
     if not is_time_zone(new.time_zone):
         raise Invalid(
             "timeZone must be an IANA time zone, such as Europe/London.", "UNKNOWN_TIME_ZONE"
         )
-    for _ in range(_ATTEMPTS):
-        current = await get_preferences(user_id, store)
-        try:
-            # NewPreferences' fields are replaced_by's keywords, one for one: every one is set.
-            return await store.save(current.replaced_by(now, **new.model_dump()))
-        except StaleItem:
-            continue  # a digest moved nextDigestAt on, or another PUT: read again
-    raise StaleItem(user_id)
+    # NewPreferences' fields are replaced_by's keywords, one for one: every one is set.
+    return await store.replace(Preferences.default(user_id).replaced_by(now, **new.model_dump()))
 
 
 # -- reading the day and the week ----------------------------------------------------------------
@@ -176,7 +177,8 @@ async def day_digest(
     """The digest of `day` (local): eight reads in one partition, run at once. Admin, Projects
     and People are each read for their items due up to the day after (due and overdue, not
     done: Admin in due-date order, the others newest first); projects and people also for
-    their newest open items."""
+    their newest open items. Invalid DATE_OUT_OF_RANGE at the calendar's ends."""
+    _within_the_calendar(day, 1, "date")
     start, _ = _day_bounds(day, prefs)
     y_start, _ = _day_bounds(day - timedelta(days=1), prefs)
     due = FiledFilter(done=False, due_before=day + timedelta(days=1))
@@ -232,6 +234,14 @@ def parse_week(week: str) -> date:
         raise Invalid("week must be an ISO week, YYYY-Www.", "INVALID_QUERY") from exc
 
 
+def _within_the_calendar(first: date, days: int, name: str) -> None:
+    if not readable_days(first, days):
+        raise Invalid(
+            f"{name} must fall between {FIRST_DAY.isoformat()} and {LAST_DAY.isoformat()}.",
+            "DATE_OUT_OF_RANGE",
+        )
+
+
 def week_of(day: date) -> str:
     year, number, _ = day.isocalendar()
     return f"{year}-W{number:02d}"
@@ -247,8 +257,9 @@ async def week_review(
     digest: DigestAdapters,
 ) -> Review:
     """The review of an ISO week (local days), with the model's summary when one is configured
-    and answers, the rules' otherwise."""
+    and answers, the rules' otherwise. Invalid DATE_OUT_OF_RANGE at the calendar's ends."""
     start = parse_week(week)
+    _within_the_calendar(start, 7, "week")
     begin, _ = _day_bounds(start, prefs)
     _, end = _day_bounds(start + timedelta(days=6), prefs)
     came_in, projects, ideas, questions = await asyncio.gather(
@@ -317,15 +328,20 @@ async def send_digest(
 ) -> DigestRecord | None:
     """The worker's work for one job: the day's digest pushed to each of the user's devices
     once, or nothing (digest off, done before, being sent by another worker, nothing to say).
-    The record as it ended (None: nothing was done)."""
+    The record as it ended (None: nothing was done).
+
+    The message is not trusted for the day: anyone who can queue a job (a run by hand through
+    the host's admin endpoint, say) could name a day to come and have its record written early
+    with what is known today. The day due is counted again from the user's preferences and
+    `now`, and a job for any other day writes nothing."""
     tracing.annotate(user_id=job.user_id)
     prefs = await digest.preferences.get(job.user_id)
-    if prefs is None or not prefs.digest:
-        return None
-    if job.date < prefs.digest_day(now):
-        # A job that waited past its day (a long outage, a retried poison): that day's digest
-        # is old news, and today's has a job of its own.
-        log.info("digest of %s for %s: a later day has begun; dropped", job.user_id, job.date)
+    due = prefs.due_day(now) if prefs is not None else None
+    if prefs is None or due is None or job.date != due:
+        # Off, sent and moved on already, a day to come, or a job that waited past its day (a
+        # long outage, a retried poison): that day's digest is old news, and today's has a
+        # job of its own.
+        log.info("digest of %s for %s: not the day due (%s); dropped", job.user_id, job.date, due)
         return None
     rid = record_id(job.user_id, job.date)
     record = await digest.digests.get(job.user_id, rid)

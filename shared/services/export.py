@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import re
+import struct
+import unicodedata
 import zipfile
 from collections.abc import AsyncIterator
-from datetime import date
+from datetime import UTC, date, datetime
 
 from shared.domain.classification import Bucket
 from shared.domain.documents import utc_text
@@ -20,8 +22,23 @@ from shared.domain.filed import FiledItem
 from shared.domain.ports import CaptureRepository, FiledItems
 
 NAME_MAX = 100
+# And in UTF-8 bytes: Linux and macOS take 255 a name, with room for " (NN)" and ".md".
+NAME_BYTES = 200
 # Characters Obsidian (or Windows, or a link) will not take in a file name, and controls.
 _UNSAFE = re.compile(r'[/\\:*?"<>|#^\[\]\x00-\x1f\x7f]')
+# Names Windows keeps for devices, whatever follows a dot ("con.md", "COM1.md", "nul.tar.md");
+# Windows 11 also takes the superscript digits for COM and LPT.
+_DEVICES = frozenset(
+    {"con", "prn", "aux", "nul", "conin$", "conout$"}
+    | {f"{port}{n}" for port in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"}
+)
+# Unicode categories a name drops: format characters (bidi overrides and isolates, zero-width
+# spaces and joiners, the BOM, the soft hyphen), which make a name read other than it is, and
+# the line and paragraph separators, which make it two lines.
+_DROPPED = frozenset({"Cf"})
+_SPACES = frozenset({"Zl", "Zp", "Cc"})
+# The earliest time a zip entry can carry (MS-DOS dates start in 1980).
+_ZIP_EPOCH = datetime(1980, 1, 1, tzinfo=UTC)
 # captures.jsonl is handed on after this many bytes.
 FLUSH_BYTES = 64 * 1024
 # Inbox items read at a time: memory is one page, and the local server, which runs the whole
@@ -59,18 +76,19 @@ class _Buffer:
 
 
 async def export_zip(
-    user_id: str, repo: CaptureRepository, filed: FiledItems
+    user_id: str, repo: CaptureRepository, filed: FiledItems, now: datetime
 ) -> AsyncIterator[bytes]:
-    """The zip's bytes, in pieces of one file or FLUSH_BYTES each."""
+    """The zip's bytes, in pieces of one file or FLUSH_BYTES each. A note is dated by its
+    capture's time, captures.jsonl by `now`."""
     buffer = _Buffer()
     with zipfile.ZipFile(buffer, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:  # type: ignore[arg-type]
         for bucket in Bucket:
             names = VaultNames()
             async for item in filed.every(user_id, bucket):
                 path = f"{bucket.value}/{names.name_for(item)}.md"
-                archive.writestr(_entry(path), markdown(item))
+                archive.writestr(_entry(path, item.created_at), markdown(item))
                 yield buffer.drain()
-        with archive.open(_entry("captures.jsonl"), mode="w") as lines:
+        with archive.open(_entry("captures.jsonl", now), mode="w") as lines:
             inbox = repo.newest(user_id, at_or_before=None, status=None, page_items=INBOX_PAGE)
             async for capture in inbox:
                 if capture.is_deleted:
@@ -81,16 +99,24 @@ async def export_zip(
     yield buffer.drain()  # the end of the last entry and the central directory
 
 
-def _entry(path: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
+def _entry(path: str, when: datetime) -> zipfile.ZipInfo:
+    """An entry dated `when`: in the MS-DOS fields, which have no zone, as UTC to the even
+    second, and exactly in the extended timestamp field (Info-ZIP "UT"), which unzip, 7-Zip and
+    macOS's Archive Utility read as the instant it is."""
+    instant = max(when.astimezone(UTC), _ZIP_EPOCH)
+    info = zipfile.ZipInfo(path, date_time=instant.timetuple()[:6])
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = 0o644 << 16
+    seconds = int(instant.timestamp())
+    if seconds < 2**32:  # the field's four bytes, unsigned as unzip reads them
+        info.extra = struct.pack("<HHBI", 0x5455, 5, 1, seconds)
     return info
 
 
 class VaultNames:
-    """File names for one folder: the title made safe, cut to NAME_MAX, each used once (case
-    aside, as macOS and Windows compare them)."""
+    """File names for one folder: the title made safe, cut to NAME_MAX, each used once as
+    macOS and Windows compare names (case aside, and on macOS, "Zoë" written as one character
+    or as "e" and an accent are one name)."""
 
     def __init__(self) -> None:
         self._taken: set[str] = set()
@@ -98,18 +124,48 @@ class VaultNames:
     def name_for(self, item: FiledItem) -> str:
         base = safe_name(item.title) or safe_name(item.id) or "Untitled"
         name, n = base, 1
-        while name.casefold() in self._taken:
+        while same_name_key(name) in self._taken:
             n += 1
             suffix = f" ({n})"
-            name = base[: NAME_MAX - len(suffix)].rstrip() + suffix
-        self._taken.add(name.casefold())
+            name = _cut(base, NAME_MAX - len(suffix)).rstrip() + suffix
+        self._taken.add(same_name_key(name))
         return name
 
 
+def same_name_key(name: str) -> str:
+    """What two names have in common when a file system takes them for one."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFD", name).casefold())
+
+
 def safe_name(title: str) -> str:
-    name = " ".join(_UNSAFE.sub(" ", title).split())
-    name = name.lstrip(". ")[:NAME_MAX].rstrip(". ")
+    """A file name (without ".md") that every system creates as written: NFC, no character
+    Obsidian, Windows or a link refuses, no bidi control or invisible character, no control,
+    no leading dot, no trailing dot or space, no Windows device name, at most NAME_MAX
+    characters and NAME_BYTES bytes."""
+    name = "".join(_kept(ch) for ch in unicodedata.normalize("NFC", title))
+    name = " ".join(_UNSAFE.sub(" ", name).split())
+    name = _cut(name.lstrip(". "), NAME_MAX).rstrip(". ")
+    if name.split(".", 1)[0].rstrip(" ").casefold() in _DEVICES:
+        name = "_" + name
     return name
+
+
+def _kept(ch: str) -> str:
+    category = unicodedata.category(ch)
+    if category in _DROPPED:
+        return ""
+    return " " if category in _SPACES else ch
+
+
+def _cut(name: str, most: int) -> str:
+    """At most `most` characters and NAME_BYTES bytes of UTF-8, never half a character, nor a
+    letter without the accents that follow it."""
+    end = min(len(name), most)
+    while len(name[:end].encode()) > NAME_BYTES:
+        end -= 1
+    while 0 < end < len(name) and unicodedata.combining(name[end]):
+        end -= 1
+    return name[:end]
 
 
 def markdown(item: FiledItem) -> str:

@@ -332,10 +332,11 @@ def score(title: str, texts: list[str], terms: list[str], q: str) -> float:
     """Each term counts: in the title twice, in the text (or an answer) up to three times by
     how often; the whole query as written adds two. Over the number of terms, so that scores of
     different queries read alike."""
-    title_l, body = title.lower(), "\n".join(texts).lower()
-    total = sum(2.0 * (t in title_l) + min(body.count(t), 3) for t in terms)
-    phrase = q.strip().lower()
-    if len(terms) > 1 and (phrase in body or phrase in title_l):
+    folded = [t.casefold() for t in terms]
+    title_f, body = title.casefold(), "\n".join(texts).casefold()
+    total = sum(2.0 * (t in title_f) + min(body.count(t), 3) for t in folded)
+    phrase = q.strip().casefold()
+    if len(terms) > 1 and (phrase in body or phrase in title_f):
         total += 2.0
     return round(total / len(terms), 3)
 
@@ -343,11 +344,27 @@ def score(title: str, texts: list[str], terms: list[str], q: str) -> float:
 def snippet(fields: list[str], terms: list[str]) -> str:
     """Around the first match in the first field that has one; the start of the text else."""
     for field in fields:
-        lowered = field.lower()
-        hits = [i for i in (lowered.find(t) for t in terms) if i >= 0]
+        hits = [i for i in (find_folded(field, t) for t in terms) if i is not None]
         if hits:
             return _cut(field, max(0, min(hits) - SNIPPET_BEFORE), SNIPPET_BEFORE + SNIPPET_AFTER)
     return _cut(fields[0], 0, SNIPPET_BEFORE + SNIPPET_AFTER)
+
+
+def find_folded(text: str, term: str) -> int | None:
+    """Where `term` first occurs in `text` case-insensitively, as an offset into `text` itself.
+    Case folding changes lengths ("İ" is two characters folded, "ß" and "ﬁ" two, "ΐ" three), so
+    an offset found in the folded text is mapped back to the character it came from."""
+    needle = term.casefold()
+    if not needle:
+        return None
+    folded: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        piece = ch.casefold()
+        folded.append(piece)
+        origin.extend([i] * len(piece))
+    at = "".join(folded).find(needle)
+    return origin[at] if at >= 0 else None
 
 
 def _cut(text: str, start: int, length: int) -> str:

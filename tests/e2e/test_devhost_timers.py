@@ -18,7 +18,14 @@ from azure.core.exceptions import ResourceExistsError
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueServiceClient
 
-from testkit.support import REPO, DevhostProcess, eventually, read_records, run_devhost_check
+from testkit.support import (
+    ADMIN_KEY,
+    REPO,
+    DevhostProcess,
+    eventually,
+    read_records,
+    run_devhost_check,
+)
 
 APPS = REPO / "tests" / "apps"
 YEARLY_STATUS = "timers/{host}/Host.Functions.yearly/status"
@@ -125,7 +132,7 @@ def test_the_admin_endpoint_runs_a_queue_function_and_a_timer_by_hand(
 ) -> None:
     devhost.start()
     status_before = eventually(lambda: status_of(blobs, devhost))
-    with httpx.Client(base_url=devhost.base_url, timeout=15) as client:
+    with httpx.Client(base_url=devhost.base_url, timeout=15, headers=ADMIN_KEY) as client:
         queued = client.post("/admin/functions/by_hand", json={"input": "note-1"})
         assert queued.status_code == 202
         # The name is matched whatever its case, as in the host.
@@ -153,6 +160,38 @@ def test_the_admin_endpoint_runs_a_queue_function_and_a_timer_by_hand(
         assert client.get("/api/ping").json() == {"pong": True}
 
 
+def test_the_admin_endpoint_runs_nothing_without_the_hosts_master_key(
+    devhost: DevhostProcess, record_file: Path
+) -> None:
+    devhost.start()
+    with httpx.Client(base_url=devhost.base_url, timeout=15) as client:
+        for headers in ({}, {"x-functions-key": "not-the-key"}, {"x-functions-key": ""}):
+            for name in ("by_hand", "nothing"):
+                refused = client.post(
+                    f"/admin/functions/{name}", json={"input": "x"}, headers=headers
+                )
+                assert refused.status_code == 401, (headers, name)
+                assert refused.headers["content-type"] == "application/problem+json"
+                assert "by_hand" not in refused.text  # names no function
+        assert (
+            client.post("/admin/functions/by_hand?code=wrong", json={"input": "x"}).status_code
+            == 401
+        )
+        # The key in x-functions-key or ?code=, as Azure takes it.
+        ran = client.post("/admin/functions/by_hand", json={"input": "keyed"}, headers=ADMIN_KEY)
+        assert ran.status_code == 202
+        code = ADMIN_KEY["x-functions-key"]
+        ran = client.post(f"/admin/functions/by_hand?code={code}", json={"input": "coded"})
+        assert ran.status_code == 202
+        rows = eventually(
+            lambda: (
+                len(read_records(record_file, "by_hand")) == 2
+                and read_records(record_file, "by_hand")
+            )
+        )
+        assert sorted(r["body"] for r in rows) == ["coded", "keyed"]
+
+
 def test_the_admin_endpoint_runs_a_blob_function_on_the_blob_it_names(
     devhost: DevhostProcess, blobs: BlobServiceClient, record_file: Path
 ) -> None:
@@ -161,7 +200,7 @@ def test_the_admin_endpoint_runs_a_blob_function_on_the_blob_it_names(
         container.create_container()
     container.upload_blob("b1.txt", b"by hand", overwrite=True)
     devhost.start()
-    with httpx.Client(base_url=devhost.base_url, timeout=15) as client:
+    with httpx.Client(base_url=devhost.base_url, timeout=15, headers=ADMIN_KEY) as client:
         ran = client.post("/admin/functions/blob_by_hand", json={"input": "by-hand-blobs/b1.txt"})
         assert ran.status_code == 202
         (row,) = eventually(lambda: read_records(record_file, "blob_by_hand"))

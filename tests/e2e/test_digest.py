@@ -6,11 +6,12 @@ before the worker moved on send nothing more. Also the routes: preferences, dige
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -19,11 +20,11 @@ from azure.storage.queue import QueueClient
 
 from shared.domain.documents import utc_text
 from shared.domain.preferences import Preferences
-from testkit.support import DEV_KEYS, clear_queue, eventually, running_devhost
+from testkit.support import ADMIN_KEY, DEV_KEYS, clear_queue, eventually, running_devhost
 from tests.fakes import new_id
 from tests.push_service import Device, PushServiceStandIn
 
-USERS = {f"digest-{n}": f"digest-key-{n}" for n in range(4)}
+USERS = {f"digest-{n}": f"digest-key-{n}" for n in range(8)}
 DIGESTS = "digests"
 
 
@@ -38,8 +39,13 @@ def push_service() -> Iterator[PushServiceStandIn]:
 
 
 @pytest.fixture(scope="module")
+def log_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("digest")
+
+
+@pytest.fixture(scope="module")
 def host(
-    scripted_env: dict[str, str], push_service: PushServiceStandIn, tmp_path_factory
+    scripted_env: dict[str, str], push_service: PushServiceStandIn, log_dir: Path
 ) -> Iterator[str]:
     clear_queue(scripted_env["AzureWebJobsStorage"], DIGESTS)
     keys = [f"{u}:{hashlib.sha256(k.encode()).hexdigest()}" for u, k in USERS.items()]
@@ -48,7 +54,6 @@ def host(
         "API_KEYS": ",".join([DEV_KEYS, *keys]),
         "PUSH_SERVICE_ORIGINS": push_service.origin,
     }
-    log_dir: Path = tmp_path_factory.mktemp("digest")
     with running_devhost(env, log_dir) as url:
         yield url
 
@@ -60,7 +65,7 @@ def queue_length(storage_conn: str) -> int:
 
 def fire_timer(client: httpx.Client, storage_conn: str) -> None:
     """Run the digest timer by hand, as the README says, and wait until its jobs are handled."""
-    response = client.post("/admin/functions/digest_timer", json={"input": ""})
+    response = client.post("/admin/functions/digest_timer", json={"input": ""}, headers=ADMIN_KEY)
     assert response.status_code == 202, response.text
     # The run is asynchronous: its jobs appear, then the worker takes them all.
     eventually(lambda: queue_length(storage_conn) == 0, timeout=60)
@@ -253,3 +258,139 @@ def test_what_a_worker_that_died_mid_way_left_is_finished_by_the_next_run_and_on
     eventually(lambda: moved_on(cosmos, user), timeout=30)
     assert digests_to(push_service, first) == []
     assert digests.read_item(f"{user}:{day}", partition_key=user)["done"] is True
+
+
+def test_ten_preferences_puts_at_once_all_answer_200_and_one_of_them_is_stored(
+    host: str,
+) -> None:
+    user = "digest-4"
+    bodies = [
+        {"timeZone": "Europe/London", "digestAt": f"0{n}:1{n}", "weeklyReviewDay": "monday"}
+        for n in range(10)
+    ]
+
+    async def put_all() -> list[httpx.Response]:
+        async with httpx.AsyncClient(base_url=host, timeout=60) as http:
+            return await asyncio.gather(
+                *(http.put("/api/preferences", json=b, headers=key(user)) for b in bodies)
+            )
+
+    for _ in range(3):
+        answers = asyncio.run(put_all())
+        assert [a.status_code for a in answers] == [200] * 10, [a.text for a in answers]
+        stored = httpx.get(f"{host}/api/preferences", headers=key(user)).json()
+        assert stored["digestAt"] in {b["digestAt"] for b in bodies}
+
+
+def test_preferences_put_during_a_digest_run_all_answer_200(
+    host: str, cosmos, scripted_env: dict[str, str]
+) -> None:
+    user = "digest-5"
+    body = {"timeZone": "Pacific/Kiritimati", "digestAt": "07:30"}
+    with httpx.Client(base_url=host, timeout=60) as client:
+        assert client.put("/api/preferences", json=body, headers=key(user)).status_code == 200
+        due_now(cosmos, user)
+
+        async def run_and_put() -> list[httpx.Response]:
+            async with httpx.AsyncClient(base_url=host, timeout=60) as http:
+                timer = http.post(
+                    "/admin/functions/digest_timer", json={"input": ""}, headers=ADMIN_KEY
+                )
+                puts = [
+                    http.put(
+                        "/api/preferences",
+                        json={**body, "digestAt": f"{n:02d}:00"},
+                        headers=key(user),
+                    )
+                    for n in range(12)
+                ]
+                fired, *answers = await asyncio.gather(timer, *puts)
+                assert fired.status_code == 202, fired.text
+                # And more while the worker takes the job the run sent.
+                answers += await asyncio.gather(*puts_again(http))
+                return answers
+
+        def puts_again(http: httpx.AsyncClient) -> list:
+            return [
+                http.put(
+                    "/api/preferences",
+                    json={**body, "digestAt": f"{n + 12:02d}:00"},
+                    headers=key(user),
+                )
+                for n in range(12)
+            ]
+
+        answers = asyncio.run(run_and_put())
+        assert [a.status_code for a in answers] == [200] * 24, [
+            (a.status_code, a.text[:300]) for a in answers if a.status_code != 200
+        ]
+        eventually(lambda: queue_length(scripted_env["AzureWebJobsStorage"]) == 0, timeout=60)
+        stored = client.get("/api/preferences", headers=key(user)).json()
+        assert stored["digestAt"] in {f"{n + 12:02d}:00" for n in range(12)}
+
+
+@pytest.mark.parametrize("zone", ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC"])
+def test_the_calendars_ends_are_a_422_and_the_days_within_are_read(
+    client: httpx.Client, zone: str
+) -> None:
+    user = "digest-6"
+    put = client.put("/api/preferences", json={"timeZone": zone}, headers=key(user))
+    assert put.status_code == 200, put.text
+    for query in (
+        "/api/digest?date=0001-01-01",
+        "/api/digest?date=0001-01-02",
+        "/api/digest?date=9999-12-31",
+        "/api/review?week=0001-W01",
+        "/api/review?week=9999-W52",
+    ):
+        answer = client.get(query, headers=key(user))
+        assert answer.status_code == 422, (query, answer.text)
+        assert answer.headers["content-type"] == "application/problem+json"
+        assert answer.json()["code"] == "DATE_OUT_OF_RANGE"
+    for query in ("/api/digest?date=0001-02-01", "/api/digest?date=9999-11-30",
+                  "/api/review?week=0001-W06", "/api/review?week=9999-W47"):  # fmt: skip
+        answer = client.get(query, headers=key(user))
+        assert answer.status_code == 200, (query, answer.text)
+
+
+def test_a_job_queued_by_hand_for_a_day_that_is_not_due_writes_nothing(
+    client: httpx.Client, cosmos, log_dir: Path
+) -> None:
+    user = "digest-7"
+    body = {"timeZone": "Pacific/Kiritimati", "digestAt": "07:30"}
+    assert client.put("/api/preferences", json=body, headers=key(user)).status_code == 200
+    prefs = Preferences.model_validate(
+        cosmos.get_container_client("Preferences").read_item("preferences", user)
+    )
+    today = prefs.today(datetime.now(UTC))
+    runs = 0
+
+    def run_worker_by_hand(day: date) -> None:
+        nonlocal runs
+        job = json.dumps({"userId": user, "date": day.isoformat()})
+        ran = client.post("/admin/functions/digest_worker", json={"input": job}, headers=ADMIN_KEY)
+        assert ran.status_code == 202, ran.text
+        runs += 1
+        log = log_dir / "devhost.log"
+        eventually(lambda: log.read_text().count("admin: digest_worker ran") >= runs, timeout=30)
+
+    def records() -> list[dict]:
+        return list(
+            cosmos.get_container_client("Digests").query_items(
+                "SELECT * FROM c", partition_key=user
+            )
+        )
+
+    # Days to come, and today before its digest time has come round: nothing is written.
+    for day in (today + timedelta(days=1), today + timedelta(days=30), today):
+        run_worker_by_hand(day)
+    assert records() == []
+    # Once it is due, today's is sent, and a day to come still is not.
+    due_now(cosmos, user)
+    prefs = Preferences.model_validate(
+        cosmos.get_container_client("Preferences").read_item("preferences", user)
+    )
+    due = prefs.digest_day(datetime.now(UTC))
+    run_worker_by_hand(due + timedelta(days=1))
+    run_worker_by_hand(due)
+    assert [r["date"] for r in records()] == [due.isoformat()]

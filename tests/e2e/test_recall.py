@@ -8,8 +8,11 @@ import io
 import json
 import random
 import string
+import subprocess
+import unicodedata
 import zipfile
 from collections.abc import Iterator
+from datetime import datetime
 
 import pytest
 
@@ -152,6 +155,61 @@ def test_search_finds_text_and_titles_for_its_caller(client, fake) -> None:
     assert word in hits[in_text]["snippet"] and hits[in_text]["bucket"] == "Projects"
     assert hits[in_text]["status"] == "filed" and hits[in_text]["score"] > 0
     assert client.get(f"/api/search?q={word}", headers=OTHER_KEY).json()["items"] == []
+
+
+def test_search_cuts_its_snippet_from_a_capture_whose_capitals_fold_longer(client, fake) -> None:
+    # "İ" is two characters lowercased: an offset found in the lowercased text once ran past
+    # the end of the text as written, and every search that found this capture answered 500.
+    word, other = unique("grout"), unique("plain")
+    dotted = file(client, fake, f"{'İ' * 80} İstanbul: the {word} {other} is due", "Projects")
+    plain = file(client, fake, f"the {other} is plain", "Projects")
+    found = client.get(f"/api/search?q={word}", headers=KEY)
+    assert found.status_code == 200, found.text
+    (hit,) = found.json()["items"]
+    assert hit["id"] == dotted and f"the {word} {other} is due" in hit["snippet"]
+    both = client.get(f"/api/search?q={other}", headers=KEY)
+    assert both.status_code == 200, both.text
+    assert {h["id"] for h in both.json()["items"]} == {dotted, plain}
+
+
+def test_the_export_unzips_with_names_every_system_creates_and_the_captures_times(
+    client, fake, tmp_path
+) -> None:
+    word = unique("vault")
+    titles = {
+        "composed": f"Zoë {word}",
+        "decomposed": f"Zoe\u0308 {word}",  # "e" and a combining diaeresis
+        "upper": f"ZOË {word}",
+        "device": "con",
+        "port": "COM1",
+        "override": f"invoice {word}\u202egpj.exe",  # a right-to-left override
+    }
+    ids = {key: file(client, fake, f"{key} {word}", "Ideas", title=t) for key, t in titles.items()}
+    zipped = tmp_path / "export.zip"
+    zipped.write_bytes(client.get("/api/export", headers=KEY).content)
+    # unzip, as a user would: it sets each file's time from the entry, names as written.
+    subprocess.run(["unzip", "-q", str(zipped), "-d", str(tmp_path / "out")], check=True)
+    ideas = tmp_path / "out" / "Ideas"
+    on_disk = {p.name: p for p in ideas.iterdir()}
+    ours = {name: path for name, path in on_disk.items() if word in path.read_text()}
+    # One file each, none overwriting another, as macOS and Windows would also have it:
+    # names unique whatever the case and the form of their accents, in NFC.
+    assert len(ours) == len(titles), sorted(ours)
+    folded = {
+        unicodedata.normalize("NFC", unicodedata.normalize("NFD", n).casefold()) for n in ours
+    }
+    assert len(folded) == len(ours)
+    assert all(unicodedata.is_normalized("NFC", n) for n in ours)
+    zoes = {n.casefold() for n in ours if n.casefold().startswith("zoë")}
+    assert zoes == {f"zoë {word}.md", f"zoë {word} (2).md", f"zoë {word} (3).md"}
+    assert {"_con.md", "_COM1.md", f"invoice {word}gpj.exe.md"} <= set(ours)
+    assert not any(unicodedata.category(ch) == "Cf" for n in on_disk for ch in n)
+    # Each note is dated by its capture, not 1980.
+    for key, capture_id in ids.items():
+        (path,) = [p for p in ours.values() if f'id: "{capture_id}"' in p.read_text()]
+        created = client.get(f"/api/captures/{capture_id}", headers=KEY).json()["createdAt"]
+        when = datetime.fromisoformat(created.replace("Z", "+00:00"))
+        assert abs(path.stat().st_mtime - when.timestamp()) < 2, key
 
 
 def test_a_filed_item_is_edited_under_its_etag(client, fake) -> None:

@@ -5,6 +5,7 @@ the timer's cross-partition query included."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -15,6 +16,7 @@ from shared.domain.digest import DigestNote, DigestRecord, record_id
 from shared.domain.errors import StaleItem
 from shared.domain.ports import DigestLog, PreferencesStore
 from shared.domain.preferences import Preferences
+from shared.services.digest import NewPreferences, put_preferences
 from tests.fakes import FakeDigestLog, FakePreferences, new_id
 
 NOW = datetime(2026, 3, 29, 6, 30, tzinfo=UTC)
@@ -54,6 +56,43 @@ async def test_preferences_are_created_once_and_replaced_under_their_etag(stores
         await store.save(saved.model_copy(update={"digest": False}))  # the old etag
     got = await store.get(user)
     assert got is not None and got.next_digest_at == NOW + timedelta(days=1)
+
+
+async def test_preferences_put_at_once_all_store_and_the_last_one_stored_wins(stores) -> None:
+    store, _ = stores
+    user = f"contract-{new_id()}"
+    times = [f"0{n}:{n}0" for n in range(6)] + [f"1{n}:0{n}" for n in range(6)]
+    wanted = NewPreferences(
+        time_zone="Europe/London",
+        digest_at="07:30",
+        digest=True,
+        weekly_review_day="sunday",
+        reminders=True,
+    )
+    # Twelve PUTs of one user's preferences at once, the first of them a create: each used to
+    # read and replace under the ETag, and lost to the others until its attempts ran out.
+    answers = await asyncio.gather(
+        *(
+            put_preferences(user, wanted.model_copy(update={"digest_at": t}), store, NOW)
+            for t in times
+        )
+    )
+    assert sorted(a.digest_at for a in answers) == sorted(times)
+    assert all(a.etag for a in answers)
+    stored = await store.get(user)
+    assert stored is not None and stored.digest_at in times
+    # What a GET reads is what one of the writers was told it stored, ETag and all.
+    assert stored in answers
+
+
+async def test_a_put_wins_over_a_digest_moving_its_next_time_on(stores) -> None:
+    store, _ = stores
+    user = f"contract-{new_id()}"
+    read = await store.save(prefs(user))
+    put = await store.replace(prefs(user, at="09:00"))
+    with pytest.raises(StaleItem):  # the digest read before the PUT: its move-on loses
+        await store.save(read.model_copy(update={"next_digest_at": NOW + timedelta(days=1)}))
+    assert await store.get(user) == put
 
 
 async def test_due_finds_every_user_whose_digest_time_passed_across_partitions(stores) -> None:

@@ -16,6 +16,8 @@ from shared.domain.capture import Status
 from shared.domain.classification import Bucket
 from shared.domain.digest import (
     CLAIM,
+    FIRST_DAY,
+    LAST_DAY,
     SECTION_ITEMS,
     DigestJob,
     digest_key,
@@ -32,6 +34,7 @@ from shared.services.digest import (
     get_preferences,
     put_preferences,
     send_digest,
+    week_of,
     week_review,
 )
 from tests.fakes import USER, DigestFakes, Fakes, ScriptedSummarizer, new_id, text_item
@@ -449,3 +452,133 @@ async def test_the_reviews_count_adds_up_to_its_parts(fakes: Fakes, digest: Dige
     )
     parts = [int(n) for n in re.findall(r"(\d+) (?:in|not)", first)]
     assert sum(parts) == 31
+
+
+ZONES = ["Pacific/Kiritimati", "Pacific/Pago_Pago", "UTC"]
+
+
+@pytest.mark.parametrize("zone", ZONES)
+@pytest.mark.parametrize(
+    "day",
+    [date.min, date.min + timedelta(days=1), FIRST_DAY - timedelta(days=1),
+     LAST_DAY + timedelta(days=1), date.max - timedelta(days=1), date.max],
+)  # fmt: skip
+async def test_a_digest_past_the_calendars_ends_is_refused(
+    fakes: Fakes, digest: DigestFakes, zone: str, day: date
+) -> None:
+    await set_up(digest, timeZone=zone)
+    prefs = await get_preferences(USER, digest.preferences)
+    with pytest.raises(Invalid) as refused:
+        await day_digest(USER, day, prefs, fakes.repo, fakes.filed)
+    assert refused.value.code == "DATE_OUT_OF_RANGE"
+
+
+@pytest.mark.parametrize("zone", ZONES)
+async def test_the_first_and_last_days_and_weeks_of_the_calendar_are_read(
+    fakes: Fakes, digest: DigestFakes, zone: str
+) -> None:
+    await set_up(digest, timeZone=zone)
+    prefs = await get_preferences(USER, digest.preferences)
+    await admin(fakes, "Renew passport", DAY)
+    first = await day_digest(USER, FIRST_DAY, prefs, fakes.repo, fakes.filed)
+    assert first.date == FIRST_DAY and first.due == []
+    last = await day_digest(USER, LAST_DAY, prefs, fakes.repo, fakes.filed)
+    assert [e.title for e in last.due] == ["Renew passport"]  # overdue by then
+    now = datetime(2026, 3, 29, tzinfo=UTC)
+    for week in (week_of(FIRST_DAY + timedelta(days=7)), week_of(LAST_DAY - timedelta(days=7))):
+        review = await week_review(USER, week, prefs, now, fakes.repo, fakes.filed, digest.adapters)
+        assert review.week == week and review.summary_by == "rules"
+
+
+@pytest.mark.parametrize("zone", ZONES)
+@pytest.mark.parametrize("week", ["0001-W01", "0001-W02", "9999-W52", "9999-W48"])
+async def test_a_review_past_the_calendars_ends_is_refused(
+    fakes: Fakes, digest: DigestFakes, zone: str, week: str
+) -> None:
+    await set_up(digest, timeZone=zone)
+    prefs = await get_preferences(USER, digest.preferences)
+    with pytest.raises(Invalid) as refused:
+        await week_review(USER, week, prefs, AT, fakes.repo, fakes.filed, digest.adapters)
+    assert refused.value.code == "DATE_OUT_OF_RANGE"
+
+
+@pytest.mark.parametrize(
+    ("day", "now"),
+    [
+        (DAY + timedelta(days=1), LATER),  # tomorrow's, queued today
+        (DAY + timedelta(days=300), LATER),  # a day far off
+        (DAY, AT - timedelta(minutes=1)),  # today's, before its time
+        (DAY - timedelta(days=1), LATER),  # yesterday's, sent and moved on
+    ],
+)
+async def test_a_job_for_a_day_that_is_not_due_writes_nothing(
+    fakes: Fakes, digest: DigestFakes, day: date, now: datetime
+) -> None:
+    await set_up(digest)
+    phone = device(fakes)
+    await admin(fakes, "Renew passport", DAY)
+    before = digest.preferences.stored(USER)
+    job = DigestJob(user_id=USER, date=day)
+    assert await send_digest(job, now, fakes.repo, fakes.filed, fakes.push, digest.adapters) is None
+    assert fakes.sender.pushes_to(phone.endpoint) == [] and digest.digests.all() == []
+    assert digest.preferences.stored(USER) == before
+    # The job the timer sends once the time has come is sent, and only that day's.
+    await enqueue_due_digests(LATER, digest.adapters)
+    (due,) = digest.queue.take()
+    assert due.date == DAY
+    await send_digest(due, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters)
+    assert [r.date for r in digest.digests.all()] == [DAY]
+
+
+async def test_a_job_for_today_after_a_put_moved_the_digest_to_tomorrow_writes_nothing(
+    fakes: Fakes, digest: DigestFakes
+) -> None:
+    # Preferences set after today's digest time: the next digest is tomorrow's, and a job for
+    # today (queued by hand) is not due.
+    body = {"timeZone": "Europe/London", "digestAt": "07:30"}
+    wanted = parse_preferences(json.dumps(body).encode(), "application/json")
+    await put_preferences(USER, wanted, digest.preferences, LATER)
+    device(fakes)
+    await admin(fakes, "Renew passport", DAY)
+    job = DigestJob(user_id=USER, date=DAY)
+    later = LATER + timedelta(minutes=5)
+    assert (
+        await send_digest(job, later, fakes.repo, fakes.filed, fakes.push, digest.adapters) is None
+    )
+    assert digest.digests.all() == [] and fakes.sender.pushes == []
+
+
+@pytest.mark.parametrize(
+    ("store", "method"),
+    [
+        ("preferences", "get"),
+        ("digests", "get"),
+        ("digests", "add"),
+        ("digests", "save"),
+        ("preferences", "save"),
+    ],
+)
+async def test_a_put_landing_at_any_step_of_the_worker_stands_and_answers(
+    fakes: Fakes, digest: DigestFakes, store: str, method: str
+) -> None:
+    # The worker moves nextDigestAt on under the ETag it read; a PUT meanwhile is the user's
+    # word: it is stored whatever the worker does, and the worker's move-on yields to it.
+    await set_up(digest)
+    device(fakes)
+    await admin(fakes, "Renew passport", DAY)
+    body = {"timeZone": "Europe/London", "digestAt": "09:00"}
+    wanted = parse_preferences(json.dumps(body).encode(), "application/json")
+    put: list = []
+
+    async def the_user_puts() -> None:
+        put.append(await put_preferences(USER, wanted, digest.preferences, LATER))
+
+    getattr(digest, store).before_next(method, the_user_puts)
+    job = DigestJob(user_id=USER, date=DAY)
+    await send_digest(job, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters)
+    assert getattr(digest, store).armed == [] and len(put) == 1
+    stored = digest.preferences.stored(USER)
+    assert stored == put[0]
+    assert stored.digest_at == "09:00"
+    assert stored.next_digest_at == datetime(2026, 3, 29, 8, 0, tzinfo=UTC)  # 09:00 BST
+    assert len(fakes.sender.pushes) <= 1

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import io
 import json
+import struct
+import unicodedata
 import zipfile
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -24,7 +26,15 @@ from shared.domain.errors import (
     PreconditionRequired,
 )
 from shared.services.edit import FiledPatch, edit_filed
-from shared.services.export import VaultNames, export_zip, markdown, safe_name
+from shared.services.export import (
+    NAME_BYTES,
+    VaultNames,
+    _entry,
+    export_zip,
+    markdown,
+    safe_name,
+    same_name_key,
+)
 from shared.services.filing import file_capture
 from shared.services.recall import (
     BucketQuery,
@@ -32,8 +42,10 @@ from shared.services.recall import (
     SearchQuery,
     bucket_named,
     bucket_page,
+    find_folded,
     people,
     person,
+    score,
     search,
     search_terms,
     snippet,
@@ -172,6 +184,46 @@ async def test_search_scores_titles_and_cuts_a_snippet(fakes: Fakes) -> None:
     assert snippet(["no match here"], ["zzz"]) == "no match here"
 
 
+@pytest.mark.parametrize(
+    "before",
+    [
+        "İ" * 60,  # one character, two lowercased or folded
+        "ß" * 60,  # one character, two folded
+        "ﬁ" * 60,  # a ligature, two folded
+        "ΐ" * 60,  # one character, three folded
+        "İß ﬁ ŉ ǰ " * 30,
+    ],
+)
+def test_a_snippet_is_cut_around_the_match_whatever_folding_does_to_lengths(before: str) -> None:
+    text = f"{before} then the tiler came back with a quote"
+    cut = snippet([text], ["tiler"])
+    assert "the tiler came back" in cut and cut.startswith("…")
+    assert len(cut) < 200
+
+
+@pytest.mark.parametrize(
+    ("text", "term", "at"),
+    [
+        ("İİİ tiler", "tiler", 4),
+        ("STRASSE Straße", "straße", 0),  # folded, "straße" is "strasse": the first matches
+        ("a ﬁle", "file", 2),
+        ("ΌΣΟΣ", "όσος", 0),
+        ("abc", "zzz", None),
+        ("", "a", None),
+    ],
+)
+def test_a_folded_match_is_an_offset_into_the_text_as_written(
+    text: str, term: str, at: int | None
+) -> None:
+    assert find_folded(text, term) == at
+
+
+def test_a_match_after_many_dotted_capitals_is_scored_and_cut() -> None:
+    text = "İ" * 200 + " tiler " + "İ" * 200
+    assert score("", [text], ["tiler"], "tiler") == 1.0
+    assert snippet(["", text], ["tiler"]).count("tiler") == 1
+
+
 async def test_search_is_the_callers_only(fakes: Fakes) -> None:
     await file(fakes, "the tiler", Bucket.PROJECTS, 0)
     assert (await search("someone-else", SearchQuery(q="tiler"), fakes.search)).items == []
@@ -275,9 +327,15 @@ async def test_the_export_is_a_vault_and_the_inbox(fakes: Fakes) -> None:
     await file(fakes, "due friday", Bucket.ADMIN, 2, ".hidden")
     fakes.repo.seed(text_item("still waiting"))
     fakes.repo.seed(text_item("someone else's", user_id="other"))
-    data = b"".join([chunk async for chunk in export_zip(USER, fakes.repo, fakes.filed)])
+    now = datetime(2026, 5, 6, 7, 8, 10, tzinfo=UTC)
+    data = b"".join([chunk async for chunk in export_zip(USER, fakes.repo, fakes.filed, now)])
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert archive.testzip() is None
+    created = START + timedelta(minutes=2)
+    *minutes, seconds = created.timetuple()[:6]
+    # MS-DOS times count two seconds at a time.
+    assert archive.getinfo("Admin/hidden.md").date_time == (*minutes, seconds // 2 * 2)
+    assert archive.getinfo("captures.jsonl").date_time == (2026, 5, 6, 7, 8, 10)
     names = sorted(archive.namelist())
     assert names == [
         "Admin/hidden.md",
@@ -294,6 +352,54 @@ async def test_the_export_is_a_vault_and_the_inbox(fakes: Fakes) -> None:
     assert sorted(json.loads(line)["text"] for line in lines) == [
         "Call Zoë re: the [budget]?", "again", "due friday", "still waiting",
     ]  # fmt: skip
+
+
+def test_a_zip_entry_carries_its_exact_time_in_the_extended_timestamp() -> None:
+    when = datetime(2026, 5, 6, 7, 8, 9, tzinfo=UTC)
+    info = _entry("x.md", when)
+    assert info.date_time == (2026, 5, 6, 7, 8, 9)
+    assert info.extra == struct.pack("<HHBI", 0x5455, 5, 1, int(when.timestamp()))
+    assert _entry("old.md", datetime(1970, 1, 2, tzinfo=UTC)).date_time == (1980, 1, 1, 0, 0, 0)
+
+
+def item_titled(title: str, item_id: str = "id-1") -> Any:
+    return type("I", (), {"title": title, "id": item_id})
+
+
+@pytest.mark.parametrize(
+    ("title", "name"),
+    [
+        ("Zoe\u0308", "Zoë"),  # "e" and a combining diaeresis: one character, as macOS stores it
+        ("con", "_con"),
+        ("COM1", "_COM1"),
+        ("nul.txt", "_nul.txt"),
+        ("Lpt\u00b9", "_Lpt\u00b9"),
+        ("aux . ", "_aux"),
+        ("Console", "Console"),
+        ("com10", "com10"),
+        ("invoice\u202egpj.exe", "invoicegpj.exe"),  # a right-to-left override
+        ("\u2066left\u2069 \u200fright\u200e", "left right"),  # isolates, marks
+        ("zero\u200bwidth\ufeff\u00adsoft", "zerowidthsoft"),
+        ("two\u2028lines\u2029here", "two lines here"),
+        ("trailing dots...", "trailing dots"),
+        ("\U0001f600" * 100, "\U0001f600" * 50),  # 200 bytes of UTF-8
+        # The cut falls between a letter and its accent: never a letter without it.
+        ("x" * 99 + "e\u0308\u0323", "x" * 99),
+    ],
+)
+def test_a_vault_name_is_one_every_system_creates_as_written(title: str, name: str) -> None:
+    made = safe_name(title)
+    assert made == name
+    assert len(made.encode()) <= NAME_BYTES and unicodedata.is_normalized("NFC", made)
+
+
+def test_names_that_one_file_system_or_another_takes_for_one_are_made_unique() -> None:
+    names = VaultNames()
+    titles = ["Zoë", "Zoe\u0308", "ZOË", "zoe\u0308", "Zoe"]
+    made = [names.name_for(item_titled(t)) for t in titles]
+    assert made == ["Zoë", "Zoë (2)", "ZOË (3)", "zoë (4)", "Zoe"]
+    assert len({same_name_key(n) for n in made}) == len(made)
+    assert all(unicodedata.is_normalized("NFC", n) for n in made)
 
 
 def test_vault_names() -> None:
