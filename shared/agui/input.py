@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from shared.agui.events import Conversation, speaks_interrupts
 from shared.domain.audio import audio_type
+from shared.domain.interrupts import MAX_ANSWER_CHARS
 from shared.http.input import as_model, body_too_large, read_json
 from shared.http.problems import Problem
 from shared.http.requests import MAX_ID_CHARS, MAX_VERSION_CHARS, unsupported_audio_type
@@ -118,12 +119,21 @@ def _capture_input(
     return RunRequest(_text_capture(run_input, user_id, idempotency_key), conversation)
 
 
-def parse_text_capture(
-    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
+def parse_answer(
+    body: bytes, content_type: str | None, user_id: str
 ) -> tuple[TextCapture, Conversation]:
-    """A RunAgentInput whose last user message is the text, or a Problem saying why not."""
+    """A follow-up: a RunAgentInput whose last user message answers a capture's question (at
+    most MAX_ANSWER_CHARS), or a Problem saying why not."""
     run_input = _run_input(body, content_type)
-    return _text_capture(run_input, user_id, idempotency_key), _conversation(run_input)
+    answer = _text_capture(run_input, user_id, None)
+    if len(answer.text) > MAX_ANSWER_CHARS:
+        raise Problem(
+            422,
+            f"An answer is at most {MAX_ANSWER_CHARS} characters: send a longer text as a "
+            "capture of its own.",
+            code="ANSWER_TOO_LONG",
+        )
+    return answer, _conversation(run_input)
 
 
 def _run_input(body: bytes, content_type: str | None) -> RunAgentInput:

@@ -5,7 +5,7 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from shared.agui import narrator
 from shared.agui.events import speaks_interrupts
-from shared.agui.input import parse_text_capture
+from shared.agui.input import parse_answer
 from shared.bootstrap import adapters
 from shared.domain.errors import Conflict, NotStored, StorageUnavailable
 from shared.http.auth import authenticate
@@ -105,7 +105,7 @@ async def capture_follow_up(req: Request) -> Response:
     user_id = authenticate(req)
     body = await read_body(req, settings.max_text_body_bytes)
     content_type = req.headers.get("content-type")
-    answer, conversation = await parsed(parse_text_capture, body, content_type, user_id, None)
+    answer, conversation = await parsed(parse_answer, body, content_type, user_id)
     app = adapters()
     item = await open_follow_up(req.path_params["id"], answer, app.repo)
     progress = answer_question(item, answer, app)
