@@ -5,6 +5,9 @@ the limit is refused with a code."""
 
 from __future__ import annotations
 
+import base64
+import io
+import wave
 from collections.abc import Iterator
 
 import pytest
@@ -75,3 +78,35 @@ def test_over_the_limit_is_refused_with_a_code_and_nothing_is_stored(
     assert answer.json()["code"] == "CAPTURE_TOO_LONG"
     assert "100000" in answer.json()["detail"] or "100,000" in answer.json()["detail"]
     assert fake.requests == []
+
+
+def silent_wav(seconds: int) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16_000)
+        w.writeframes(b"\0\0" * 16_000 * seconds)
+    return out.getvalue()
+
+
+def test_a_voice_note_past_the_body_limit_in_a_run_is_taken_and_filed(client, fake, cosmos) -> None:
+    """Its base64 is the one string a run may carry past the text routes' limit: it is read
+    without being parsed, and the note is stored and filed like any other."""
+    audio = silent_wav(40)  # 1.28 MB: 1.7 MB as base64, past the 1,062,144 bytes a run takes
+    fake.set_default(fake_openai.transcription("an idea for the garden"), fake_openai.TRANSCRIBE)
+    fake.enqueue(FILED)
+    part = {
+        "type": "audio",
+        "source": {
+            "type": "data",
+            "value": base64.b64encode(audio).decode(),
+            "mimeType": "audio/wav",
+        },
+    }
+    run = post_run(client, "/api/capture", run_input([part]), headers=KEY)
+    assert_valid_run(run)
+    result = run.last()["result"]
+    assert result["outcome"] == "CLASSIFIED"
+    (inbox,) = docs(cosmos, "Inbox", result["inboxItemId"])
+    assert inbox["source"] == "voice" and inbox["text"] == "an idea for the garden"
