@@ -26,8 +26,11 @@ MAX_JSON_DEPTH = 32
 INLINE_PARSE_BYTES = 64 * 1024
 
 
-def body_too_large(limit: int) -> Problem:
-    return Problem(413, f"The body is larger than {limit} bytes.", code="BODY_TOO_LARGE")
+def body_too_large(limit: int, audio_chars: int = 0) -> Problem:
+    beside = (
+        f", besides a voice note's base64 (up to {audio_chars} characters)" if audio_chars else ""
+    )
+    return Problem(413, f"The body is larger than {limit} bytes{beside}.", code="BODY_TOO_LARGE")
 
 
 def check_declared_length(request: Request, limit: int) -> None:
@@ -54,16 +57,18 @@ async def read_body_with_audio(
     most `audio_chars` long) fits in `limit` bytes; with the run's place when the body is over
     `limit`. What cannot be such a body is refused as it arrives (413), before the rest of it
     is read and before anything parses it."""
-    total = limit + audio_chars
-    check_declared_length(request, total)
+    total, too_large = limit + audio_chars, body_too_large(limit, audio_chars)
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > total:
+        raise too_large
     body, runs = bytearray(), _LongestRun()
     async for chunk in request.stream():
         if len(body) + len(chunk) > total:
-            raise body_too_large(limit)
+            raise too_large
         runs.feed(chunk, len(body))
         body += chunk
         if len(body) - runs.longest > limit:
-            raise body_too_large(limit)
+            raise too_large
     return bytes(body), (runs.span if len(body) > limit else None)
 
 
