@@ -85,8 +85,10 @@ def parse_capture_input(
     try:
         run = _capture_input(body, content_type, user_id, idempotency_key, carried)
     except Problem as problem:
+        if problem.status == 413:
+            raise
         # Whatever else is wrong with it, a body this large is first of all too large.
-        raise problem if problem.status == 413 else too_large from problem
+        raise too_large from problem
     asked = run.asked
     if not (isinstance(asked, VoiceInput) and asked.new is not None and asked.carried):
         raise too_large
