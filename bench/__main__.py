@@ -5,15 +5,16 @@ prints a table against the project's bars (BENCHMARKS.md) and writes bench/resul
 labelled set's (bench/details.py).
 
 `python -m bench PART` runs one part on its own and writes bench/results/PART-latest.json:
-`concurrency` (open streams on one worker process), `costs` (operations per capture and per
-voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle feed's lifetime),
-`package` (what a deployment ships, and its import time), `followups` (the follow-up set
-through the offline models: the share filed in the right bucket, bench/followups.py), `recall`
-(one user with 10,000 captures: bucket, person and search pages, and the export), `digest`
-(composing one digest, and `--users` users' digests through the timer and the worker,
-bench/digest.py), `worker` (the classify worker draining `--queued` captures, and the CPU it
-and the emulators spend on each), `peer` (the devhost beside Agent Framework's AG-UI endpoint,
-bench/peer.py; installs .venv-peer)."""
+`bigbody` (what one big request body costs the host's memory and the other requests,
+bench/bigbody.py), `concurrency` (open streams on one worker process), `costs` (operations per
+capture and per voice note), `feed` (the events feed's Cosmos reads: a voice note, an idle
+feed's lifetime), `package` (what a deployment ships, and its import time), `followups` (the
+follow-up set through the offline models: the share filed in the right bucket,
+bench/followups.py), `recall` (one user with 10,000 captures: bucket, person and search pages,
+and the export), `digest` (composing one digest, and `--users` users' digests through the timer
+and the worker, bench/digest.py), `worker` (the classify worker draining `--queued` captures,
+and the CPU it and the emulators spend on each), `peer` (the devhost beside Agent Framework's
+AG-UI endpoint, bench/peer.py; installs .venv-peer)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from bench import (
     app,
+    bigbody,
     classify,
     coldstart,
     concurrency,
@@ -118,6 +120,7 @@ def _write(report: dict, name: str) -> None:
 
 
 PARTS = (
+    "bigbody",
     "concurrency",
     "costs",
     "feed",
@@ -224,6 +227,7 @@ def _feed(s: Stack, repeat: int) -> dict:
 
 
 _PART_RUNS = {
+    "bigbody": bigbody.run,
     "concurrency": _concurrency,
     "costs": _costs,
     "feed": _feed,

@@ -113,8 +113,10 @@ class Settings(BaseSettings):
         default=None, ge=1, validation_alias=AliasChoices("MODEL_MAX_COMPLETION_TOKENS")
     )
 
+    # A capture is kept whole, however long a paste or a dictation: 100,000 characters (about
+    # 15,000 words) is 1.2 MB stored even if every one is escaped, within a Cosmos DB item's 2 MB.
     max_capture_chars: int = Field(
-        default=10_000, validation_alias=AliasChoices("MAX_CAPTURE_CHARS")
+        default=100_000, ge=1, le=100_000, validation_alias=AliasChoices("MAX_CAPTURE_CHARS")
     )
     # The conversation a client sends with each run; only the last user message is used.
     max_messages: int = Field(default=50, ge=1, validation_alias=AliasChoices("MAX_MESSAGES"))
@@ -218,6 +220,12 @@ class Settings(BaseSettings):
     def _origins(cls, value: str) -> str:
         PushServices.parse(value)  # a list that is not one fails the app at start, clearly
         return value
+
+    @property
+    def max_text_body_bytes(self) -> int:
+        """What a route that carries a capture's text reads (/capture, /captures, a follow-up):
+        MAX_BODY_BYTES, and room for the text as UTF-8 twice (a resume repeats the capture)."""
+        return self.max_body_bytes + 8 * self.max_capture_chars
 
     def policy(self) -> Policy:
         """What the use cases follow, handed to them with the adapters (shared/bootstrap.py)."""

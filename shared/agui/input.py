@@ -7,13 +7,15 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from shared.agui.events import Conversation, speaks_interrupts
 from shared.domain.audio import audio_type
-from shared.http.input import as_model, read_json
+from shared.domain.interrupts import MAX_ANSWER_CHARS
+from shared.http.input import as_model, body_too_large, read_json
 from shared.http.problems import Problem
 from shared.http.requests import MAX_ID_CHARS, MAX_VERSION_CHARS, unsupported_audio_type
 from shared.services.capture import TextCapture
@@ -39,6 +41,7 @@ class VoiceInput:
     new: NewVoiceCapture | None = None
     audio: bytes = b""
     capture_id: str | None = None
+    carried: bool = False  # its base64 was kept out of the parse (a body over MAX_BODY_BYTES)
 
 
 @dataclass(frozen=True)
@@ -49,13 +52,58 @@ class RunRequest:
     conversation: Conversation
 
 
+@dataclass(frozen=True)
+class _Carried:
+    """A voice note's base64 taken out of the body before it is parsed, and the placeholder
+    string the body carries in its place."""
+
+    placeholder: str
+    data: bytes
+
+
 def parse_capture_input(
-    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
+    body: bytes,
+    content_type: str | None,
+    user_id: str,
+    idempotency_key: str | None,
+    audio: slice | None = None,
 ) -> RunRequest:
     """POST /api/capture: a RunAgentInput that either resumes its thread (AG-UI 1.0 `resume`),
-    or carries a new capture as its last user message: text, or one audio part."""
+    or carries a new capture as its last user message: text, or one audio part.
+
+    `audio`: where, in a body over MAX_BODY_BYTES, the one long base64 string is. It is kept
+    out of the parse (a placeholder stands in for it), and the body is refused (413) unless it
+    is the data of the voice note the run carries: nothing else may take a body past the limit.
+    """
+    if audio is None:
+        return _capture_input(body, content_type, user_id, idempotency_key, None)
+    too_large = body_too_large(get_settings().max_text_body_bytes)
+    if body[audio.start - 1 : audio.start] != b'"' or body[audio.stop : audio.stop + 1] != b'"':
+        raise too_large  # not a whole JSON string
+    carried = _Carried(secrets.token_hex(16), body[audio])
+    body = body[: audio.start] + carried.placeholder.encode() + body[audio.stop :]
+    try:
+        run = _capture_input(body, content_type, user_id, idempotency_key, carried)
+    except Problem as problem:
+        if problem.status == 413:
+            raise
+        # Whatever else is wrong with it, a body this large is first of all too large.
+        raise too_large from problem
+    asked = run.asked
+    if not (isinstance(asked, VoiceInput) and asked.new is not None and asked.carried):
+        raise too_large
+    return run
+
+
+def _capture_input(
+    body: bytes,
+    content_type: str | None,
+    user_id: str,
+    idempotency_key: str | None,
+    carried: _Carried | None,
+) -> RunRequest:
     run_input = _run_input(body, content_type)
-    conversation = _conversation(run_input)
+    conversation = _conversation(run_input, carried)
     if run_input.resume is not None:
         resume = ResumeRequest(
             user_id=user_id,
@@ -67,18 +115,27 @@ def parse_capture_input(
             ],
         )
         return RunRequest(resume, conversation)
-    voice = _voice_input(run_input, user_id, idempotency_key)
+    voice = _voice_input(run_input, user_id, idempotency_key, carried)
     if voice is not None:
         return RunRequest(voice, conversation)
     return RunRequest(_text_capture(run_input, user_id, idempotency_key), conversation)
 
 
-def parse_text_capture(
-    body: bytes, content_type: str | None, user_id: str, idempotency_key: str | None
+def parse_answer(
+    body: bytes, content_type: str | None, user_id: str
 ) -> tuple[TextCapture, Conversation]:
-    """A RunAgentInput whose last user message is the text, or a Problem saying why not."""
+    """A follow-up: a RunAgentInput whose last user message answers a capture's question (at
+    most MAX_ANSWER_CHARS), or a Problem saying why not."""
     run_input = _run_input(body, content_type)
-    return _text_capture(run_input, user_id, idempotency_key), _conversation(run_input)
+    answer = _text_capture(run_input, user_id, None)
+    if len(answer.text) > MAX_ANSWER_CHARS:
+        raise Problem(
+            422,
+            f"An answer is at most {MAX_ANSWER_CHARS} characters: send a longer text as a "
+            "capture of its own.",
+            code="ANSWER_TOO_LONG",
+        )
+    return answer, _conversation(run_input)
 
 
 def _run_input(body: bytes, content_type: str | None) -> RunAgentInput:
@@ -134,11 +191,23 @@ def _upgrade_binary_parts(raw: Any) -> Any:
     return raw
 
 
-def _conversation(run_input: RunAgentInput) -> Conversation:
+def _conversation(run_input: RunAgentInput, carried: _Carried | None = None) -> Conversation:
     messages = tuple(
         m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in run_input.messages
     )
+    if carried is not None:
+        _put_back(messages, carried)
     return Conversation(interrupts=speaks_interrupts(run_input.protocol_version), messages=messages)
+
+
+def _put_back(messages: tuple[dict[str, Any], ...], carried: _Carried) -> None:
+    """The audio as the client sent it, in place of its placeholder: a messages snapshot
+    repeats the conversation the client holds."""
+    for message in messages:
+        for part in message.get("content") or ():
+            source = part.get("source") if isinstance(part, dict) else None
+            if isinstance(source, dict) and source.get("value") == carried.placeholder:
+                source["value"] = carried.data.decode("ascii")
 
 
 def _text_capture(
@@ -189,7 +258,10 @@ def last_user_text(run_input: RunAgentInput) -> str | None:
 
 
 def _voice_input(
-    run_input: RunAgentInput, user_id: str, idempotency_key: str | None
+    run_input: RunAgentInput,
+    user_id: str,
+    idempotency_key: str | None,
+    carried: _Carried | None = None,
 ) -> VoiceInput | None:
     """The last user message's audio part as a voice note, if it has one."""
     message = _last_user_message(run_input)
@@ -217,15 +289,16 @@ def _voice_input(
         unsupported = unsupported_audio_type(source.mime_type)
         raise Problem(422, unsupported.detail, code=unsupported.code)
     limit = get_settings().max_voice_bytes
-    # Base64 is 4 characters for 3 bytes: a longer string is refused before decoding it.
-    if len(source.value) > (limit + 2) // 3 * 4 + 4:
-        raise Problem(413, f"Voice notes are limited to {limit} bytes.")
+    is_carried = carried is not None and source.value == carried.placeholder
+    encoded: str | bytes = carried.data if carried is not None and is_carried else source.value
+    if len(encoded) > base64_chars(limit):
+        raise _voice_too_large(limit)  # before decoding it
     try:
-        data = base64.b64decode(source.value, validate=True)
+        data = base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise Problem(422, "The audio data is not base64.", code="BAD_AUDIO_DATA") from exc
     if len(data) > limit:
-        raise Problem(413, f"Voice notes are limited to {limit} bytes.")
+        raise _voice_too_large(limit)
     if not data:
         raise Problem(422, "The voice note is empty.", code="EMPTY_AUDIO")
     new = NewVoiceCapture(
@@ -234,7 +307,17 @@ def _voice_input(
         thread_id=run_input.thread_id,
         idempotency_key=idempotency_key or run_input.run_id,
     )
-    return VoiceInput(**ids, new=new, audio=data)
+    return VoiceInput(**ids, new=new, audio=data, carried=is_carried)
+
+
+def base64_chars(size: int) -> int:
+    """The longest base64 string of `size` bytes (4 characters for 3 bytes, with room for
+    padding)."""
+    return (size + 2) // 3 * 4 + 4
+
+
+def _voice_too_large(limit: int) -> Problem:
+    return Problem(413, f"Voice notes are limited to {limit} bytes.", code="AUDIO_TOO_LARGE")
 
 
 def _note_named(url: str) -> str:

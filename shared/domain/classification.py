@@ -38,3 +38,28 @@ class Classification(ValidTextModel):
     named_buckets: list[Bucket] = Field(
         default_factory=list, description="The buckets the question names"
     )
+
+
+# What a classifier reads of a capture: its start and its end. A capture is kept whole however
+# long it is, but what it is about is said at its start (and often summed up at its end); a
+# model reading 100,000 characters would cost more and take longer for no better bucket, and
+# the offline encoder reads 256 word pieces anyway.
+EXCERPT_HEAD_CHARS = 3000
+EXCERPT_TAIL_CHARS = 1000
+EXCERPT_GAP = "\n…\n"
+# How far back from a cut a space is looked for, so that words stay whole.
+_WORD_ROOM = 40
+
+
+def excerpt_to_classify(text: str) -> str:
+    """`text` as the classifier reads it: whole when short, else its start and its end cut at
+    words with a visible gap between them. Never what is stored: only what a model is asked."""
+    if len(text) <= EXCERPT_HEAD_CHARS + EXCERPT_TAIL_CHARS + len(EXCERPT_GAP):
+        return text
+    head = text[:EXCERPT_HEAD_CHARS]
+    space = head.rfind(" ", EXCERPT_HEAD_CHARS - _WORD_ROOM)
+    head = head[:space] if space > 0 else head
+    tail = text[-EXCERPT_TAIL_CHARS:]
+    space = tail.find(" ", 0, _WORD_ROOM)
+    tail = tail[space + 1 :] if space >= 0 else tail
+    return head.rstrip() + EXCERPT_GAP + tail.lstrip()

@@ -15,6 +15,7 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, Timestamp, utcnow
 from shared.domain.filed import FiledItem
+from shared.domain.text import shortened
 
 T = TypeVar("T", FiledItem, InboxItem)
 
@@ -290,6 +291,9 @@ def _short(text: str) -> str:
 # -- the push ------------------------------------------------------------------------------------
 
 MAX_DUE_NAMED = 3
+# What a lock screen shows of a notification, at most (as for a capture's, push.py).
+MAX_NOTE_TITLE_CHARS = 100
+MAX_NOTE_BODY_CHARS = 300
 
 
 class DigestNote(Document):
@@ -328,8 +332,8 @@ def digest_note(digest: Digest, *, reminders: bool) -> DigestNote | None:
     if digest.review_day:
         lines.append("Your weekly review is ready.")
     return DigestNote(
-        title=title[:100],
-        body=" ".join(lines)[:300] or "Tap to see your day.",
+        title=shortened(title, MAX_NOTE_TITLE_CHARS),
+        body=shortened(" ".join(lines), MAX_NOTE_BODY_CHARS) or "Tap to see your day.",
         tag=f"digest-{digest.date.isoformat()}",
     )
 

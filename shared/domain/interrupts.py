@@ -18,11 +18,18 @@ class InterruptKind(StrEnum):
     BUCKET = "bucket"  # LOW_CONFIDENCE: is this the right bucket, which one, or what is it?
 
 
+# An answer to a question says what the capture is or where it goes; a longer text is a
+# capture of its own. Every door refuses a longer one (the question's schema says so too).
+MAX_ANSWER_CHARS = 4000
+
+
 class AnswerPayload(RequestBody):
     """The answer to a question: the user's words, classified with the capture. Kept trimmed,
     so an answer sent again with other spaces around it is the same answer."""
 
-    answer: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000)]
+    answer: Annotated[
+        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_ANSWER_CHARS)
+    ]
 
 
 class BucketPayload(RequestBody):

@@ -183,7 +183,8 @@ class VoiceNoteStore(Protocol):
 
 class Classifier(Protocol):
     async def classify(self, text: str) -> Classification:
-        """Guess the bucket of `text`; ClassifierUnavailable when the model cannot answer."""
+        """Guess the bucket of `text` (a capture as `excerpt_to_classify` gives it: a long one's
+        start and end); ClassifierUnavailable when the model cannot answer."""
         ...
 
 

@@ -23,6 +23,7 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.documents import Document, Timestamp, utc_text, utcnow
 from shared.domain.messages import OutcomeMessage
 from shared.domain.outcomes import Outcome, failure_message
+from shared.domain.text import shortened
 
 SUBSCRIPTION_ID = re.compile(r"[0-9a-f]{32}")
 # Notifications a subscription remembers: far more than the outcomes one capture can have
@@ -172,7 +173,7 @@ class NotificationPayload(Document):
 
 def notification_for(item: InboxItem) -> NotificationPayload | None:
     """The notification of a settled or failed capture; None when it has nothing to tell."""
-    what = item.title or _cut(" ".join((item.text or "").split()), MAX_BODY_CHARS)
+    what = item.title or shortened(" ".join((item.text or "").split()), MAX_BODY_CHARS)
     if item.status is Status.FAILED:
         title, body, outcome = "Couldn't process a capture", failure_message(item.error), "FAILED"
     elif item.outcome is Outcome.CLASSIFIED:
@@ -188,18 +189,12 @@ def notification_for(item: InboxItem) -> NotificationPayload | None:
     else:
         return None
     return NotificationPayload(
-        title=_cut(title, MAX_TITLE_CHARS),
-        body=_cut(body, MAX_BODY_CHARS),
+        title=shortened(title, MAX_TITLE_CHARS),
+        body=shortened(body, MAX_BODY_CHARS),
         capture_id=item.id,
         outcome=outcome,
         url=f"/#/captures/{item.id}",
     )
-
-
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
 def notification_key(message: OutcomeMessage) -> str:

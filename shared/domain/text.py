@@ -27,6 +27,15 @@ def valid_text(value: str) -> str:
     return value
 
 
+def shortened(text: str, limit: int) -> str:
+    """`text` within `limit` characters for a display-only field (a notification): cut at a
+    word, with an ellipsis that shows it was cut. Never for what is stored."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut.strip() else cut).rstrip() + "…"
+
+
 def valid_tree(value: Any) -> Any:
     """A parsed JSON value with `valid_text` applied to every string in it, keys included."""
     if isinstance(value, str):

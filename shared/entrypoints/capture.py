@@ -8,15 +8,14 @@ from azurefunctions.extensions.http.fastapi import Request, Response
 
 from shared.agui import narrator
 from shared.agui.events import Conversation
-from shared.agui.input import VoiceInput, parse_capture_input
+from shared.agui.input import VoiceInput, base64_chars, parse_capture_input
 from shared.bootstrap import adapters
 from shared.domain.errors import Conflict
 from shared.http.auth import authenticate
 from shared.http.contract import CAPTURE
 from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
-from shared.http.input import read_body
-from shared.http.problems import Problem
+from shared.http.input import parsed, read_body_with_audio
 from shared.http.sse import sse_response
 from shared.services.feed import FeedSlot, open_feed
 from shared.services.inbox import get_capture, not_found
@@ -35,16 +34,13 @@ bp = func.Blueprint()
 async def capture(req: Request) -> Response:
     settings = get_settings()
     user_id = authenticate(req)
-    # Room for a voice note's audio as base64; any other run must fit MAX_BODY_BYTES.
-    body = await read_body(req, settings.max_body_bytes + (settings.max_voice_bytes + 2) // 3 * 4)
-    oversized = len(body) > settings.max_body_bytes
-    if oversized and b'"audio"' not in body and b'"binary"' not in body:
-        raise _too_large(settings.max_body_bytes)  # no audio, so no need to parse it
-    content_type = req.headers.get("content-type")
-    run = parse_capture_input(body, content_type, user_id, idempotency_key(req))
+    # Room for a voice note's audio as base64; the rest of any run must fit the text's limit.
+    body, audio = await read_body_with_audio(
+        req, settings.max_text_body_bytes, base64_chars(settings.max_voice_bytes)
+    )
+    content_type, key = req.headers.get("content-type"), idempotency_key(req)
+    run = await parsed(parse_capture_input, body, content_type, user_id, key, audio)
     asked, conversation, app = run.asked, run.conversation, adapters()
-    if oversized and not (isinstance(asked, VoiceInput) and asked.new):
-        raise _too_large(settings.max_body_bytes)
     if isinstance(asked, ResumeRequest):
         request = asked
         return sse_response(
@@ -62,10 +58,6 @@ async def capture(req: Request) -> Response:
     return sse_response(
         narrator.capture_run(asked.thread_id, asked.run_id, progress, conversation, app.repo)
     )
-
-
-def _too_large(limit: int) -> Problem:
-    return Problem(413, f"The body is larger than {limit} bytes.")
 
 
 async def _voice_run(voice: VoiceInput, user_id: str, conversation: Conversation) -> Response:

@@ -5,7 +5,7 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from shared.agui import narrator
 from shared.agui.events import speaks_interrupts
-from shared.agui.input import parse_text_capture
+from shared.agui.input import parse_answer
 from shared.bootstrap import adapters
 from shared.domain.errors import Conflict, NotStored, StorageUnavailable
 from shared.http.auth import authenticate
@@ -20,7 +20,7 @@ from shared.http.contract import (
 )
 from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
-from shared.http.input import parse_json, read_body
+from shared.http.input import parse_json, parsed, read_body
 from shared.http.prefer import preferred_wait_s
 from shared.http.problems import Problem
 from shared.http.requests import (
@@ -90,7 +90,9 @@ async def capture_bucket(req: Request) -> Response:
     settings = get_settings()
     user_id = authenticate(req)
     body = await read_body(req, settings.max_body_bytes)
-    choice = parse_json(body, req.headers.get("content-type"), BucketChoice, "{bucket}")
+    choice = await parsed(
+        parse_json, body, req.headers.get("content-type"), BucketChoice, "{bucket}"
+    )
     item = await pick_bucket(user_id, req.path_params["id"], choice.bucket, adapters())
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
@@ -101,8 +103,9 @@ async def capture_bucket(req: Request) -> Response:
 async def capture_follow_up(req: Request) -> Response:
     settings = get_settings()
     user_id = authenticate(req)
-    body = await read_body(req, settings.max_body_bytes)
-    answer, conversation = parse_text_capture(body, req.headers.get("content-type"), user_id, None)
+    body = await read_body(req, settings.max_text_body_bytes)
+    content_type = req.headers.get("content-type")
+    answer, conversation = await parsed(parse_answer, body, content_type, user_id)
     app = adapters()
     item = await open_follow_up(req.path_params["id"], answer, app.repo)
     progress = answer_question(item, answer, app)
@@ -132,9 +135,9 @@ async def capture_plain(req: Request) -> Response:
     it (202)."""
     settings = get_settings()
     user_id = authenticate(req)
-    body = await read_body(req, settings.max_body_bytes)
-    capture = parse_plain_capture(
-        body, req.headers.get("content-type"), user_id, idempotency_key(req)
+    body = await read_body(req, settings.max_text_body_bytes)
+    capture = await parsed(
+        parse_plain_capture, body, req.headers.get("content-type"), user_id, idempotency_key(req)
     )
     wait_s = preferred_wait_s(req.headers.get("prefer"))
     app = adapters()

@@ -12,7 +12,7 @@ from shared.http.auth import authenticate
 from shared.http.contract import START_VOICE_NOTE, VOICE_CAPTURE, VOICE_FILE
 from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
-from shared.http.input import check_declared_length, read_body
+from shared.http.input import check_declared_length, parsed, read_body
 from shared.http.multipart import open_file_field
 from shared.http.requests import (
     new_voice_capture_for_file,
@@ -42,8 +42,12 @@ async def voice_notes(req: Request) -> Response:
     settings = get_settings()
     user_id = authenticate(req)
     body = await read_body(req, settings.max_body_bytes)
-    new = parse_voice_note_request(
-        body, req.headers.get("content-type"), user_id, idempotency_key(req)
+    new = await parsed(
+        parse_voice_note_request,
+        body,
+        req.headers.get("content-type"),
+        user_id,
+        idempotency_key(req),
     )
     ttl = timedelta(seconds=settings.upload_url_ttl_s)
     upload = await start_voice_note(new, adapters(), ttl)

@@ -183,7 +183,9 @@ async def open_file_field(
             skipped += len(chunk)
         if max(state.preamble, skipped) > max_preamble_bytes:
             raise Problem(
-                413, f"More than {max_preamble_bytes} bytes of other fields come before the file."
+                413,
+                f"More than {max_preamble_bytes} bytes of other fields come before the file.",
+                code="FIELDS_TOO_LARGE",
             )
 
     filename, part_type = state.file

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from shared.domain.answers import read_answer, title_of
 from shared.domain.capture import InboxItem
-from shared.domain.classification import Classification
+from shared.domain.classification import Classification, excerpt_to_classify
 from shared.domain.outcomes import Outcome, decide
 from shared.domain.ports import Classifier
 
@@ -18,11 +18,11 @@ async def settled_on_answer(item: InboxItem, classifier: Classifier) -> InboxIte
     reading = read_answer(answer)
     if reading.bucket is not None:
         return item.picked(reading.bucket, _title_for_pick(item, reading.rest))
-    alone = await classifier.classify(reading.rest)
+    alone = await classifier.classify(excerpt_to_classify(reading.rest))
     if decide(alone) is Outcome.CLASSIFIED:
         return item.classified(alone)
     # The whole story, the answer first: it may help an answer that says little by itself.
-    together = await classifier.classify(item.text_to_classify())
+    together = await classifier.classify(excerpt_to_classify(item.text_to_classify()))
     return item.classified(_better(alone, together))
 
 

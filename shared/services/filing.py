@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from shared import tracing
 from shared.domain.capture import InboxItem
+from shared.domain.classification import excerpt_to_classify
 from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.outcomes import FailureCode
 from shared.domain.ports import CaptureQueues, CaptureRepository, Classifier
@@ -44,7 +45,7 @@ async def classify_and_file(
         if item.clarifications:
             settled = await settled_on_answer(item, classifier)
             return await file_capture(item, settled, repo, queues, publish=publish)
-        guess = await classifier.classify(text)
+        guess = await classifier.classify(excerpt_to_classify(text))
     try:
         return await file_capture(item, item.classified(guess), repo, queues, publish=publish)
     except StaleItem:

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from shared import tracing
 from shared.domain.capture import InboxItem, Status
-from shared.domain.classification import Classification
+from shared.domain.classification import Classification, excerpt_to_classify
 from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, Classifier
@@ -38,7 +38,7 @@ def capture_text(capture: TextCapture, adapters: Adapters) -> AsyncIterator[Prog
         ClassifyJob(capture_id=capture_id, user_id=capture.user_id),
         lambda: store_text_capture(capture, item, adapters.repo),
         adapters,
-        words=item.text_to_classify() or None,
+        words=excerpt_to_classify(item.text_to_classify()) or None,
     )
 
 

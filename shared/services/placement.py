@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 
 from shared.domain.capture import InboxItem
-from shared.domain.classification import Bucket
+from shared.domain.classification import Bucket, excerpt_to_classify
 from shared.domain.details import details_for
 from shared.domain.documents import utcnow
 from shared.domain.filed import FILED_MODELS, FiledItem
@@ -50,7 +50,9 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
     text = settled.text_to_classify()
     # Relative dates ("tomorrow") are read from the day it was settled, not the day of a repair.
     today = (settled.settled_at or utcnow()).date()
-    details = details_for(settled.filed_bucket, text, settled.title, today)
+    # The rules read what the classifier read (a long capture's start and end): the filed
+    # item keeps the whole text.
+    details = details_for(settled.filed_bucket, excerpt_to_classify(text), settled.title, today)
     # What a model read stands; the rules fill in what it left empty.
     if settled.people:
         details["people"] = settled.people

@@ -90,7 +90,7 @@ async def upload_voice_note(
         except Exception:
             log.exception("could not remove capture %s after a failed upload", item.id)
         if isinstance(exc, VoiceNoteTooLarge):
-            raise TooLarge(f"Voice notes are limited to {limit} bytes.") from exc
+            raise TooLarge(f"Voice notes are limited to {limit} bytes.", "AUDIO_TOO_LARGE") from exc
         raise
     return item
 

@@ -45,6 +45,24 @@ def test_a_text_capture_shows_its_progress_and_is_filed(browser, fake, cosmos) -
     assert len(docs(cosmos, "People", item["id"])) == 1
 
 
+def test_a_long_paste_is_kept_whole_and_one_over_the_limit_is_said_before_sending(
+    browser, fake, cosmos
+) -> None:
+    fake.enqueue(fake_openai.classification("Ideas", 0.9, "Numbered words"))
+    seen = browser("long")
+    sent = seen["sent"]
+    assert len(sent) > 20_000
+    assert seen["inBox"] == len(sent) and seen["onCard"] == len(sent)
+    assert seen["count"] == f"{len(sent):,} of 100,000 characters"
+    (item,) = inbox_by_text(cosmos, sent)
+    assert item["status"] == "filed" and item["filedBucket"] == "Ideas"
+    assert docs(cosmos, "Ideas", item["id"])[0]["text"] == sent
+    # Over the limit: said, kept in the box, nothing sent.
+    assert seen["overCount"].startswith("100,001 characters: a capture holds up to 100,000.")
+    assert seen["overInBox"] == 100_001 and seen["invalid"] == "true"
+    assert seen["cards"] == 1 and len(fake.requests) == 1
+
+
 def test_an_unclear_capture_asks_and_the_answer_files_it(browser, fake, cosmos) -> None:
     fake.enqueue(UNCLEAR, TILES)
     seen = browser("answer")

@@ -3,6 +3,7 @@ and nothing stored. Also the platform principal (Easy Auth) and the per-user rat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import uuid
@@ -124,12 +125,48 @@ def test_bad_bucket_bodies(client, body) -> None:
     ],
 )
 def test_json_routes_refuse_big_bodies_and_other_types(client, route) -> None:
-    big = json.dumps({"pad": "x" * 300_000})
-    assert_problem(client.post(route, content=big, headers=JSON), 413)
+    big = json.dumps({"pad": "x" * 1_200_000})  # past the room a capture's text gets, too
+    assert_problem(client.post(route, content=big, headers=JSON), 413, "BODY_TOO_LARGE")
     r = client.post(route, content="{}", headers={**KEY, "Content-Type": "text/plain"})
     assert_problem(r, 415)
     # A declared length is enough: the answer comes before the body.
     assert declared_too_long(client, route).startswith(b"HTTP/1.1 413 ")
+
+
+def test_a_big_body_is_refused_as_it_arrives_while_other_requests_are_served(client) -> None:
+    """Issue 39: ~33 MB with "audio" in it (the AG-UI route takes a larger body for a voice
+    note's base64) was parsed whole before the 413, and froze every other request. Now it is
+    refused before its end, without being parsed, and the host serves others meanwhile."""
+    declared = 33_000_000
+    head = (
+        f"POST /api/capture HTTP/1.1\r\nHost: x\r\nX-API-Key: {KEY['X-API-Key']}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {declared}\r\n\r\n"
+    ).encode()
+    # 1.5 MB of tiny values: past MAX_BODY_BYTES and the room for a capture's text.
+    start = b'{"threadId": "t", "runId": "r", "audio": [' + b"{}," * 500_000
+    with socket.create_connection((client.base_url.host, client.base_url.port), timeout=60) as big:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            big.sendall(head + start)  # the other 31.5 MB never come
+        # While that body is in flight, another request is served.
+        served = client.post("/api/captures", json={"text": "water the plants"}, headers=KEY)
+        assert served.status_code in (201, 202), served.text
+        answer = read_answer(big)
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+    assert b"application/problem+json" in answer and b'"code":"BODY_TOO_LARGE"' in answer
+
+
+def read_answer(sock: socket.socket) -> bytes:
+    """An HTTP answer with a small JSON body, read until its body ends or the server closes."""
+    answer = b""
+    while not answer.rstrip().endswith(b"}"):
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        answer += chunk
+    return answer
 
 
 def declared_too_long(client: httpx.Client, route: str) -> bytes:

@@ -235,7 +235,7 @@ def test_a_duplicate_classify_job_files_once(client, fake, cosmos, provisioned) 
         (KEY, json.dumps({"threadId": "t"}), 422),
         (KEY, json.dumps({**run_input("x"), "messages": []}), 422),
         (KEY, json.dumps(run_input("   ")), 422),
-        (KEY, json.dumps(run_input("x" * 10_001)), 422),
+        (KEY, json.dumps(run_input("x " * 50_000 + "x")), 422),  # MAX_CAPTURE_CHARS + 1
         (KEY, json.dumps(run_input([{"type": "text", "text": ""}])), 422),
     ],
 )
@@ -252,11 +252,11 @@ def test_bad_requests_get_problem_json(client, headers, body, status) -> None:
 def test_wrong_content_type_is_415_and_oversize_body_413(client) -> None:
     r = client.post("/api/capture", content="hello", headers={**KEY, "Content-Type": "text/plain"})
     assert r.status_code == 415
-    big = json.dumps(run_input("x" * 300_000))
+    big = json.dumps(run_input("x" * 1_200_000))  # past MAX_BODY_BYTES and the text's room
     r = client.post(
         "/api/capture", content=big, headers={**KEY, "Content-Type": "application/json"}
     )
-    assert r.status_code == 413
+    assert r.status_code == 413 and r.json()["code"] == "BODY_TOO_LARGE"
 
 
 def test_bearer_key_and_text_parts_are_accepted(client, fake) -> None:

@@ -122,6 +122,7 @@ SEMANTIC_CODES = {
     "TOO_MANY_MESSAGES",  # over the MAX_MESSAGES setting
     "EMPTY_CAPTURE",
     "CAPTURE_TOO_LONG",
+    "ANSWER_TOO_LONG",  # a follow-up longer than an answer (MAX_ANSWER_CHARS)
     "EMPTY_AUDIO",
     # An audio part the RunAgentInput schema cannot constrain: its mimeType, its base64, how
     # many there are, where its bytes are.

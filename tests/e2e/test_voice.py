@@ -277,7 +277,7 @@ def test_oversize_upload_is_413_whether_declared_or_streamed(client, cosmos, blo
     declared = client.post(
         "/api/voice-capture", files={"file": ("big.wav", big, "audio/wav")}, headers=KEY
     )
-    assert declared.status_code == 413
+    assert declared.status_code == 413 and declared.json()["code"] == "AUDIO_TOO_LARGE"
 
     # Chunked, no Content-Length: found out while streaming; the capture is removed again.
     body = httpx.Request("POST", "http://x", files={"file": ("big.wav", big, "audio/wav")})
@@ -294,6 +294,7 @@ def test_oversize_upload_is_413_whether_declared_or_streamed(client, cosmos, blo
         headers={**KEY, "content-type": body.headers["content-type"]},
     )
     assert streamed.status_code == 413, streamed.text
+    assert streamed.json()["code"] == "AUDIO_TOO_LARGE"
     after = {i["id"] for i in cosmos.get_container_client("Inbox").read_all_items()}
     assert after == before  # nothing accepted, nothing left behind
 

@@ -21,6 +21,7 @@ from shared.domain.classification import Bucket, Classification
 from shared.domain.documents import utcnow
 from shared.domain.errors import ClassifierUnavailable
 from shared.domain.outcomes import which_bucket_question
+from shared.domain.text import shortened
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +164,8 @@ def _to_classification(answer: ModelAnswer) -> Classification:
         log.warning("classifier: model returned a non-finite confidence")
         return _misunderstood()
     confidence = min(1.0, max(0.0, answer.confidence))
-    title = " ".join(answer.title.split())[:TITLE_MAX].rstrip() or MISUNDERSTOOD_TITLE
+    # A rambling model's title is cut as the offline one's are: at a word, with "…".
+    title = shortened(" ".join(answer.title.split()), TITLE_MAX) or MISUNDERSTOOD_TITLE
     question = (answer.question or "").strip() or None
     if answer.bucket is None:
         # A null bucket means "cannot tell" whatever number came with it; zero keeps the

@@ -74,12 +74,21 @@ function composer(): HTMLElement {
     id: "capture-text",
     name: "text",
     rows: shared ? Math.min(8, shared.split("\n").length + 3) : 3,
-    maxlength: 10000,
+    // No maxlength: a browser would cut a long paste without a word. The count below says
+    // when a capture is over the limit, and Send keeps it until it fits.
     required: true,
+    "aria-describedby": "capture-count",
     placeholder: "Call Sarah about the budget review",
     value: shared ?? "",
   });
   const sharedNote = shared ? h("p", { class: "hint", id: "shared-note" }, "Shared from another app: check it, then Send.") : null;
+  const count = h("p", { class: "hint", id: "capture-count", "aria-live": "polite", hidden: true });
+  const counted = () => {
+    const over = showCount(count, characters(text.value));
+    text.setAttribute("aria-invalid", String(over));
+    return over;
+  };
+  text.addEventListener("input", counted);
   shared = null;
   const recorderPanel = h("div", { class: "recording", hidden: true });
   const recordButton = h("button", { type: "button", class: "secondary", id: "record" }, "Record voice");
@@ -89,6 +98,7 @@ function composer(): HTMLElement {
     h("label", { for: "capture-text" }, "What's on your mind?"),
     sharedNote,
     text,
+    count,
     h(
       "div",
       { class: "row" },
@@ -101,11 +111,39 @@ function composer(): HTMLElement {
     event.preventDefault();
     const value = text.value.trim();
     if (!value) return text.focus();
+    if (counted()) return text.focus(); // over the limit: kept here, to shorten or split
     captureText(value);
     text.value = "";
+    counted();
   });
+  if (text.value) counted();
   recordButton.addEventListener("click", () => startRecording(recordButton, recorderPanel));
   return form;
+}
+
+/** The API's MAX_CAPTURE_CHARS (docs/contract.md): a capture is kept whole up to this many
+ * characters, counted as the API counts them (code points, so an emoji is one). */
+export const CAPTURE_LIMIT = 100_000;
+// Below this the count stays out of the way.
+const COUNT_FROM = 1_000;
+
+function characters(text: string): number {
+  let n = 0;
+  for (const _ of text.trim()) n++;
+  return n;
+}
+
+/** The count under the text once it is long, and what to do when it is over the limit;
+ * whether it is over. */
+function showCount(count: HTMLElement, n: number): boolean {
+  const over = n > CAPTURE_LIMIT;
+  count.hidden = n < COUNT_FROM;
+  count.className = over ? "note error" : "hint";
+  count.textContent = over
+    ? `${n.toLocaleString("en")} characters: a capture holds up to ${CAPTURE_LIMIT.toLocaleString("en")}. ` +
+      "Shorten it, or send it in parts."
+    : `${n.toLocaleString("en")} of ${CAPTURE_LIMIT.toLocaleString("en")} characters`;
+  return over;
 }
 
 async function startRecording(button: HTMLButtonElement, panel: HTMLElement): Promise<void> {
