@@ -323,6 +323,13 @@ const scenarios = {
     seen.back = await page.locator(".back").innerText();
     seen.question = await ask.locator("label").innerText();
     await snap(page, seen, "details-question");
+    // An answer past the API's 4,000 characters is kept in the box and said, never cut.
+    const long = "paint ".repeat(700);
+    await ask.getByLabel(seen.question).fill(long);
+    await ask.getByRole("button", { name: "Answer" }).click();
+    seen.tooLong = await ask.locator(".note.error").innerText();
+    seen.keptLength = (await ask.getByLabel(seen.question).inputValue()).length;
+    seen.longInvalid = await ask.getByLabel(seen.question).getAttribute("aria-invalid");
     await ask.getByLabel(seen.question).fill("buy the paint for the hall");
     await ask.getByRole("button", { name: "Answer" }).click();
     await page.locator(".detail [role=status]", { hasText: "Filed under" }).waitFor();

@@ -40,6 +40,9 @@ def test_a_question_is_answered_from_the_captures_page(browser, fake, cosmos) ->
     seen = browser("answerOnPage")
     assert seen["back"] == "← Capture"
     assert seen["question"] == "What about the paint?"
+    # 4,199 characters pasted: kept whole in the box and refused in words, never cut.
+    assert seen["tooLong"].startswith("4,199 characters: an answer holds up to 4,000.")
+    assert seen["keptLength"] == 4200 and seen["longInvalid"] == "true"
     assert seen["said"] == "Filed under Admin."
     assert seen["asksAfter"] == 0
     assert seen["facts"]["Bucket"] == "Admin" and seen["facts"]["Status"] == "Filed"

@@ -4,7 +4,7 @@
 import type { Interrupt } from "@ag-ui/client";
 import { h } from "./dom";
 import type { ResumeResponse } from "./flows";
-import { inWords } from "./words";
+import { characters, inWords } from "./words";
 
 export interface Asking {
   /** Unique on the page: the ids of the question's controls are made from it. */
@@ -78,21 +78,35 @@ export function questionView({ key, interrupt, answer, discard }: Asking): HTMLE
     name,
     type: "text",
     required: true,
-    maxlength: typed?.maxLength ?? 4000,
+    // No maxlength: a browser would cut a pasted answer without a word; a long one is said below.
     autocomplete: "off",
     "data-focus": "answer",
+    "aria-describedby": `answer-${key}-limit`,
   });
+  const limit = typed?.maxLength ?? 4000;
+  const tooLong = h("p", { id: `answer-${key}-limit`, class: "note error", "aria-live": "polite", hidden: true });
   const label = picks && offered.length ? "Or say where it goes" : discard ? "Or type what you said" : prompt;
   const form = h(
     "form",
     {},
     h("label", { for: input.id, class: label === prompt ? null : "or" }, label),
     input,
+    tooLong,
     h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Answer"), dismiss),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const value = input.value.trim();
+    const n = characters(value);
+    tooLong.hidden = n <= limit;
+    input.setAttribute("aria-invalid", String(n > limit));
+    if (n > limit) {
+      tooLong.textContent =
+        `${n.toLocaleString("en")} characters: an answer holds up to ${limit.toLocaleString("en")}. ` +
+        "Shorten it, or capture the rest on its own.";
+      input.focus();
+      return;
+    }
     if (value) answer({ status: "resolved", payload: { [name]: value } });
   });
   if (buttons.length === 0) return h("div", { class: "ask" }, form);

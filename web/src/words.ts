@@ -25,3 +25,10 @@ export function repeats(title: string, text: string): boolean {
   const t = bare(title);
   return t === "" || bare(text).startsWith(t);
 }
+
+/** How many characters the API counts in `text`: code points after trimming, so an emoji is one. */
+export function characters(text: string): number {
+  let n = 0;
+  for (const _ of text.trim()) n++;
+  return n;
+}

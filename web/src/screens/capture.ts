@@ -10,6 +10,7 @@ import { mayOffer, notNow, turnOn } from "../push";
 import * as store from "../store";
 import type { LocalCapture, Phase } from "../store";
 import { catchUp } from "../sync";
+import { characters } from "../words";
 import { questionView } from "../question";
 import { repeats } from "../words";
 
@@ -126,12 +127,6 @@ function composer(): HTMLElement {
 export const CAPTURE_LIMIT = 100_000;
 // Below this the count stays out of the way.
 const COUNT_FROM = 1_000;
-
-function characters(text: string): number {
-  let n = 0;
-  for (const _ of text.trim()) n++;
-  return n;
-}
 
 /** The count under the text once it is long, and what to do when it is over the limit;
  * whether it is over. */
