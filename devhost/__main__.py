@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sys
 import time
 from datetime import UTC, datetime
@@ -212,7 +213,25 @@ async def _publishing(publisher: BlobEventPublisher) -> None:
 
 
 async def _publish(subscriptions: list[Subscription]) -> int:
-    """`python -m devhost eventgrid`: publish until Ctrl-C."""
+    """`python -m devhost eventgrid`: publish until Ctrl-C or SIGTERM, then save what was
+    delivered and exit 0.
+
+    The handlers are installed here rather than left to Python's KeyboardInterrupt: a
+    process started with SIGINT ignored (as a non-interactive shell starts a background job,
+    e.g. `make test &`) inherits that, and Python then never raises KeyboardInterrupt, so the
+    publisher would run on after its launcher's Ctrl-C; SIGTERM would kill it unsaved."""
+    main = asyncio.current_task()
+    assert main is not None
+    stopping = False
+
+    def stop() -> None:
+        nonlocal stopping
+        stopping = True
+        main.cancel()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
     publishers = [BlobEventPublisher(s) for s in subscriptions]
     try:
         for publisher in publishers:
@@ -221,6 +240,10 @@ async def _publish(subscriptions: list[Subscription]) -> int:
     except SubscriptionError as exc:
         print(f"devhost eventgrid: {exc}", file=sys.stderr)
         return 1
+    except asyncio.CancelledError:
+        if not stopping:
+            raise
+        logging.getLogger("devhost").info("local Event Grid stopped")
     finally:
         for publisher in publishers:
             await publisher.close()

@@ -61,6 +61,9 @@ STATE_CONTAINER = "devhost-eventgrid"
 DELIVERY_TIMEOUT_S = 30.0  # how long Event Grid waits for an answer
 RETRY_DELAYS_S = (1.0, 3.0, 6.0, 30.0, 60.0)  # Event Grid's 10 s, 30 s, 1 min, 5 min, 10 min
 MAX_ATTEMPTS = 30
+# On stopping, how long a delivery whose POST is out may take to be answered: its answer
+# says whether it was delivered, so a restart does not tell the webhook of it again.
+STOP_GRACE_S = 5.0
 NOT_RETRIED = frozenset({400, 401, 403, 413})
 # What Azure's system topic for a storage account looks like; the ids are made up.
 TOPIC = (
@@ -83,6 +86,11 @@ class Subscription:
     def name(self) -> str:
         digest = hashlib.sha256(self.webhook.encode()).hexdigest()[:12]
         return f"{self.container}-{digest}"
+
+    @property
+    def state_blob(self) -> str:
+        """Where, in STATE_CONTAINER, what it delivered is kept."""
+        return f"subscriptions/{self.name}.json"
 
 
 def subscriptions_for(functions: Iterable[LoadedFunction], base_url: str) -> list[Subscription]:
@@ -115,15 +123,14 @@ class BlobEventPublisher:
         self._container: ContainerClient = self._service.get_container_client(
             subscription.container
         )
-        self._state = self._service.get_blob_client(
-            STATE_CONTAINER, f"subscriptions/{subscription.name}.json"
-        )
+        self._state = self._service.get_blob_client(STATE_CONTAINER, subscription.state_blob)
         self._topic = TOPIC.format(account=self._service.account_name)
         self._http = httpx.AsyncClient(timeout=DELIVERY_TIMEOUT_S)
         self._delivered: dict[str, str] = {}  # blob name → ETag told of (or there at the start)
         self._in_flight: set[tuple[str, str]] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._dirty = False
+        self._stopping = asyncio.Event()
 
     async def prepare(self) -> None:
         """Load what was delivered before, or, for a new subscription, take the blobs there
@@ -158,12 +165,21 @@ class BlobEventPublisher:
                 interval = self._interval if found else min(self._idle_interval, interval * 2)
                 await asyncio.sleep(interval)
         finally:
-            for task in self._tasks:
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self._stop_deliveries()
             if self._dirty:
                 with contextlib.suppress(Exception):
                     await self._save()
+
+    async def _stop_deliveries(self) -> None:
+        """Deliveries waiting to retry stop at once (told of again after a restart); one
+        whose POST is out is given STOP_GRACE_S for its answer, so that what the webhook
+        took is saved as delivered and not told of twice."""
+        self._stopping.set()
+        if self._tasks:
+            _done, late = await asyncio.wait(set(self._tasks), timeout=STOP_GRACE_S)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
 
     async def close(self) -> None:
         await self._http.aclose()
@@ -242,7 +258,11 @@ class BlobEventPublisher:
                 if status in NOT_RETRIED:
                     log.warning("event for %s refused with %d: dropped", name, status)
                     break
-                await asyncio.sleep(RETRY_DELAYS_S[min(attempt, len(RETRY_DELAYS_S) - 1)])
+                delay = RETRY_DELAYS_S[min(attempt, len(RETRY_DELAYS_S) - 1)]
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), delay)
+                if self._stopping.is_set():
+                    return  # not delivered: a restart tells of it
             else:
                 log.warning("event for %s undelivered after %d attempts", name, MAX_ATTEMPTS)
             self._delivered[name] = etag
@@ -301,13 +321,19 @@ class BlobEventPublisher:
         )
 
     async def _save(self) -> None:
+        # Clean from the moment the state is taken: a delivery that ends while it uploads
+        # marks it dirty again, and the next poll (or the stop) saves that one too.
+        self._dirty = False
         state = {
             "container": self.subscription.container,
             "webhook": self.subscription.webhook,
             "delivered": self._delivered,
         }
-        await self._state.upload_blob(json.dumps(state).encode(), overwrite=True)
-        self._dirty = False
+        try:
+            await self._state.upload_blob(json.dumps(state).encode(), overwrite=True)
+        except BaseException:
+            self._dirty = True
+            raise
 
 
 def _now(at: datetime | None = None) -> str:

@@ -511,14 +511,17 @@ class ScriptedClassifier(_Scripted):
 
 class ScriptedTranscriber(_Scripted):
     """A `Transcriber` answering from a script (`Transcript`s or exceptions such as
-    AudioUndecodable). `heard` records (filename, audio) of every call."""
+    AudioUndecodable). `heard` records (filename, audio) of every call, `limits` the
+    `max_seconds` each was held to."""
 
     def __init__(self, *answers: Answer, default: Transcript | None = None) -> None:
         super().__init__(answers, default)
         self.heard: list[tuple[str, bytes]] = []
+        self.limits: list[float] = []
 
-    async def transcribe(self, audio: bytes, filename: str) -> Transcript:
+    async def transcribe(self, audio: bytes, filename: str, *, max_seconds: float) -> Transcript:
         self.heard.append((filename, audio))
+        self.limits.append(max_seconds)
         return await self._answer(audio, filename)
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 from dataclasses import dataclass
 
@@ -81,16 +80,3 @@ def parse_blob_name(name: str) -> BlobPath | None:
     """`{userId}/{captureId}.{ext}` (the container prefix already removed), or None."""
     m = _BLOB_NAME.fullmatch(name)
     return BlobPath(**m.groupdict()) if m else None
-
-
-def audio_seconds(data: bytes) -> float | None:
-    """How long the recording plays, read from its container's headers (no decoding), or
-    None when the format does not say (WebM) or the bytes are not audio we recognise."""
-    import mutagen  # only the blob trigger needs it; keep it out of the HTTP cold start
-
-    try:
-        parsed = mutagen.File(io.BytesIO(data))
-    except mutagen.MutagenError:
-        return None
-    length = getattr(getattr(parsed, "info", None), "length", None)
-    return float(length) if length else None

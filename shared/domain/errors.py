@@ -112,6 +112,11 @@ class AudioUndecodable(Exception):
     """The audio cannot be decoded: a final, failed outcome for this capture, not a retry."""
 
 
+class AudioTooLong(Exception):
+    """The audio plays longer than a voice note may, as counted while decoding it (whatever
+    its container says): a final, failed outcome for this capture, not a retry."""
+
+
 class PushUnavailable(Exception):
     """A push service could not take a notification now (429, 5xx, unreachable): the queue
     retries the outcome message."""

@@ -189,9 +189,11 @@ class Classifier(Protocol):
 
 
 class Transcriber(Protocol):
-    async def transcribe(self, audio: bytes, filename: str) -> Transcript:
+    async def transcribe(self, audio: bytes, filename: str, *, max_seconds: float) -> Transcript:
         """Transcribe one recording; `filename` is informational (the format is sniffed).
-        AudioUndecodable for bad audio, TranscriberUnavailable when it cannot run now."""
+        AudioTooLong once more than `max_seconds` of it has been decoded (no container's
+        word is taken for its length, and no more than that is decoded), AudioUndecodable
+        for bad audio, TranscriberUnavailable when it cannot run now."""
         ...
 
 

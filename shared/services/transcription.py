@@ -12,10 +12,10 @@ import logging
 from collections.abc import Callable
 
 from shared import tracing
-from shared.domain.audio import audio_seconds, parse_blob_name
+from shared.domain.audio import parse_blob_name
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Classification
-from shared.domain.errors import AudioUndecodable, CaptureDeleted
+from shared.domain.errors import AudioTooLong, AudioUndecodable, CaptureDeleted
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode
 from shared.domain.ports import Adapters
 from shared.services.filing import fail, file_capture, record
@@ -50,16 +50,11 @@ async def transcribe_voice_note(
         if size is not None and size > max_bytes:
             item = await _fail(item, FailureCode.AUDIO_TOO_LARGE, adapters)
         else:
-            audio = read()
-            seconds = audio_seconds(audio)
-            if seconds is not None and seconds > max_seconds:
-                item = await _fail(item, FailureCode.AUDIO_TOO_LONG, adapters)
-            else:
-                try:
-                    item = await _transcribe(item, audio, adapters)
-                except CaptureDeleted:
-                    log.info("voice note %s: its capture was deleted meanwhile", name)
-                    return None
+            try:
+                item = await _transcribe(item, read(), adapters, max_seconds)
+            except CaptureDeleted:
+                log.info("voice note %s: its capture was deleted meanwhile", name)
+                return None
     if item.status is Status.RECEIVED:
         # Stored but not yet queued (now, or by an attempt that stopped halfway).
         item = await queue_for_worker(item, adapters)
@@ -68,7 +63,9 @@ async def transcribe_voice_note(
     return item
 
 
-async def _transcribe(item: InboxItem, audio: bytes, adapters: Adapters) -> InboxItem:
+async def _transcribe(
+    item: InboxItem, audio: bytes, adapters: Adapters, max_seconds: float
+) -> InboxItem:
     if item.status is Status.AWAITING_UPLOAD:
         item = await record(item, InboxItem.start_transcribing, adapters.repo)
     if item.status is not Status.TRANSCRIBING:
@@ -76,7 +73,14 @@ async def _transcribe(item: InboxItem, audio: bytes, adapters: Adapters) -> Inbo
     filename = (item.audio_blob or "").rsplit("/", 1)[-1]
     try:
         with tracing.span("transcribe"):
-            transcript = await adapters.transcriber.transcribe(audio, filename)
+            # The transcriber holds the length limit while it decodes: no container is trusted
+            # to tell it (a WebM tells none), and nothing longer is decoded or sent on.
+            transcript = await adapters.transcriber.transcribe(
+                audio, filename, max_seconds=max_seconds
+            )
+    except AudioTooLong as exc:
+        log.warning("capture %s: %s", item.id, exc)
+        return await _fail(item, FailureCode.AUDIO_TOO_LONG, adapters)
     except AudioUndecodable as exc:
         log.warning("capture %s: %s", item.id, exc)
         return await _fail(item, FailureCode.AUDIO_UNDECODABLE, adapters)

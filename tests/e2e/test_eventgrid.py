@@ -5,6 +5,7 @@ extension's webhook on the devhost, by hand here or from the local publisher
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import signal
@@ -22,6 +23,7 @@ from azure.core.exceptions import ResourceNotFoundError
 from azure.storage.blob import BlobServiceClient, ContainerClient
 from azure.storage.queue import QueueClient
 
+from devhost.eventgrid import STATE_CONTAINER, Subscription
 from testkit.support import (
     DEV_KEYS,
     KEY,
@@ -177,24 +179,63 @@ def publisher_cmd(url: str) -> list[str]:
     return [*cmd, "--app-dir", str(APPS / "semantics")]
 
 
-@contextmanager
-def publishing(env: dict[str, str], url: str, log_path: Path) -> Iterator[None]:
-    """The publisher in a process of its own, delivering (past its handshake); Ctrl-C after."""
-    started = log_path.read_text().count("delivering") if log_path.exists() else 0
+DELIVERING = "delivering BlobCreated events"  # logged once, past the handshake
+# As a non-interactive shell starts a background job (`make test &`): the publisher inherits
+# SIGINT ignored, and must stop on it all the same. `exec` keeps the process the same.
+IGNORING_SIGINT = ["sh", "-c", 'trap "" INT; exec "$@"', "sh"]
+
+
+def start_publisher(env: dict[str, str], url: str, log_path: Path) -> subprocess.Popen[bytes]:
+    """The publisher in a process of its own, delivering (past its handshake)."""
+    started = log_path.read_text().count(DELIVERING) if log_path.exists() else 0
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            publisher_cmd(url),
+            [*IGNORING_SIGINT, *publisher_cmd(url)],
             cwd=REPO,
             env={**os.environ, **env},
             stdout=log,
             stderr=subprocess.STDOUT,
         )
     try:
-        eventually(lambda: log_path.read_text().count("delivering BlobCreated") > started)
+        eventually(lambda: log_path.read_text().count(DELIVERING) > started)
+    except BaseException:
+        stop_publisher(proc)
+        raise
+    return proc
+
+
+def stop_publisher(proc: subprocess.Popen[bytes], sig: int = signal.SIGINT) -> int | None:
+    """Its exit code on `sig`, or None when it did not stop in time (then it is killed): no
+    test leaves a publisher behind, whatever it asserts."""
+    proc.send_signal(sig)
+    try:
+        return proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+
+
+@contextmanager
+def publishing(env: dict[str, str], url: str, log_path: Path) -> Iterator[None]:
+    """The publisher, delivering, for the block; Ctrl-C after, which it must obey."""
+    proc = start_publisher(env, url, log_path)
+    try:
         yield
     finally:
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=15) == 0
+        code = stop_publisher(proc)
+    assert code == 0, f"the publisher exited with {code} on SIGINT"
+
+
+def forget_subscription(storage_conn: str, url: str) -> None:
+    """Start as a new subscription: a subscription is named by its webhook's URL, port
+    included, and a devhost of an earlier test (with its own publisher) may have had this
+    free port and left what it delivered, which would be taken up as this one's."""
+    blob = BlobServiceClient.from_connection_string(storage_conn).get_blob_client(
+        STATE_CONTAINER, Subscription("grid", url).state_blob
+    )
+    with contextlib.suppress(ResourceNotFoundError):
+        blob.delete_blob()
 
 
 def test_the_publisher_delivers_new_blobs_and_after_a_restart_those_it_missed(
@@ -202,8 +243,10 @@ def test_the_publisher_delivers_new_blobs_and_after_a_restart_those_it_missed(
     grid: ContainerClient,
     record_file: Path,
     app_env: dict[str, str],
+    storage_conn: str,
     tmp_path: Path,
 ) -> None:
+    forget_subscription(storage_conn, webhook(devhost))
     before = f"before-{uuid.uuid4()}.txt"
     grid.upload_blob(before, b"there before the subscription", overwrite=True)
     new, missed = f"new-{uuid.uuid4()}.txt", f"missed-{uuid.uuid4()}.txt"
@@ -221,6 +264,36 @@ def test_the_publisher_delivers_new_blobs_and_after_a_restart_those_it_missed(
     # Like a new subscription in Azure: what was there before it began is not told of.
     assert grid_rows(record_file, before) == []
     assert len(grid_rows(record_file, new)) == 2 and len(grid_rows(record_file, missed)) == 1
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_the_publisher_stops_on_sigint_or_sigterm_and_saves_what_it_delivered(
+    devhost: DevhostProcess,
+    grid: ContainerClient,
+    record_file: Path,
+    app_env: dict[str, str],
+    storage_conn: str,
+    tmp_path: Path,
+    sig: int,
+) -> None:
+    url = webhook(devhost)
+    forget_subscription(storage_conn, url)
+    log = tmp_path / "publisher.log"
+    proc = start_publisher(app_env, url, log)  # SIGINT ignored, as it inherits it
+    name = f"told-{uuid.uuid4()}.txt"
+    try:
+        grid.upload_blob(name, b"told of once", overwrite=True)
+        eventually(lambda: grid_rows(record_file, name))
+    finally:
+        code = stop_publisher(proc, sig)
+    assert code == 0, f"the publisher exited with {code} on {signal.Signals(sig).name}"
+    assert "local Event Grid stopped" in log.read_text()
+    # What it delivered was saved on the way out: started again, it does not tell of it twice.
+    with publishing(app_env, url, log):
+        other = f"after-{uuid.uuid4()}.txt"
+        grid.upload_blob(other, b"x", overwrite=True)
+        eventually(lambda: grid_rows(record_file, other))
+    assert len(grid_rows(record_file, name)) == 1
 
 
 def test_the_publisher_refuses_a_webhook_that_fails_the_handshake(

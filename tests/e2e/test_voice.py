@@ -19,6 +19,7 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
 from shared.domain.capture import InboxItem
+from testkit.audio import silent_webm
 from testkit.support import (
     DEV_KEYS,
     KEY,
@@ -204,6 +205,25 @@ def test_a_generic_type_is_judged_by_the_file_name(client) -> None:
 
 
 # What cannot be heard or played
+
+
+def test_a_webm_past_the_limit_ends_too_long_without_a_transcript(client, cosmos) -> None:
+    # 11 minutes of silence as the app records it first (a live WebM: no length in its
+    # headers), against the default 600 s: refused while decoding, never transcribed whole.
+    upload = start_upload(client, "audio/webm")
+    with client.stream("GET", upload["eventsUrl"], headers=KEY) as response:
+        lines = response.iter_lines()
+        first = next(line for line in lines if line.startswith("data:"))
+        assert put_audio(upload, silent_webm(11 * 60)).status_code == 201
+        raw = first + "\n\n" + "\n".join(lines)
+    run = SseRun(response.status_code, response.headers, raw=raw)
+    run.events, run.comments = parse_sse(raw)
+    assert_valid_run(run)
+    last = run.last()
+    assert last["type"] == "RUN_ERROR" and last["code"] == "AUDIO_TOO_LONG", last
+    (inbox,) = docs(cosmos, "Inbox", upload["captureId"])
+    assert inbox["status"] == "failed" and inbox["error"] == "AUDIO_TOO_LONG"
+    assert not inbox.get("text")
 
 
 def test_silence_asks_to_say_it_again(client, cosmos, storage_conn) -> None:

@@ -57,7 +57,7 @@ def assert_no_secret(fake: FakeOpenAI) -> None:
 async def test_transcript_is_stripped_and_request_carries_the_audio(fake: FakeOpenAI) -> None:
     fake.enqueue(transcription(f"  {SPOKEN}\n"), kind=TRANSCRIBE)
     async with openai_transcriber(fake) as transcriber:
-        result = await transcriber.transcribe(AUDIO, "call_sarah.m4a")
+        result = await transcriber.transcribe(AUDIO, "call_sarah.m4a", max_seconds=600)
 
     assert result == Transcript(text=SPOKEN, language="en", duration_s=None)
     [request] = fake.requests
@@ -83,7 +83,7 @@ async def test_azure_route_puts_the_deployment_in_the_path() -> None:
         assert isinstance(client, openai.AsyncAzureOpenAI)
         try:
             result = await OpenAITranscriber(client, "transcribe-deploy", language="de").transcribe(
-                AUDIO, "call_sarah.m4a"
+                AUDIO, "call_sarah.m4a", max_seconds=600
             )
         finally:
             await client.close()
@@ -103,7 +103,7 @@ async def test_azure_route_puts_the_deployment_in_the_path() -> None:
 async def test_empty_transcript_is_a_valid_result(fake: FakeOpenAI) -> None:
     # No script: the fake's default transcription reply is {"text": ""}.
     async with openai_transcriber(fake) as transcriber:
-        result = await transcriber.transcribe(AUDIO, "call_sarah.m4a")
+        result = await transcriber.transcribe(AUDIO, "call_sarah.m4a", max_seconds=600)
     assert result.text == ""
     assert len(fake.requests) == 1
 
@@ -111,7 +111,7 @@ async def test_empty_transcript_is_a_valid_result(fake: FakeOpenAI) -> None:
 async def test_rate_limit_then_success_is_retried_by_the_client(fake: FakeOpenAI) -> None:
     fake.enqueue(http_error(429, retry_after_s=0.01), transcription(SPOKEN), kind=TRANSCRIBE)
     async with openai_transcriber(fake, max_retries=1) as transcriber:
-        result = await transcriber.transcribe(AUDIO, "call_sarah.m4a")
+        result = await transcriber.transcribe(AUDIO, "call_sarah.m4a", max_seconds=600)
 
     assert result.text == SPOKEN
     assert len(fake.requests) == 2
@@ -123,7 +123,7 @@ async def test_rate_limit_then_success_is_retried_by_the_client(fake: FakeOpenAI
 async def test_empty_audio_is_undecodable_without_a_call(fake: FakeOpenAI) -> None:
     async with openai_transcriber(fake) as transcriber:
         with pytest.raises(AudioUndecodable):
-            await transcriber.transcribe(b"", "call_sarah.m4a")
+            await transcriber.transcribe(b"", "call_sarah.m4a", max_seconds=600)
     assert fake.requests == []
 
 
@@ -141,7 +141,7 @@ async def test_rejected_audio_is_undecodable_without_retry(
     fake.enqueue(step, kind=TRANSCRIBE)
     async with openai_transcriber(fake, max_retries=2) as transcriber:
         with pytest.raises(AudioUndecodable):
-            await transcriber.transcribe(AUDIO, "call_sarah.m4a")
+            await transcriber.transcribe(AUDIO, "call_sarah.m4a", max_seconds=600)
     assert len(fake.requests) == 1
     assert any(
         r.name.startswith("shared.adapters.transcriber") and r.levelno == logging.WARNING
@@ -169,7 +169,7 @@ async def test_service_failures_are_unavailable(
     fake.enqueue(step, kind=TRANSCRIBE)
     async with openai_transcriber(fake, max_retries=0) as transcriber:
         with pytest.raises(TranscriberUnavailable) as info:
-            await transcriber.transcribe(AUDIO, "call_sarah.m4a")
+            await transcriber.transcribe(AUDIO, "call_sarah.m4a", max_seconds=600)
     if cause is not None:
         assert isinstance(info.value.__cause__, cause)
     assert len(fake.requests) == 1
@@ -179,7 +179,9 @@ async def test_wrong_key_is_unavailable(fake: FakeOpenAI) -> None:
     client = fake.openai_client(api_key="sk-wrong", max_retries=2)
     try:
         with pytest.raises(TranscriberUnavailable) as info:
-            await OpenAITranscriber(client, "whisper-1").transcribe(AUDIO, "call_sarah.m4a")
+            await OpenAITranscriber(client, "whisper-1").transcribe(
+                AUDIO, "call_sarah.m4a", max_seconds=600
+            )
     finally:
         await client.close()
     assert isinstance(info.value.__cause__, openai.AuthenticationError)
@@ -192,7 +194,7 @@ async def test_timeout_is_unavailable(fake: FakeOpenAI) -> None:
     fake.enqueue(delay(2.0, transcription(SPOKEN)), kind=TRANSCRIBE)
     async with openai_transcriber(fake, max_retries=0, timeout_s=0.2) as transcriber:
         with pytest.raises(TranscriberUnavailable) as info:
-            await transcriber.transcribe(AUDIO, "call_sarah.m4a")
+            await transcriber.transcribe(AUDIO, "call_sarah.m4a", max_seconds=600)
     assert isinstance(info.value.__cause__, openai.APITimeoutError)
     assert len(fake.requests) == 1
 
@@ -201,7 +203,7 @@ async def test_chat_and_transcription_scripts_are_separate(fake: FakeOpenAI) -> 
     fake.enqueue(http_error(500))  # a chat step: the transcription must not consume it
     fake.enqueue(transcription(SPOKEN), kind=TRANSCRIBE)
     async with openai_transcriber(fake) as transcriber:
-        result = await transcriber.transcribe(AUDIO, "call_sarah.m4a")
+        result = await transcriber.transcribe(AUDIO, "call_sarah.m4a", max_seconds=600)
     assert result.text == SPOKEN
     assert fake.pending() == 1
     assert fake.pending(kind=TRANSCRIBE) == 0

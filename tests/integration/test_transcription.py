@@ -27,6 +27,7 @@ from shared.services.transcription import transcribe_voice_note
 from shared.services.voice import NewVoiceCapture, start_voice_note
 from shared.services.worker import handle_classify_job
 from testkit import fake_openai
+from testkit.audio import silent_webm
 from testkit.support import clear_queue, docs
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
@@ -45,11 +46,14 @@ async def app(provisioned: dict[str, str]) -> AsyncIterator[Adapters]:
     await reset()
 
 
-async def uploaded(app: Adapters, storage_conn: str, data: bytes = SARAH) -> str:
+async def uploaded(
+    app: Adapters, storage_conn: str, data: bytes = SARAH, content_type: str = "audio/mp4"
+) -> str:
     """A voice capture whose audio is in its blob, as the phone leaves it: the blob's name."""
-    new = NewVoiceCapture(user_id="dev", audio=audio_type("audio/mp4"))
+    audio = audio_type(content_type)
+    new = NewVoiceCapture(user_id="dev", audio=audio)
     upload = await start_voice_note(new, app, timedelta(minutes=5))
-    name = f"dev/{upload.capture_id}.m4a"
+    name = f"dev/{upload.capture_id}.{audio.extension}"
     service = BlobServiceClient.from_connection_string(storage_conn)
     service.get_blob_client("voice-notes", name).upload_blob(data)
     return name
@@ -138,6 +142,41 @@ async def test_too_long_fails_without_transcribing(app, storage_conn, cosmos) ->
     again = await trigger(app, name, max_seconds=2.5)  # a repeated event changes nothing
     assert again is None or again.status is Status.FAILED
     assert len(docs(cosmos, "Inbox", capture_id_of(name))) == 1
+
+
+# WebM, as the app records first, says in its headers nothing of how long it plays: the limit
+# is held while decoding, so a long one is refused, not transcribed whole (issue 39).
+LONG_WEBM = silent_webm(20 * 60)
+
+
+async def test_a_long_webm_fails_too_long_though_its_headers_say_no_length(
+    app, storage_conn, cosmos
+) -> None:
+    name = await uploaded(app, storage_conn, LONG_WEBM, "audio/webm")
+    item = await trigger(app, name, LONG_WEBM, max_seconds=600.0)
+    assert (item.status, item.error, item.text) == (Status.FAILED, "AUDIO_TOO_LONG", None)
+    assert not blob_exists(storage_conn, name)
+    assert len(docs(cosmos, "Inbox", capture_id_of(name))) == 1
+
+
+async def test_a_webm_within_the_limit_is_transcribed(app, storage_conn) -> None:
+    short = silent_webm(8)
+    name = await uploaded(app, storage_conn, short, "audio/webm")
+    item = await trigger(app, name, short, max_seconds=10.0)
+    # Silence: nothing was heard, so the capture asks again rather than failing.
+    assert item.status is Status.NEEDS_CLARIFICATION and item.text == "" and item.error is None
+
+
+async def test_a_long_webm_is_not_sent_to_the_openai_model(app, storage_conn, fake) -> None:
+    fake.reset()
+    fake.set_default(fake_openai.transcription("two hours of nothing"), fake_openai.TRANSCRIBE)
+    client = fake.openai_client(api_key=None, timeout_s=2)
+    openai_app = dataclasses.replace(app, transcriber=OpenAITranscriber(client, "whisper"))
+    name = await uploaded(app, storage_conn, LONG_WEBM, "audio/webm")
+    item = await trigger(openai_app, name, LONG_WEBM, max_seconds=600.0)
+    assert (item.status, item.error, item.text) == (Status.FAILED, "AUDIO_TOO_LONG", None)
+    assert [r for r in fake.requests if r.kind == fake_openai.TRANSCRIBE] == []
+    await client.close()
 
 
 async def test_a_blob_no_capture_waits_for_is_ignored(app, storage_conn) -> None:

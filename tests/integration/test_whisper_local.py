@@ -2,6 +2,7 @@
 
 import asyncio
 import shutil
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,8 +18,9 @@ from shared.adapters.transcriber.whisper_local import (
     _sha256_file,
     assemble_model,
 )
-from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
+from shared.domain.errors import AudioTooLong, AudioUndecodable, TranscriberUnavailable
 from shared.domain.ports import Transcriber
+from testkit.audio import silent_webm
 
 AUDIO = Path(__file__).parents[1] / "data" / "audio"
 
@@ -108,7 +110,7 @@ def test_is_a_transcriber(transcriber: LocalWhisperTranscriber) -> None:
 
 @pytest.mark.parametrize("name", ["call_sarah.wav", "call_sarah.m4a"])
 async def test_transcribes_speech(transcriber: LocalWhisperTranscriber, name: str) -> None:
-    result = await transcriber.transcribe((AUDIO / name).read_bytes(), name)
+    result = await transcriber.transcribe((AUDIO / name).read_bytes(), name, max_seconds=600)
     assert "sarah" in result.text.lower()
     assert "budget" in result.text.lower()
     assert result.text == result.text.strip()
@@ -119,13 +121,15 @@ async def test_transcribes_speech(transcriber: LocalWhisperTranscriber, name: st
 async def test_concurrent_calls_share_the_model(transcriber: LocalWhisperTranscriber) -> None:
     names = ["call_sarah.wav", "call_sarah.m4a"]
     results = await asyncio.gather(
-        *(transcriber.transcribe((AUDIO / n).read_bytes(), n) for n in names)
+        *(transcriber.transcribe((AUDIO / n).read_bytes(), n, max_seconds=600) for n in names)
     )
     assert all("budget" in r.text.lower() for r in results)
 
 
 async def test_silence_is_empty_text(transcriber: LocalWhisperTranscriber) -> None:
-    result = await transcriber.transcribe((AUDIO / "silence.wav").read_bytes(), "silence.wav")
+    result = await transcriber.transcribe(
+        (AUDIO / "silence.wav").read_bytes(), "silence.wav", max_seconds=600
+    )
     assert result.text == ""
     assert result.duration_s == pytest.approx(3.0, abs=0.1)
 
@@ -142,4 +146,24 @@ async def test_undecodable_audio(
     transcriber: LocalWhisperTranscriber, name: str, audio: bytes
 ) -> None:
     with pytest.raises(AudioUndecodable):
-        await transcriber.transcribe(audio, name)
+        await transcriber.transcribe(audio, name, max_seconds=600)
+
+
+async def test_a_webm_is_held_to_the_limit_while_it_is_decoded(
+    transcriber: LocalWhisperTranscriber,
+) -> None:
+    # A live WebM (as MediaRecorder writes it) says nothing of its length: the samples are
+    # counted as they are decoded, and decoding stops once they pass the limit, holding no
+    # more than the limit's worth (60 s at 16 kHz float32: 3.8 MB; two hours would be 460 MB).
+    two_hours = silent_webm(2 * 3600)
+    tracemalloc.start()
+    try:
+        with pytest.raises(AudioTooLong):
+            await transcriber.transcribe(two_hours, "note.webm", max_seconds=60)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * 60 * 16_000 * 4, peak
+
+    within = await transcriber.transcribe(silent_webm(8), "note.webm", max_seconds=60)
+    assert within.text == "" and within.duration_s == pytest.approx(8.0, abs=0.2)

@@ -11,7 +11,12 @@ import pytest
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
-from shared.domain.errors import AudioUndecodable, StorageUnavailable, TranscriberUnavailable
+from shared.domain.errors import (
+    AudioTooLong,
+    AudioUndecodable,
+    StorageUnavailable,
+    TranscriberUnavailable,
+)
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode, Outcome
 from shared.domain.transcript import Transcript
 from shared.services import background
@@ -20,7 +25,7 @@ from shared.services.worker import handle_classify_job
 from testkit.support import SARAH  # plays for 3.06 s
 from tests.fakes import USER, Fakes, guess, new_id, text_item, voice_item
 
-AUDIO = b"\x00 not a container mutagen reads: no duration known"
+AUDIO = b"\x00 not audio: the scripted transcriber does not decode"
 LIMIT = 1_000_000
 
 
@@ -137,28 +142,32 @@ async def test_too_large_fails_without_reading_the_audio(fakes: Fakes) -> None:
     assert fakes.voice.blobs == {}
 
 
-async def test_too_long_fails_without_transcribing_and_a_repeat_changes_nothing(
+async def test_too_long_fails_with_its_code_and_a_repeat_changes_nothing(
     fakes: Fakes,
 ) -> None:
+    # The transcriber holds the limit while it decodes (whatever the container says; the
+    # real decoder is in tests/integration/test_transcription.py): the service fails the
+    # capture on its word, without a transcript.
     item = uploaded(fakes, SARAH)
+    fakes.transcriber.then(AudioTooLong("plays longer than 2.5 s"))
     result = await trigger(fakes, item.audio_blob, SARAH, max_seconds=2.5)
     assert (result.status, result.error, result.text) == (
         Status.FAILED,
         FailureCode.AUDIO_TOO_LONG,
         None,
     )
-    assert fakes.transcriber.heard == [] and fakes.voice.blobs == {}
+    assert fakes.transcriber.limits == [2.5] and fakes.voice.blobs == {}
 
     again = await trigger(fakes, item.audio_blob, SARAH, max_seconds=2.5)
-    assert again == result and fakes.repo.calls.count("save") == 1
+    assert again == result and len(fakes.transcriber.heard) == 1
     assert fakes.queues.sent == []
 
 
-async def test_a_recording_within_the_limit_is_transcribed(fakes: Fakes) -> None:
+async def test_a_recording_is_transcribed_held_to_the_limit(fakes: Fakes) -> None:
     item = uploaded(fakes, SARAH)
     fakes.transcriber.then(heard("Call Sarah about the budget review"))
     result = await trigger(fakes, item.audio_blob, SARAH, max_seconds=3.5)
-    assert result.status is Status.QUEUED and len(fakes.transcriber.heard) == 1
+    assert result.status is Status.QUEUED and fakes.transcriber.limits == [3.5]
 
 
 async def test_undecodable_audio_fails_once_with_its_code(fakes: Fakes) -> None:

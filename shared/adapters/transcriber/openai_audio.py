@@ -3,10 +3,12 @@ server (whisper or gpt-4o-*-transcribe deployments), mapping failures onto the p
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import openai
 
+from shared.adapters.transcriber.decoding import audio_seconds
 from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
 from shared.domain.transcript import Transcript
 
@@ -26,9 +28,13 @@ class OpenAITranscriber:
         self._model = model
         self._language = language
 
-    async def transcribe(self, audio: bytes, filename: str) -> Transcript:
+    async def transcribe(self, audio: bytes, filename: str, *, max_seconds: float) -> Transcript:
         if not audio:
             raise AudioUndecodable(f"{filename}: empty audio")
+        # Measured here by decoding, as the local transcriber does, because the service would
+        # take a file of any length: a WebM's headers say none, and the model is paid by the
+        # minute. Undecodable audio is refused here too, without a call.
+        await asyncio.to_thread(audio_seconds, audio, filename, max_seconds)
         try:
             # The service picks the decoder from the filename's extension, so it must be real.
             # "json" is the one format both whisper and gpt-4o-*-transcribe accept; it carries

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import logging
 import os
 import tempfile
@@ -15,11 +14,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
+from shared.adapters.transcriber.decoding import decode_mono_16k
+from shared.domain.errors import TranscriberUnavailable
 from shared.domain.transcript import Transcript
 
 if TYPE_CHECKING:
-    import numpy as np
     from faster_whisper import WhisperModel
 
 log = logging.getLogger(__name__)
@@ -46,7 +45,6 @@ MODEL_DIRNAME = "faster-whisper-base"
 DEFAULT_CACHE_DIR = Path(__file__).resolve().parents[3] / ".models"
 
 _CHUNK = 1 << 20
-_SAMPLING_RATE = 16_000
 
 
 class ModelAssemblyError(TranscriberUnavailable):
@@ -167,22 +165,6 @@ def _faster_whisper() -> ModuleType:
     return faster_whisper
 
 
-def _decode(audio: bytes, filename: str) -> np.ndarray:
-    """Decode to 16 kHz mono float32 in memory; any decoder failure means the audio is bad."""
-    if not audio:
-        raise AudioUndecodable(f"{filename}: empty audio")
-    decode_audio = _faster_whisper().decode_audio
-    try:
-        samples = decode_audio(io.BytesIO(audio), sampling_rate=_SAMPLING_RATE)
-    except MemoryError as exc:
-        raise TranscriberUnavailable(f"{filename}: out of memory while decoding") from exc
-    except Exception as exc:  # PyAV raises many unrelated types for bad input
-        raise AudioUndecodable(f"{filename}: cannot decode audio: {exc}") from exc
-    if samples.size == 0:
-        raise AudioUndecodable(f"{filename}: no audio samples decoded")
-    return samples
-
-
 class LocalWhisperTranscriber:
     """`Transcriber` running Whisper base on this machine; no network, no temp files."""
 
@@ -197,12 +179,12 @@ class LocalWhisperTranscriber:
         """Assemble and load the model now rather than on the first capture."""
         _load_model(self.cache_dir, self.cpu_threads)
 
-    async def transcribe(self, audio: bytes, filename: str) -> Transcript:
-        return await asyncio.to_thread(self._transcribe_sync, audio, filename)
+    async def transcribe(self, audio: bytes, filename: str, *, max_seconds: float) -> Transcript:
+        return await asyncio.to_thread(self._transcribe_sync, audio, filename, max_seconds)
 
-    def _transcribe_sync(self, audio: bytes, filename: str) -> Transcript:
+    def _transcribe_sync(self, audio: bytes, filename: str, max_seconds: float) -> Transcript:
         # Decode before touching the model so bad audio is never reported as "model down".
-        samples = _decode(audio, filename)
+        samples = decode_mono_16k(audio, filename, max_seconds)
         model = _load_model(self.cache_dir, self.cpu_threads)
         try:
             segments, info = model.transcribe(
