@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from shared.domain.classification import Bucket
+from shared.domain.classification import Bucket, cut_title
 
 _WORDS = {
     "people": Bucket.PEOPLE,
@@ -88,7 +88,5 @@ def title_of(words: str) -> str:
     text = " ".join((lines[0] if lines else "").split()).strip(_END_PUNCTUATION)
     if not any(ch.isalnum() for ch in text):
         return "Capture"
-    if len(text) > TITLE_MAX:
-        cut = text[: TITLE_MAX - 1]
-        text = (cut[: cut.rindex(" ")] if " " in cut else cut).rstrip(_END_PUNCTUATION) + "…"
+    text = cut_title(text, TITLE_MAX)
     return text[0].upper() + text[1:]

@@ -14,9 +14,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from shared.domain.classification import Bucket, Classification
+from shared.domain.classification import Bucket, Classification, excerpt_to_classify
+from shared.domain.details import due_date_in, people_in
 from shared.domain.documents import Document, Timestamp, utcnow
 from shared.domain.errors import IllegalTransition
+from shared.domain.filed import FiledItem
 from shared.domain.interrupts import (
     AnswerPayload,
     BucketPayload,
@@ -47,6 +49,9 @@ class Status(StrEnum):
     # bring it back or leave a filed copy behind; then it removes everything.
     DELETING = "deleting"
 
+
+# What a user's edit may change (PATCH /api/captures/{id}); the filed item follows.
+EDITABLE = frozenset({"title", "due_date", "next_action", "done"})
 
 # The status subsets, each defined here only.
 AWAITING_AUDIO = frozenset({Status.AWAITING_UPLOAD, Status.TRANSCRIBING})
@@ -118,10 +123,17 @@ class InboxItem(Document):
     error: FailureCode | None = None
     audio_blob: str | None = None  # voice: the blob's name in the voice-notes container
     audio_content_type: str | None = None
-    # The details the classifier read, when it read any (the OpenAI path): the filed item
-    # takes them over the server's rules (shared/domain/details.py).
+    # The filed item's details, held here: the filed item is made from this document alone
+    # (placement.py), so an edit saved here reaches it however the capture moves, and a move
+    # carries them. Set when the capture is settled in a bucket (what a model read, the
+    # server's rules filling in: shared/domain/details.py) and changed by the user's edits.
+    # Not filed in a bucket: `people` and `dueDate` are what a model read (if anything), and
+    # `nextAction` and `done` are None. `done` None on a filed capture also marks one settled
+    # before the inbox item held its details: its filed item holds them (`holds_details`).
     people: list[str] | None = None
     due_date: date | None = None
+    next_action: str | None = None  # Projects only
+    done: bool | None = None
     # Follow-up answers, oldest first; the original `text` is never overwritten.
     clarifications: list[Clarification] = Field(default_factory=list)
     # The questions put to the user, oldest first; at most the last one is open.
@@ -153,6 +165,11 @@ class InboxItem(Document):
     @property
     def awaits_audio(self) -> bool:
         return self.status in AWAITING_AUDIO
+
+    @property
+    def holds_details(self) -> bool:
+        """Whether this document holds its filed item's details (see `done`)."""
+        return self.filed_bucket is not None and self.done is not None
 
     @property
     def open_interrupt(self) -> InterruptRecord | None:
@@ -244,10 +261,31 @@ class InboxItem(Document):
             interrupts=[],
         )
 
-    def retitled(self, title: str) -> InboxItem:
-        """The user renamed what it filed. Not a change of its settlement: status and
-        `updated_at` stay, so the version a push or a converge names is still this one."""
-        return self.model_copy(update={"title": title})
+    def edited(self, changes: dict[str, Any]) -> InboxItem:
+        """The user edited what it filed (`title`, `due_date`, `next_action`, `done`). Not a
+        change of its settlement: status and `updated_at` stay, so the version a push names is
+        still this one."""
+        if not self.holds_details:
+            raise IllegalTransition(f"capture {self.id} holds no filed details to edit")
+        unknown = set(changes) - EDITABLE
+        if unknown:
+            raise IllegalTransition(f"capture {self.id}: {sorted(unknown)} cannot be edited")
+        return self.model_copy(update=changes)
+
+    def holding(self, filed: FiledItem) -> InboxItem:
+        """A capture settled before its inbox item held the details, taking them over from
+        its filed item (which the user may have edited, title included)."""
+        if self.filed_bucket is None or filed.bucket is not self.filed_bucket:
+            raise IllegalTransition(f"capture {self.id} is not filed in {filed.bucket}")
+        return self.model_copy(
+            update={
+                "title": filed.title,
+                "people": list(filed.people),
+                "due_date": filed.due_date,
+                "next_action": getattr(filed, "next_action", None),
+                "done": filed.done,
+            }
+        )
 
     def shown_live(self) -> InboxItem:
         """This version's outcome was sent to a client live. Not a change of the capture:
@@ -296,7 +334,37 @@ class InboxItem(Document):
             error=None,
             **read,
         )
-        return settled.model_copy(update={"settled_at": settled.updated_at})
+        settled = settled.model_copy(update={"settled_at": settled.updated_at})
+        if bucket is None:
+            return settled.model_copy(update={"next_action": None, "done": None})
+        return settled.model_copy(update=self._filed_details(settled, c, chosen_by))
+
+    def _filed_details(
+        self, settled: InboxItem, c: Classification, chosen_by: Literal["classifier", "user"]
+    ) -> dict[str, Any]:
+        """What `settled`'s filed item will hold besides its title and words. A user's move
+        keeps what the capture held (the user's own edits too); otherwise what a model read
+        stands, and the rules fill in what it left empty. Relative dates ("tomorrow") are read
+        from the day it was settled."""
+        assert settled.filed_bucket is not None and settled.title is not None
+        # The rules read what the classifier read (a long capture's start and end).
+        text = excerpt_to_classify(settled.text_to_classify())
+        today = (settled.settled_at or settled.updated_at).date()
+        if chosen_by == "user" and self.holds_details:
+            people, due, done = self.people or [], self.due_date, bool(self.done)
+        else:
+            read_people = c.people if chosen_by == "classifier" else self.people
+            read_due = c.due_date if chosen_by == "classifier" else self.due_date
+            people = read_people or people_in(text)
+            due = read_due if read_due is not None else due_date_in(text, today)
+            done = False
+        next_action = None
+        if settled.filed_bucket is Bucket.PROJECTS:
+            # A project's next action is its title when filed, and the user's once edited.
+            stays = chosen_by == "user" and self.holds_details
+            stays = stays and self.filed_bucket is Bucket.PROJECTS
+            next_action = self.next_action if stays else settled.title
+        return {"people": people, "due_date": due, "next_action": next_action, "done": done}
 
     def _closing(
         self, status: Literal["resolved", "cancelled"], response: dict[str, Any] | None = None

@@ -89,12 +89,7 @@ async def capture_edit(req: Request) -> Response:
     body = await read_body(req, get_settings().max_body_bytes)
     patch = parse_filed_patch(body, req.headers.get("content-type"))
     view = await edit_filed(
-        user_id,
-        req.path_params["id"],
-        patch,
-        req.headers.get("if-match"),
-        adapters().repo,
-        adapters().filed,
+        user_id, req.path_params["id"], patch, req.headers.get("if-match"), adapters()
     )
     return JSONResponse(view.to_json(), headers={**NO_STORE, "ETag": view.etag})
 

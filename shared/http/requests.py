@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+from pydantic_core import ErrorDetails
 
 from shared.domain.audio import ACCEPTED_TYPES, audio_type
 from shared.domain.capture import LISTED
@@ -17,7 +18,7 @@ from shared.domain.documents import RequestBody
 from shared.domain.ids import capture_id_for
 from shared.domain.preferences import Weekday
 from shared.domain.push import PushKeys
-from shared.http.input import parse_json
+from shared.http.input import parse_json, read_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
 from shared.services.capture import TextCapture
@@ -256,12 +257,43 @@ MERGE_PATCH = "application/merge-patch+json"
 
 
 def parse_filed_patch(body: bytes, content_type: str | None) -> FiledPatch:
-    """PATCH /api/captures/{id}: a merge patch of {title, dueDate, nextAction, done}."""
+    """PATCH /api/captures/{id}: a merge patch of {title, dueDate, nextAction, done}, or a 422
+    INVALID_PATCH whose detail says what is wrong with each field (an edit sheet shows it)."""
     if content_type is not None and content_type.split(";")[0].strip().lower() == MERGE_PATCH:
         content_type = "application/json"
-    return parse_json(
-        body, content_type, FiledPatch, "merge patch of {title, dueDate, nextAction, done}"
-    )
+    raw = read_json(body, content_type, "a merge patch of {title, dueDate, nextAction, done}")
+    try:
+        return FiledPatch.model_validate(raw)
+    except ValidationError as exc:
+        errors = [
+            {"loc": ".".join(map(str, e["loc"])) or "body", "msg": _patch_error(e)}
+            for e in exc.errors(include_url=False, include_input=False)[:10]
+        ]
+        detail = " ".join(f"{e['loc']}: {e['msg']}." for e in errors)
+        raise Problem(422, detail, code="INVALID_PATCH", errors=errors) from exc
+
+
+def _patch_error(error: ErrorDetails) -> str:
+    """What is wrong with one field of a merge patch, in words a person reads."""
+    kind, name = error["type"], str(error["loc"][0]) if error["loc"] else ""
+    limits = error.get("ctx") or {}
+    if kind == "string_too_long":
+        return f"at most {limits['max_length']} characters"
+    if kind == "string_too_short":
+        return "cannot be empty"
+    if kind == "extra_forbidden":
+        return "cannot be edited; send title, dueDate, nextAction or done"
+    if kind == "model_type":
+        return "must be a JSON object"
+    if name == "dueDate":
+        return "must be a day (YYYY-MM-DD), or null to clear it"
+    if name == "done":
+        return "must be true or false"
+    if name == "title":
+        return "must be text; it cannot be null"
+    if name == "nextAction":
+        return "must be text, or null to clear it"
+    return error["msg"]
 
 
 def parse_digest_query(params: Mapping[str, str]) -> DigestQuery:

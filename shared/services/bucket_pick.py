@@ -5,7 +5,7 @@ an answer to one question is taken once (the first to be saved wins)."""
 from __future__ import annotations
 
 from shared.domain.capture import InboxItem
-from shared.domain.classification import Bucket
+from shared.domain.classification import Bucket, cut_title
 from shared.domain.errors import CaptureDeleted, Conflict
 from shared.domain.interrupts import BucketPayload, response_of
 from shared.domain.messages import ClassifyJob
@@ -63,5 +63,4 @@ def _title(item: InboxItem) -> str:
     if item.title and item.outcome not in (Outcome.MISUNDERSTOOD, Outcome.UNRESOLVED):
         return item.title
     words = item.text_to_classify().split()
-    title = " ".join(words[:8])
-    return title[:120] or "Capture"
+    return cut_title(" ".join(words[:8])) or "Capture"

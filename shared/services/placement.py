@@ -1,13 +1,15 @@
 """Where a capture is filed: its inbox item's `filedBucket` is the truth, and the four bucket
 containers converge to it, whoever wrote last and whatever died half way.
 
-Any writer of a capture (the classifier, a pick, an answer, DELETE, the delayed check) saves
-the inbox item first (ETag-guarded) and then calls `converge`. One pass makes the buckets say
-what the version in hand says: the filed item of its outcome in `filedBucket`, nothing in the
-others, nothing at all for a deleted capture. Then it reads the inbox item again: if someone
-saved meanwhile, its pass may have undone their work, so it passes again on their version.
-A pass that acted on an old version is always followed by one on the newest, so the last
-write to each bucket is made from the newest version: the buckets end as the truth says.
+Any writer of a capture (the classifier, a pick, an answer, an edit, DELETE, the delayed
+check) saves the inbox item first (ETag-guarded) and then calls `converge`. One pass makes the
+buckets say what the version in hand says: the filed item of its outcome in `filedBucket`, as
+its details and the user's edits there say (the filed item is made from the inbox item
+alone), nothing in the others, nothing at all for a deleted capture. Then it reads the inbox
+item again: if someone saved meanwhile, its pass may have undone their work, so it passes
+again on their version. A pass that acted on an old version is always followed by one on the
+newest, so the last write to each bucket is made from the newest version: the buckets end as
+the truth says.
 """
 
 from __future__ import annotations
@@ -45,19 +47,12 @@ async def converge(
 
 
 def filed_item_for(settled: InboxItem) -> FiledItem:
-    """The filed item of `settled`'s outcome, made the same way whenever it is made."""
+    """The filed item of `settled`'s outcome, made from the inbox item alone: the same
+    document whenever and by whomever it is made."""
     assert settled.filed_bucket is not None and settled.title is not None
     text = settled.text_to_classify()
-    # Relative dates ("tomorrow") are read from the day it was settled, not the day of a repair.
-    today = (settled.settled_at or utcnow()).date()
-    # The rules read what the classifier read (a long capture's start and end): the filed
-    # item keeps the whole text.
-    details = details_for(settled.filed_bucket, excerpt_to_classify(text), settled.title, today)
-    # What a model read stands; the rules fill in what it left empty.
-    if settled.people:
-        details["people"] = settled.people
-    if settled.due_date is not None:
-        details["due_date"] = settled.due_date
+    held = settled.holds_details
+    details = _held_details(settled) if held else _legacy_details(settled, text)
     return FILED_MODELS[settled.filed_bucket](
         id=settled.id,
         user_id=settled.user_id,
@@ -73,6 +68,49 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
     )
 
 
+def _held_details(settled: InboxItem) -> dict:
+    details: dict = {
+        "people": settled.people or [],
+        "due_date": settled.due_date,
+        "done": bool(settled.done),
+    }
+    # A follow-up and a one-liner are the title, as edited; a next action is the user's own.
+    if settled.filed_bucket is Bucket.PEOPLE:
+        details["follow_up"] = settled.title
+    elif settled.filed_bucket is Bucket.PROJECTS:
+        details["next_action"] = settled.next_action
+    elif settled.filed_bucket is Bucket.IDEAS:
+        details["one_liner"] = settled.title
+    return details
+
+
+def _legacy_details(settled: InboxItem, text: str) -> dict:
+    """A capture settled before its inbox item held the details: read from its words again,
+    what a model read standing."""
+    assert settled.filed_bucket is not None and settled.title is not None
+    # Relative dates ("tomorrow") are read from the day it was settled, not the day of a repair.
+    today = (settled.settled_at or utcnow()).date()
+    # The rules read what the classifier read (a long capture's start and end).
+    details = details_for(settled.filed_bucket, excerpt_to_classify(text), settled.title, today)
+    if settled.people:
+        details["people"] = settled.people
+    if settled.due_date is not None:
+        details["due_date"] = settled.due_date
+    return details
+
+
+def agrees(filed: FiledItem, settled: InboxItem) -> bool:
+    """Whether `filed` is what `settled` says its filed item is. A capture whose inbox item
+    holds no details (settled before it did) agrees with any filed item of its outcome: the
+    user may have edited that one, and it is all there is of the edit."""
+    if filed.bucket is not settled.filed_bucket or filed.settled_at != settled.settled_at:
+        return False
+    if not settled.holds_details:
+        return True
+    fresh = filed_item_for(settled)
+    return filed.model_dump(exclude={"etag"}) == fresh.model_dump(exclude={"etag"})
+
+
 async def _match(
     user_id: str, capture_id: str, item: InboxItem | None, repo: CaptureRepository
 ) -> None:
@@ -83,8 +121,8 @@ async def _match(
             continue
         assert item is not None
         filed = await repo.get_filed(user_id, bucket, capture_id)
-        # A filed item of this very outcome stays as it is (the user may have edited it).
-        if filed is None or filed.settled_at != item.settled_at:
+        # The user's edits are in the inbox item: a filed item that says otherwise is behind.
+        if filed is None or not agrees(filed, item):
             await repo.put_filed(filed_item_for(item))
 
 

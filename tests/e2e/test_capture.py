@@ -156,8 +156,13 @@ def test_model_down_queues_the_capture_and_the_worker_files_it(
     outcomes = QueueClient.from_connection_string(
         provisioned["AzureWebJobsStorage"], "captures-outcomes"
     )
-    messages = [json.loads(base64.b64decode(m.content)) for m in outcomes.peek_messages(32)]
-    assert any(m["captureId"] == capture_id and m["outcome"] == "CLASSIFIED" for m in messages)
+
+    def published() -> bool:
+        # Published just after the save the test saw, off the worker's path: wait for it.
+        messages = [json.loads(base64.b64decode(m.content)) for m in outcomes.peek_messages(32)]
+        return any(m["captureId"] == capture_id and m["outcome"] == "CLASSIFIED" for m in messages)
+
+    eventually(published, timeout=10)
 
 
 def test_model_timeout_queues_the_capture(client, fake, cosmos) -> None:

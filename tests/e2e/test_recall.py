@@ -255,6 +255,52 @@ def test_a_filed_item_is_edited_under_its_etag(client, fake) -> None:
     assert item["id"] == capture_id
 
 
+def test_a_capture_reads_back_what_its_filed_item_holds(client, fake) -> None:
+    """GET of a capture and its line in captures.jsonl carry the filed item's people, due date,
+    next action and done, as filed and as edited (issue 39)."""
+    word = unique("Details")
+    capture_id = file(client, fake, f"{word} ask Ottilie to renew it on 2099-03-04", "Admin")
+    url = f"/api/captures/{capture_id}"
+    capture = client.get(url, headers=KEY).json()
+    page = client.get("/api/buckets/admin?limit=100", headers=KEY).json()["items"]
+    (filed,) = [i for i in page if i["id"] == capture_id]
+    assert (capture["people"], capture["dueDate"], capture["done"], capture["nextAction"]) == (
+        filed["people"], filed["dueDate"], False, None,
+    ) == (["Ottilie"], "2099-03-04", False, None)  # fmt: skip
+
+    edit = {"title": "Renew it", "dueDate": "2099-05-06", "done": True}
+    answer = client.patch(url, json=edit, headers={**KEY, "If-Match": filed["etag"]})
+    assert answer.status_code == 200, answer.text
+    capture = client.get(url, headers=KEY).json()
+    assert (capture["title"], capture["dueDate"], capture["done"]) == (
+        "Renew it", "2099-05-06", True,
+    )  # fmt: skip
+    with client.stream("GET", "/api/export", headers=KEY) as response:
+        archive = zipfile.ZipFile(io.BytesIO(b"".join(response.iter_bytes())))
+    lines = [json.loads(line) for line in archive.read("captures.jsonl").splitlines()]
+    (line,) = [line for line in lines if line["id"] == capture_id]
+    assert (line["dueDate"], line["people"], line["done"]) == ("2099-05-06", ["Ottilie"], True)
+
+
+def test_a_bad_edit_says_what_is_wrong_with_each_field(client, fake) -> None:
+    capture_id = file(client, fake, unique("Long") + " the shed roof", "Projects", title="Roof")
+    page = client.get("/api/buckets/projects?limit=100", headers=KEY).json()["items"]
+    (view,) = [i for i in page if i["id"] == capture_id]
+    headers = {**KEY, "If-Match": view["etag"]}
+    url = f"/api/captures/{capture_id}"
+    body = problem(client.patch(url, json={"title": "x" * 121}, headers=headers), 422)
+    assert body["code"] == "INVALID_PATCH"
+    assert body["detail"] == "title: at most 120 characters."
+    assert body["errors"] == [{"loc": "title", "msg": "at most 120 characters"}]
+    body = problem(client.patch(url, json={"dueDate": "soon", "done": "yes"}, headers=headers), 422)
+    assert body["code"] == "INVALID_PATCH"
+    assert [e["loc"] for e in body["errors"]] == ["dueDate", "done"]
+    assert body["detail"].startswith("dueDate: must be a day (YYYY-MM-DD)")
+    body = problem(client.patch(url, json={"title": "   "}, headers=headers), 422, "INVALID_PATCH")
+    assert body["detail"] == "title: cannot be empty."
+    assert client.patch(url, json={"title": "x" * 120}, headers=headers).status_code == 200
+
+
 def test_the_export_is_a_zip_of_the_callers_items(client, fake) -> None:
     word = unique("Export")
     capture_id = file(

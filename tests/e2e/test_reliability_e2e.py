@@ -7,7 +7,8 @@ Azurite and the Cosmos server, the scripted model as the only double. It proves 
   inbox, and deleting it again finishes the job;
 - deletes take blob snapshots with them, even one the phone took with its own upload URL, and a
   capture deleted while its audio is being transcribed stays deleted;
-- a capture whose host was killed mid-run is filed by the delayed check every capture sends;
+- a capture whose host was killed mid-run is filed by the delayed check every capture sends,
+  and an edit whose host was killed between its two writes ends with one title;
 - a hung Cosmos is answered (503 problem, or RUN_ERROR STORAGE_UNAVAILABLE) rather than holding
   the request, and a hung queue holds up no text capture;
 - a voice note whose audio never came is removed once its upload URL has expired, and one
@@ -44,6 +45,7 @@ from shared.domain.documents import utc_text, utcnow
 from shared.domain.ids import capture_id_for, voice_capture_id
 from testkit import fake_openai
 from testkit.fault_proxy import FaultProxy
+from testkit.holding_proxy import HoldingProxy
 from testkit.support import (
     BUCKETS,
     KEY,
@@ -775,6 +777,71 @@ def test_a_capture_whose_host_was_killed_mid_run_is_filed_by_its_check(
         assert_valid_run(feed)
         assert feed.last()["type"] == "RUN_FINISHED" and feed.custom()["name"] == "CLASSIFIED"
     finally:
+        fake.set_default(fake_openai.classification())
+        thread.join(timeout=HTTP_TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def cosmos_hold(emulators: Emulators, tmp_path_factory) -> Iterator[HoldingProxy]:
+    with HoldingProxy(emulators.ports.cosmos, tmp_path_factory.mktemp("hold")) as proxy:
+        yield proxy
+
+
+def titles_of(cosmos, capture_id: str, bucket: str) -> tuple[str, str]:
+    """The inbox item's title and its filed item's."""
+    inbox = stored(cosmos, capture_id)
+    (filed,) = docs(cosmos, bucket, capture_id)
+    assert inbox is not None
+    return inbox["title"], filed["title"]
+
+
+def test_an_edit_whose_host_was_killed_between_its_two_writes_ends_with_one_title(
+    hosts: Hosts, recovery_env, fake, cosmos, cosmos_hold: HoldingProxy
+) -> None:
+    """A title PATCH writes two documents, the inbox item and the filed item: the host is
+    killed (SIGKILL) with the first written and the second held on its way to Cosmos. Once it
+    is back, the two say the new title (issue 39: they stayed apart for good)."""
+    host = hosts.use("edit-kill", {**recovery_env, "COSMOS_ENDPOINT": cosmos_hold.endpoint})
+    fake.reset()
+    fake.set_default(fake_openai.classification("Projects", 0.9, "Shed"))
+    with httpx.Client(base_url=host.base_url, timeout=HTTP_TIMEOUT) as c:
+        run = capture(c, "Plan the shed", f"edit-kill-{uuid.uuid4()}")
+        capture_id = run.custom()["value"]["inboxItemId"]
+        page = c.get("/api/buckets/projects?limit=100", headers=KEY).json()["items"]
+    (view,) = [i for i in page if i["id"] == capture_id]
+    answered: dict[str, object] = {}
+
+    def edit() -> None:
+        try:
+            with httpx.Client(base_url=host.base_url, timeout=HTTP_TIMEOUT) as c:
+                headers = {**KEY, "If-Match": view["etag"]}
+                answered["status"] = c.patch(
+                    f"/api/captures/{capture_id}", json={"title": "Build the shed"}, headers=headers
+                ).status_code
+        except httpx.HTTPError as exc:  # the host dies under the request
+            answered["error"] = exc
+
+    cosmos_hold.hold_write(capture_id, after=1)
+    thread = threading.Thread(target=edit, daemon=True)
+    thread.start()
+    try:
+        assert cosmos_hold.held.wait(HTTP_TIMEOUT), "the edit's second write never came"
+        assert host.proc is not None
+        host.proc.kill()  # SIGKILL, between the two writes
+        host.proc.wait()
+        host.proc = None
+        cosmos_hold.release()
+        thread.join(timeout=HTTP_TIMEOUT)
+        assert "status" not in answered, answered  # never answered: no 200 for a half edit
+        # One of the two documents has the new title, the other not yet.
+        assert sorted(titles_of(cosmos, capture_id, "Projects")) == ["Build the shed", "Shed"]
+
+        host.start()  # the same settings, the same queues
+        eventually(lambda: len(set(titles_of(cosmos, capture_id, "Projects"))) == 1, timeout=40)
+        assert titles_of(cosmos, capture_id, "Projects") == ("Build the shed", "Build the shed")
+        assert filed_in(cosmos, capture_id) == ["Projects"]
+    finally:
+        cosmos_hold.release()
         fake.set_default(fake_openai.classification())
         thread.join(timeout=HTTP_TIMEOUT)
 

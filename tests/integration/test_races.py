@@ -244,6 +244,37 @@ async def run_transcription(app: Adapters, item: InboxItem) -> Any:
     )
 
 
+# The filed item's ETag each client read before it edits (GET of its bucket), by capture.
+READ_ETAG: dict[str, str] = {}
+RENAMED = "Blue kitchen tiles"
+
+
+async def filed_and_read(app: Adapters) -> InboxItem:
+    """A capture filed under Ideas ("Tiles"), whose filed item a client has read."""
+    item = await low_confidence(app)
+    filed = await app.repo.get_filed("dev", Bucket.IDEAS, item.id)
+    assert filed is not None and filed.etag is not None
+    READ_ETAG[item.id] = filed.etag
+    return item
+
+
+def edit_to(title: str) -> Callable[[Adapters, InboxItem], Awaitable[Told]]:
+    """PATCH {"title": title} with the ETag the client read."""
+
+    async def edit(app: Adapters, item: InboxItem) -> Told:
+        from shared.domain.errors import Refused
+        from shared.services.edit import FiledPatch, edit_filed
+
+        patch = FiledPatch.model_validate({"title": title})
+        try:
+            await edit_filed("dev", item.id, patch, READ_ETAG[item.id], app)
+        except Refused as refused:
+            return Told(code=refused.code or "NOT_FOUND", title=title)
+        return Told(title=title)
+
+    return edit
+
+
 # Each write: how to make the capture it works on (None: the write creates it), and the write.
 WRITES: dict[str, tuple[Callable[[Adapters], Awaitable[Any]], Callable[[Adapters, Any], Any]]] = {
     "text capture": (lambda app: _ready(text_capture()), run_text_capture),
@@ -251,6 +282,7 @@ WRITES: dict[str, tuple[Callable[[Adapters], Awaitable[Any]], Callable[[Adapters
     "bucket pick": (low_confidence, run_pick),
     "worker": (lambda app: stored(app, text="Call Sarah", status=Status.QUEUED), run_worker),
     "transcription": (voice_note, run_transcription),
+    "edit": (filed_and_read, edit_to(RENAMED)),
 }
 
 
@@ -477,6 +509,7 @@ class Told:
     bucket: str | None = None
     code: str | None = None
     asked: str | None = None
+    title: str | None = None  # an edit: the title it set
 
     @property
     def ok(self) -> bool:
@@ -554,6 +587,13 @@ PAIRS: dict[str, tuple[Callable[[Adapters], Awaitable[InboxItem]], Writer, Write
     "pick x DELETE": (low_confidence, pick_to(Bucket.ADMIN), delete),
     "DELETE x pick": (low_confidence, delete, pick_to(Bucket.ADMIN)),
     "answer x pick": (misunderstood, resume_with({"answer": "Call Sarah"}), pick_to(Bucket.ADMIN)),
+    # A title edit and a move: a 200 means the new title is where the capture is filed.
+    "edit x pick": (filed_and_read, edit_to(RENAMED), pick_to(Bucket.ADMIN)),
+    "pick x edit": (filed_and_read, pick_to(Bucket.ADMIN), edit_to(RENAMED)),
+    "edit x resume": (filed_and_read, edit_to(RENAMED), resume_with({"bucket": "People"})),
+    "resume x edit": (filed_and_read, resume_with({"bucket": "People"}), edit_to(RENAMED)),
+    # Two edits from the same read: one lands, the other is told the item changed.
+    "edit x edit": (filed_and_read, edit_to(RENAMED), edit_to("Tiles for the hall")),
 }
 
 
@@ -613,6 +653,8 @@ async def test_two_writers_of_one_capture_converge_at_any_pair_of_steps(
             where = f"{pair}: second from step {first_at} of {seen}, paused at {second_at}"
             doc = assert_consistent(cosmos, subject.id)
             _assert_one_truth(pair, doc, one, two, where)
+            if "edit" in pair:
+                _assert_the_edit_stands(cosmos, doc, one, two, where)
 
 
 def _assert_one_truth(pair: str, doc: dict | None, one: Told, two: Told, where: str) -> None:
@@ -644,3 +686,46 @@ def _assert_one_truth(pair: str, doc: dict | None, one: Told, two: Told, where: 
         assert doc["filedBucket"] == "Admin" and doc["chosenBy"] == "user", where
     if pair == "pick x pick":
         assert all(t.ok for t in tolds), where
+
+
+def _assert_the_edit_stands(cosmos, doc: dict | None, one: Told, two: Told, where: str) -> None:
+    """An edit told 200 is in the inbox item and its filed item, wherever it moved; one
+    refused left nothing; the filed item says what the inbox item says."""
+    assert doc is not None and doc["filedBucket"], where
+    (filed,) = docs(cosmos, doc["filedBucket"], doc["id"])
+    assert filed["title"] == doc["title"], (filed["title"], doc["title"], where)
+    edits = [t for t in (one, two) if t.title is not None]
+    landed = [t.title for t in edits if t.ok]
+    for told in edits:
+        if not told.ok:
+            assert told.code in ("PRECONDITION_FAILED", "NOT_FILED"), (told, where)
+    if len(edits) == 2:
+        assert len(landed) == 1, (edits, where)  # the same read: the second is stale
+    assert doc["title"] == (landed[0] if landed else "Tiles"), (doc["title"], edits, where)
+
+
+# -- an edit killed between any two steps --------------------------------------------------------
+
+
+async def test_an_edit_killed_between_any_two_steps_converges_to_one_title(
+    app, cosmos, storage_conn
+) -> None:
+    """The inbox item and its filed item end with one title: the old one if the process died
+    before the edit was saved, the new one (through the delayed check) if after."""
+    count = len(await steps_of(app, "edit"))
+    assert count >= 3, count
+    for at in range(count):
+        subject, steps = await die_at(app, "edit", at)
+        where = f"edit killed before step {at} of {steps.seen}"
+        saved = await app.repo.get("dev", subject.id)
+        assert saved is not None, where
+        if saved.title == RENAMED:
+            # The restart: the check the edit sent before it saved comes due.
+            for job in await jobs_for(storage_conn, subject.id):
+                await handle_classify_job(job, app)
+        await background.drain()
+        doc = assert_consistent(cosmos, subject.id)
+        assert doc is not None, where
+        (filed,) = docs(cosmos, doc["filedBucket"], subject.id)
+        assert filed["title"] == doc["title"], (filed["title"], doc["title"], where)
+        clear_queue(storage_conn, CLASSIFY_QUEUE)

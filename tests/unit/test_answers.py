@@ -107,7 +107,7 @@ def test_a_pick_with_nothing_beside_it_but_punctuation_is_only_a_pick() -> None:
         ("follow up with Tariq about the reference", "Follow up with Tariq about the reference"),
         ("think about the website.", "Think about the website"),
         ("iPhone case\nzzz", "IPhone case"),
-        ("word " * 30, "Word" + " word" * 10 + "…"),
+        ("word " * 30, "Word" + " word" * 11),  # cut at a word, no "…" stored
         (" ,,, ", "Capture"),
     ],
 )

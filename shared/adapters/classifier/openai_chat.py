@@ -17,15 +17,13 @@ import pydantic
 from openai.types import CompletionUsage
 from pydantic import BaseModel, ConfigDict
 
-from shared.domain.classification import Bucket, Classification
+from shared.domain.classification import TITLE_MAX, Bucket, Classification, cut_title
 from shared.domain.documents import utcnow
 from shared.domain.errors import ClassifierUnavailable
 from shared.domain.outcomes import which_bucket_question
-from shared.domain.text import shortened
 
 log = logging.getLogger(__name__)
 
-TITLE_MAX = 120
 MISUNDERSTOOD_TITLE = "Unclear capture"
 REPHRASE_QUESTION = "I couldn't make sense of that. Could you rephrase it in a sentence or two?"
 # A capture the model says fits two buckets is asked about, whatever confidence came with it:
@@ -164,8 +162,7 @@ def _to_classification(answer: ModelAnswer) -> Classification:
         log.warning("classifier: model returned a non-finite confidence")
         return _misunderstood()
     confidence = min(1.0, max(0.0, answer.confidence))
-    # A rambling model's title is cut as the offline one's are: at a word, with "…".
-    title = shortened(" ".join(answer.title.split()), TITLE_MAX) or MISUNDERSTOOD_TITLE
+    title = cut_title(answer.title, TITLE_MAX) or MISUNDERSTOOD_TITLE
     question = (answer.question or "").strip() or None
     if answer.bucket is None:
         # A null bucket means "cannot tell" whatever number came with it; zero keeps the
