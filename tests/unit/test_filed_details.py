@@ -40,7 +40,14 @@ async def test_a_filed_capture_holds_its_filed_items_details(fakes: Fakes) -> No
 
 async def test_the_export_says_the_due_date_its_admin_item_has(fakes: Fakes) -> None:
     await classified(fakes, "Renew the passport on 2027-01-15", Bucket.ADMIN, "Renew passport")
-    data = b"".join([chunk async for chunk in export_zip(USER, fakes.repo, fakes.filed, datetime(2026, 12, 1, tzinfo=UTC))])
+    data = b"".join(
+        [
+            chunk
+            async for chunk in export_zip(
+                USER, fakes.repo, fakes.filed, datetime(2026, 12, 1, tzinfo=UTC)
+            )
+        ]
+    )
     archive = zipfile.ZipFile(io.BytesIO(data))
     (line,) = archive.read("captures.jsonl").decode().splitlines()
     assert json.loads(line)["dueDate"] == "2027-01-15"
