@@ -354,7 +354,9 @@ async def test_overlong_title_is_trimmed(fake: FakeOpenAI) -> None:
     async with openai_classifier(fake) as classifier:
         result = await classifier.classify("a long idea")
     assert 0 < len(result.title) <= 120
-    assert result.title.startswith("word word") and result.title.endswith("d…")  # cut shown
+    # Cut at a word, and no "…" stored: a title is data (searched, edited, a file name).
+    assert result.title.startswith("word word") and result.title.endswith(" word")
+    assert "…" not in result.title
 
 
 async def test_capture_text_only_in_user_message(fake: FakeOpenAI) -> None:
