@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+import httpx
+
 from devhost import master_key
 from devhost.emulators import REPO, free_port
 from shared.settings import BUCKET_CONTAINERS
@@ -162,6 +164,18 @@ def running_devhost(
         yield devhost.base_url
     finally:
         devhost.stop()
+
+
+def warmed(base_url: str, timeout: float = 240) -> str:
+    """`base_url` once its offline models are warm (`/api/health` 200): a capture sent before
+    waits for them, and on a loaded machine the warm-up alone can outlast a test's wait for
+    what the test is about. Returns `base_url`."""
+    eventually(
+        lambda: httpx.get(f"{base_url}/api/health", timeout=30).status_code == 200,
+        timeout=timeout,
+        interval=1,
+    )
+    return base_url
 
 
 def blob_created(container: ContainerClient, name: str) -> dict:

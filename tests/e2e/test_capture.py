@@ -22,6 +22,7 @@ from testkit.support import (
     eventually,
     run_input,
     running_devhost,
+    warmed,
 )
 from tests.sse import assert_valid_run, post_run
 
@@ -282,7 +283,7 @@ def test_bearer_key_and_text_parts_are_accepted(client, fake) -> None:
 def offline_host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
     env = {**provisioned, "API_KEYS": DEV_KEYS}
     with running_devhost(env, tmp_path_factory.mktemp("offline")) as url:
-        yield url
+        yield warmed(url)
 
 
 def test_offline_model_files_sarah_under_people_and_asks_about_gibberish(

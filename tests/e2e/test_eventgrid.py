@@ -37,6 +37,7 @@ from testkit.support import (
     eventually,
     read_records,
     running_devhost,
+    warmed,
 )
 
 APPS = REPO / "tests" / "apps"
@@ -331,7 +332,7 @@ def quiet_host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[tuple[
     log_dir = tmp_path_factory.mktemp("voice-quiet")
     clear_queue(provisioned["AzureWebJobsStorage"], "captures-outcomes")
     with running_devhost(env, log_dir, event_grid=False) as url:
-        yield url, log_dir / "devhost.log"
+        yield warmed(url), log_dir / "devhost.log"
 
 
 def test_a_voice_note_delivered_twice_at_once_is_filed_once(

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from testkit.support import DEV_KEYS, docs, running_devhost
+from testkit.support import DEV_KEYS, docs, running_devhost, warmed
 from tests.e2e.test_official_client import scenario
 
 
@@ -16,7 +16,7 @@ from tests.e2e.test_official_client import scenario
 def offline_host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[str]:
     env = {**provisioned, "API_KEYS": DEV_KEYS}
     with running_devhost(env, tmp_path_factory.mktemp("official-client-offline")) as url:
-        yield url
+        yield warmed(url)
 
 
 def test_gibberish_then_a_clear_answer_is_filed_on_the_answer_offline(
