@@ -66,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=digest.USERS, help="users (digest)")
     parser.add_argument("--items", type=int, default=digest.ITEMS, help="items a user (digest)")
     parser.add_argument("--show", type=Path, help="print the table of a results file and stop")
+    parser.add_argument(
+        "--set",
+        type=Path,
+        default=followups.FOLLOWUPS,
+        help="follow-up pairs (followups; default: bench/data/followups_captures.jsonl)",
+    )
     args = parser.parse_args(argv)
     if args.show:
         print(_shown(json.loads(args.show.read_text())["summary"]))
@@ -73,7 +79,13 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.part != "all":
         return run_part(
-            args.part, args.repeat, argv, users=args.users, items=args.items, queued=args.queued
+            args.part,
+            args.repeat,
+            argv,
+            users=args.users,
+            items=args.items,
+            queued=args.queued,
+            followup_set=args.set,
         )
 
     webapp.build()  # the app as the sources are now
@@ -140,6 +152,7 @@ def run_part(
     users: int = digest.USERS,
     items: int = digest.ITEMS,
     queued: int = 500,
+    followup_set: Path = followups.FOLLOWUPS,
 ) -> int:
     if part == "package":
         runs = [merge([coldstart.package() for _ in range(repeat)])]
@@ -149,6 +162,8 @@ def run_part(
                 runs = [digest.run(s, repeat, users, items)]
             elif part == "worker":
                 runs = [_worker(s, repeat, queued)]
+            elif part == "followups":
+                runs = [followups.run(s, followup_set)]
             else:
                 runs = [_PART_RUNS[part](s, repeat)]
     report = {
@@ -231,7 +246,6 @@ _PART_RUNS = {
     "concurrency": _concurrency,
     "costs": _costs,
     "feed": _feed,
-    "followups": lambda s, repeat: followups.run(s),
     "peer": peer.run,
     "recall": recall.run,
 }

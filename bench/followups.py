@@ -1,4 +1,6 @@
-"""`python -m bench followups`: the follow-up set (bench/data/followups_captures.jsonl) played
+"""`python -m bench followups [--set FILE]`: a follow-up set (by default
+bench/data/followups_captures.jsonl; `--set bench/data/follow_month_captures.jsonl` for issue
+40's) played
 through a devhost with the offline models, as a person would in the app: the first capture,
 then, when the run asks, the person's typed answer as the AG-UI resume `{answer}`; then the
 capture as stored. Reports the share filed in the right bucket."""
@@ -35,8 +37,8 @@ def load(path: Path = FOLLOWUPS) -> list[FollowUp]:
     return [FollowUp.model_validate_json(line) for line in lines if line.strip()]
 
 
-def run(s: Stack) -> dict:
-    pairs = load()
+def run(s: Stack, path: Path = FOLLOWUPS) -> dict:
+    pairs = load(path)
     with (
         s.devhost("followups", scripted=False) as host,
         httpx.Client(base_url=host.base_url, timeout=120, headers=KEY) as client,

@@ -62,6 +62,8 @@ def read_answer(answer: str) -> Reading:
     whole = _pick_of(text)
     if whole is not None:
         return Reading(whole, "")
+    if weighed := _two_buckets(text):
+        return weighed
     for pattern in (_LEADING, _TRAILING):
         match = pattern.match(text)
         if match is None:
@@ -71,6 +73,55 @@ def read_answer(answer: str) -> Reading:
         if bucket is not None and any(ch.isalnum() for ch in rest):
             return Reading(bucket, rest)
     return Reading(None, text.strip())
+
+
+# Words that may stand around bucket words when an answer weighs two of them ("admin not
+# people:", "people I think, maybe projects -", "ideas or projects, ideas really -").
+_HEDGES = {
+    "not", "no", "isn't", "isnt", "than", "rather", "instead", "of", "more", "or", "maybe",
+    "probably", "perhaps", "i", "think", "suppose", "guess", "really", "definitely", "actually",
+    "just", "yet", "it's", "its", "it", "is", "a", "an", "the", "one", "but",
+    "well", "hmm", "um", "either", "mostly", "both",
+}  # fmt: skip
+_NEGATIONS = {"not", "no", "isn't", "isnt", "than", "instead"}
+_STRESSED = {"really", "definitely", "mostly"}
+_TOKEN = re.compile(r"[\w']+|[^\w\s]")
+
+
+def _two_buckets(text: str) -> Reading | None:
+    """An answer that opens by weighing buckets, then says what the capture is: the bucket it
+    keeps (not one it rejects, "admin not people"; the one it stresses, "ideas really"; else
+    the first it names), and the rest."""
+    tokens = list(_TOKEN.finditer(text))
+    run_end = 0  # the end of the weighing, at its last punctuation
+    picks: list[tuple[Bucket, bool, bool]] = []  # (bucket, rejected, stressed)
+    kept: list[tuple[Bucket, bool, bool]] = []
+    for n, token in enumerate(tokens):
+        word = token.group(0).lower()
+        if word in _WORDS:
+            before = {t.group(0).lower() for t in tokens[max(0, n - 2) : n]}
+            after = tokens[n + 1].group(0).lower() if n + 1 < len(tokens) else ""
+            picks.append(
+                (
+                    _WORDS[word],
+                    bool(before & _NEGATIONS),
+                    after in _STRESSED or bool(before & _STRESSED),
+                )
+            )
+        elif not re.fullmatch(r"[\w']+", word):
+            run_end, kept = token.end(), list(picks)  # punctuation closes a part of the weighing
+        elif word not in _HEDGES:
+            break
+    else:
+        run_end, kept = len(text), list(picks)
+    if len({bucket for bucket, _, _ in kept}) < 2 and not any(rejected for _, rejected, _ in kept):
+        return None
+    chosen = [p for p in kept if not p[1]]
+    stressed = [p for p in chosen if p[2]]
+    if not chosen:
+        return None
+    bucket = (stressed or chosen)[0][0]
+    return Reading(bucket, text[run_end:].strip(_END_PUNCTUATION))
 
 
 def _pick_of(phrase: str) -> Bucket | None:

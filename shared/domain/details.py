@@ -80,7 +80,7 @@ _NOT_NAMES = {
     *(d.title() for d in _WEEKDAYS), *(m.title() for m in _MONTHS),
     *(d.title() for days in _WEEKDAYS_ELSEWHERE for d in days),
     *(m.title() for months in _MONTHS_ELSEWHERE for m in months),
-} - {"Maja", "Domingo", "Domenica"}  # fmt: skip
+} - {"Maja", "Mei", "Domingo", "Domenica"}  # fmt: skip
 # Nationalities and languages ("the Lebanese place", "Thai food", "Spanish lessons").
 _NATIONALITIES = {
     "American", "Argentinian", "Australian", "Austrian", "Belgian", "Brazilian", "British",
@@ -96,14 +96,20 @@ _NATIONALITIES = {
     "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
 }  # fmt: skip
 # Said before a name and dropped, as people file them: "Mr Adeyemi" -> "Adeyemi".
-_TITLES = {
-    "Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Aunt",
-    "Auntie", "Aunty", "Uncle", "Cousin",
+_TITLES = {"Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame"}
+# Kinship words said before a name stay part of it, as people file them ("Grandma Rose",
+# "Uncle Padraig", "Abuela Carmen"); alone, only the family words above name someone.
+_KIN = {
+    "aunt", "auntie", "aunty", "uncle", "cousin", "granny", "grandma", "grandad", "granddad",
+    "grandpa", "nan", "nana", "nanna", "gran", "nonna", "nonno", "oma", "opa", "abuela",
+    "abuelo", "abuelita", "abuelito", "tía", "tia", "tío", "tio", "tante", "onkel", "tata",
+    "great-aunt", "great-uncle", "grandmother", "grandfather",
 }  # fmt: skip
 # Family words name a person on their own, capitalised or not ("ask nan", "Mum's birthday").
 _FAMILY = {
     "mum", "mom", "mam", "dad", "nan", "nana", "nanna", "gran", "granny", "grandma",
-    "grandad", "granddad", "grandpa", "grandmother", "grandfather",
+    "grandad", "granddad", "grandpa", "grandmother", "grandfather", "oma", "opa", "abuela",
+    "abuelo", "nonna", "nonno",
 }  # fmt: skip
 # Months that are also first names: a person when possessive ("April's birthday") or met.
 _MONTH_NAMES = {"April", "May", "June", "August"}
@@ -112,7 +118,9 @@ _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 # A capitalised word after these is a place or a firm ("in Berlin", "at Google", "the Peak").
 # Not "a": Spanish and Portuguese say "a Lucía" for "to Lucía".
-_PLACE_WORDS = {"in", "at", "the", "near", "via", "around", "across"}
+_PLACE_WORDS = {
+    "in", "at", "the", "near", "via", "around", "across", "through", "nach", "en",
+}  # fmt: skip
 # After "from", a place ("back from Porto") unless something came from someone ("an idea
 # from Kenji"); after "to", a person ("send it to Sofia") unless someone goes there.
 _FROM_A_PERSON = {
@@ -145,39 +153,354 @@ _AFTER_A_SUBJECT = {
 # Where a sentence ends, so that the next word is its first.
 _SENTENCE_END = re.compile(r"[.!?;:\n]\s*$")
 _MAX_NAME_WORDS = 3
+# Lowercase weekdays, months and their short forms: times, never names.
+_TIME_WORDS = {
+    *_WEEKDAYS, *_MONTHS, *(d for days in _WEEKDAYS_ELSEWHERE for d in days),
+    "mon", "tue", "tues", "wed", "weds", "thu", "thur", "thurs", "fri", "sat", "sun",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "today", "tomorrow", "tmrw", "tmw", "tonight", "the",
+}  # fmt: skip
+_LOWER_NOT_NAMES = (
+    _TIME_WORDS | {w.lower() for w in _NOT_NAMES} | {w.lower() for w in _NATIONALITIES}
+)
+
+
+# Words that are no one's name when written in lowercase: what a lowercase word in a person's
+# place (before "says", after "ask", before "'s") usually is instead: pronouns, articles,
+# prepositions, helpers, times, roles and the plain nouns of errands and work.
+_COMMON = {
+    "i", "me", "my", "mine", "you", "your", "he", "him", "his", "she", "her", "hers", "we",
+    "us", "our", "they", "them", "their", "it", "its", "one", "someone", "somebody",
+    "anyone", "anybody", "everyone", "everybody", "nobody", "noone", "people", "ppl", "guys",
+    "all", "both", "each", "who", "whom", "whose", "what", "which", "that", "this", "these",
+    "those", "there", "here", "where", "when", "why", "how", "a", "an", "the", "some", "any",
+    "no", "not", "every", "other", "another", "such", "same", "own", "to", "of", "for", "on",
+    "in", "at", "by", "with", "w", "from", "into", "onto", "about", "re", "over", "under",
+    "up", "down", "out", "off", "round", "around", "through", "till", "til", "until",
+    "before", "after", "since", "during", "between", "against", "via", "per", "and", "or",
+    "but", "so", "then", "than", "if", "as", "because", "cos", "though", "tho", "also",
+    "too", "just", "still", "again", "now", "soon", "later", "first", "last", "next",
+    "back", "asap", "maybe", "probably", "really", "very", "much", "more", "most", "less",
+    "only", "even", "ever", "never", "always", "already", "yet", "once", "twice", "yes",
+    "ok", "okay", "lol", "pls", "please", "thanks", "thx", "be", "is", "am", "are", "was",
+    "were", "been", "being", "do", "does", "did", "done", "have", "has", "had", "can",
+    "could", "will", "would", "shall", "should", "may", "might", "must", "need", "needs",
+    "get", "got", "go", "going", "want", "let", "lets", "make", "take", "put", "see", "say", "said",
+    "today", "tomorrow", "tmrw", "tmw", "tonight", "yesterday", "morning", "afternoon",
+    "evening", "night", "week", "wk", "wks", "weekend", "wkend", "month", "year", "day",
+    "days", "time", "mon", "tue", "tues", "wed", "weds", "thu", "thur", "thurs", "fri",
+    "sat", "sun", "team", "boss", "client", "clients", "customer", "customers", "builder",
+    "builders", "plumber", "tiler", "electrician", "sparky", "doctor", "dr", "dentist", "gp",
+    "physio", "nurse", "vet", "council", "bank", "landlord", "neighbour", "neighbours",
+    "neighbor", "manager", "support", "hr", "finance", "legal", "agency", "agencies",
+    "recruiter", "mechanic", "garage", "driver", "drivers", "depot", "depots", "office",
+    "school", "teacher", "kids", "kid", "baby", "wife", "husband", "partner", "gf", "bf",
+    "fiancé", "fiance", "sister", "brother", "son", "daughter", "family", "friend",
+    "friends", "mate", "mates", "staff", "devs", "dev", "design", "ops", "sales",
+    "marketing", "product", "insurance", "pharmacy", "surgery", "hospital", "shop", "store",
+    "app", "site", "website", "thing", "things", "stuff", "note", "notes", "idea", "ideas",
+    "plan", "plans", "list", "todo", "reminder", "meeting", "call", "email", "text",
+    "message", "work", "home", "house", "car", "bike", "trip", "party", "cake", "card",
+    "gift", "present", "quote", "invoice", "deposit", "bill", "bills", "tax", "rent",
+    "tiles", "sync", "build", "release", "launch", "review", "retro", "standup", "demo",
+    "test", "tests", "testing", "scope", "budget", "deadline", "update", "fix", "bug",
+    "decision", "blocker", "cutover", "live", "everything", "nothing",
+    "something", "anything", "whoever", "yours", "ours", "theirs", "self", "myself",
+    "el", "la", "los", "las", "lo", "un", "una", "de", "del", "y", "que", "con", "para",
+    "por", "su", "sus", "mi", "mis", "tu", "der", "die", "das", "den", "dem", "des", "ein",
+    "eine", "und", "mit", "für", "bis", "im", "ist", "es", "er", "sie", "wir", "ich",
+    "le", "les", "et", "est", "il", "elle", "sis", "bro", "hello", "hi", "hey", "whatever",
+    "engineer", "guard", "architect", "surveyor", "lawyer", "solicitor", "accountant",
+    "cleaner", "nanny", "childminder", "delivery", "parcel", "package", "phone",
+}  # fmt: skip
+# A lowercase word is a person after these ("ask priya", "Slack ravi the link")...
+_CONTACT_VERBS = {
+    "ask", "tell", "call", "ring", "phone", "text", "email", "message", "msg", "thank",
+    "remind", "meet", "invite", "slack", "ping", "chase", "congratulate", "cc", "dm",
+    "whatsapp", "facetime", "hug", "visit", "congrats", "let",
+}  # fmt: skip
+# ... after Spanish ones and their personal "a" ("llamar a pilar") ...
+_CONTACT_VERBS_A = {
+    "llamar", "llama", "llamo", "escribir", "escribirle", "ver", "visitar", "preguntar",
+    "preguntarle", "avisar", "felicitar", "invitar", "decirle", "dile",
+}  # fmt: skip
+# ... or, at the start of a clause, before these: "ravi says", "gary can start", "hana to
+# send the invites", "jürgen schickt die strings". Verbs of people: said, wanted, owned, had.
+_SUBJECT_VERBS = {
+    "says", "said", "wants", "wanted", "needs", "needed", "has", "had", "have", "is", "isn't",
+    "isnt", "was", "wasn't", "wasnt", "are", "were", "can", "cant", "can't", "could",
+    "couldnt", "couldn't", "will", "wont", "won't", "would", "should", "might", "must",
+    "thinks", "reckons", "owns", "booked", "books", "found", "agreed", "agrees",
+    "confirmed", "confirms", "signed", "sent", "sends", "got", "gets", "joins", "joined",
+    "accepted", "accepts", "withdrew", "left", "leaves", "came", "comes", "coming", "goes",
+    "went", "asked", "asks", "told", "tells", "called", "calls", "rang", "texted", "emailed",
+    "messaged", "mentioned", "suggested", "suggests", "offered", "offers", "likes", "liked",
+    "loves", "loved", "hates", "hated", "prefers", "knows", "knew", "does", "did", "didn't",
+    "didnt", "doesn't", "doesnt", "dont", "don't", "owes", "starts", "starting", "finished",
+    "fixed", "merged", "reran", "resubmitting", "covering", "cried", "checks", "running",
+    "going", "sagt", "hat", "schickt", "ist", "kommt", "meint", "dice", "dijo", "está", "es",
+    "quiere", "tiene", "viene", "dit", "veut",
+}  # fmt: skip
+_SINGULAR_VERBS = {
+    v for v in _SUBJECT_VERBS if v.endswith("s") and v not in {"was", "has", "is"}
+} | {"was", "has", "is", "isn't", "isnt", "wasn't", "wasnt", "doesn't", "doesnt"}
+_CONJUNCTIONS = {"and", "y", "und", "et", "e"}
+# A lowercase word after "w"/"with" is a person when the phrase ends there ("lunch w olu -",
+# "check in w dani on thurs"), not when a noun follows ("w bad wifi").
+_ENDS_A_PHRASE = {
+    "and", "about", "re", "tmrw", "tmw", "today", "tomorrow", "tonight", "later", "soon",
+    "first", "again", "y", "und", "too", "asap", "tho", "lol", "ok", "cuando",
+}  # fmt: skip
+_BEFORE_A_TIME = {"on", "at", "this", "next", "before", "after", "by", "from", "tues", "thurs"}
+# Before these, "'s" is no name's ("the builder's quote", "his back's gone").
+_DETERMINERS = {
+    "the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "this", "that",
+    "these", "those", "every", "each", "no", "some", "any", "whose", "one", "next", "last",
+    "el", "la", "los", "las", "un", "una", "der", "die", "das", "den", "dem", "des", "ein",
+    "eine", "le", "les",
+}  # fmt: skip
+# Capitalised words that make a phrase a place, a firm or a thing ("App Store", "Red Lion",
+# "Topps Tiles", "Offline mode"), not a person.
+_THINGS = {
+    "app", "apps", "store", "shop", "tiles", "lion", "arms", "inn", "pub", "bar", "cafe",
+    "café", "restaurant", "kitchen", "street", "st", "road", "rd", "lane", "avenue", "ave",
+    "square", "park", "house", "hall", "centre", "center", "library", "hospital", "school",
+    "college", "university", "uni", "church", "station", "airport", "bank", "building",
+    "tower", "bridge", "depot", "office", "gym", "club", "studio", "market", "mall", "hotel",
+    "team", "teams", "group", "ltd", "inc", "plc", "co", "sons", "partners", "logistics",
+    "freight", "offline", "online", "mode", "maps", "cloud", "pro", "day", "night", "week",
+    "weekend", "mobile", "web", "sprint", "version", "planning",
+}  # fmt: skip
+# Capitalised words after these are things in German or Spanish ("die Hamburger
+# Rechnungen", "el Prado"); English articles are in _PLACE_WORDS.
+_ARTICLES = {
+    "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "el", "los", "las",
+    "la", "le", "les", "un", "una", "our", "my", "your", "their", "his", "her",
+}  # fmt: skip
+# Where a clause breaks, so the word after it starts a new one.
+_CLAUSE_BREAK = re.compile(r"[.!?;:,()\[\]\n+/&\u2013\u2014-]|[^\w\s'\u2019]")
+_CLAUSE_WORDS = {
+    "and", "but", "then", "so", "also", "ok", "y", "und", "pero", "aber", "before", "after",
+    "when", "until", "till", "til", "unless", "while", "once", "since", "because", "cos",
+}  # fmt: skip
 
 
 def people_in(text: str) -> list[str]:
-    """The people a capture names, as written, each once: full names kept whole ("Pedro
-    Alves"), titles dropped, possessives read ("April's" -> "April")."""
+    """The people a capture names, as a person would list them, each once: full names kept
+    whole ("Pedro Alves"), kinship words with the name ("Granny Maeve"), titles dropped,
+    possessives read ("April's" -> "April"), lowercase names capitalised where the sentence
+    says a person stands there ("ravi says", "ask priya", "dani's car")."""
     words = list(_WORD.finditer(text))
-    names: list[str] = []
+    spans: dict[int, tuple[int, str]] = {}
+    last_end = -1
     i = 0
     while i < len(words):
-        length = _name_at(text, words, i)
+        length, name = _person_at(text, words, i, last_end)
         if length:
-            parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
-            name = parts[0].title() if parts[0].lower() in _FAMILY else " ".join(parts)
-            if name not in names:
-                names.append(name)
+            spans[i] = (length, name)
+            last_end = i + length
             i += length
         else:
             i += 1
+    # A word read as a name in one place is that name wherever else it is written.
+    covered = {j for i, (length, _) in spans.items() for j in range(i, i + length)}
+    known = {n.lower(): n for _, n in spans.values() if " " not in n and n.lower() not in _FAMILY}
+    for j, match in enumerate(words):
+        word = _POSSESSIVE.sub("", match.group(0))
+        if j not in covered and word.lower() in known and word.lower() not in _COMMON:
+            spans[j] = (1, known[word.lower()])
+    names: list[str] = []
+    for i in sorted(spans):
+        name = spans[i][1]
+        if name not in names:
+            names.append(name)
     return names
 
 
+def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> tuple[int, str]:
+    """How many words starting at `words[i]` make one person's name (0: none), and the name."""
+    raw = words[i].group(0)
+    word = _POSSESSIVE.sub("", raw)
+    low = word.lower()
+    if low in _KIN and raw == word and i + 1 < len(words) and _gap(text, words, i) == " ":
+        following = _POSSESSIVE.sub("", words[i + 1].group(0))
+        last = i + 2 == len(words) and following == words[i + 1].group(0)
+        if _is_name(following) or (_plain_name(following, words, i + 1) and not last):
+            return 2, f"{_capitalised(word)} {_capitalised(following)}"
+    if low in _FAMILY or (low in _FAMILY_PLURALS and raw == word):
+        return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
+    if word[:1].isupper():
+        length = _name_at(text, words, i)
+        parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
+        return length, " ".join(parts)
+    if _lowercase_name_at(text, words, i, last_end):
+        return 1, _capitalised(word)
+    return 0, ""
+
+
+# "pitch it to marguerite?", "send the variation to gary + pay": what is handed to someone.
+_GIVEN = {
+    "it", "them", "this", "that", "these", "those", "him", "her", "over", "back", "across",
+    "one", "something", "everything", "variation", "invite", "invites", "link", "card",
+    "form", "note", "email", "message", "details", "photos", "photo", "keys", "key",
+}  # fmt: skip
+# Before a contact verb that is a verb ("i need to ring gary"), not a noun ("phone charger").
+_BEFORE_A_VERB = {
+    "to", "and", "then", "pls", "please", "also", "i", "we", "can", "could", "should",
+    "must", "will", "gotta", "remember", "need", "dont", "don't", "forget", "or", "just",
+}  # fmt: skip
+_OBJECTS = {"me", "him", "her", "us", "them", "you", "it", "be", "do"}
+_FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
+
+
+def _capitalised(word: str) -> str:
+    return word[:1].upper() + word[1:]
+
+
+def _gap(text: str, words: list[re.Match[str]], i: int) -> str:
+    """The text between `words[i]` and the next word ("" after the last)."""
+    return text[words[i].end() : words[i + 1].start()] if i + 1 < len(words) else ""
+
+
+def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
+    """Could this lowercase word be a name at all: a word of letters that is none of the
+    common words, times or verbs ("granny maeve", not "granny says")."""
+    low = word.lower()
+    return (
+        len(word) > 1
+        and word.isalpha()
+        and word == low
+        and low not in _COMMON
+        and low not in _FAMILY
+        and low not in _KIN
+        and low not in _SUBJECT_VERBS
+        and low not in _AFTER_A_SUBJECT
+        and low not in _CONTACT_VERBS
+        and low not in _LOWER_NOT_NAMES
+        and not (len(low) > 4 and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly")))
+    )
+
+
+def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
+    raw = words[i].group(0)
+    word = _POSSESSIVE.sub("", raw)
+    if not _plain_name(word, words, i):
+        return False
+    previous = words[i - 1].group(0).lower() if i else ""
+    before_previous = words[i - 2].group(0).lower() if i > 1 else ""
+    spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
+    if word != raw:  # "dani's car", not "the builder's quote"
+        return previous not in _DETERMINERS or not spaced_before
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    after_gap = _gap(text, words, i)
+    # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".
+    if (
+        spaced_before
+        and previous in _CONTACT_VERBS
+        and (_starts_clause(text, words, i - 1) or before_previous in _BEFORE_A_VERB)
+        and (not following or re.search(r"[^\w\s]", after_gap) or following in _COMMON)
+    ):
+        return True
+    if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
+        return True
+    if spaced_before and previous in {"w", "with", "con"} and _ends_a_phrase(text, words, i):
+        return True
+    # "send marguerite the numbers", "get gary to book": the one it is sent to, or asked.
+    if spaced_before and previous == "send" and following in _DETERMINERS:
+        return True
+    if spaced_before and previous == "get" and following == "to":
+        return True
+    # "send it to gary + pay ...", "pitch it to marguerite?", "for olu, she needs it".
+    if (
+        spaced_before
+        and before_previous not in _TO_A_PLACE
+        and (
+            (previous == "to" and before_previous in _GIVEN and re.search(r"[^\w\s]", after_gap))
+            or (previous == "for" and after_gap.strip() == ",")
+        )
+    ):
+        return True
+    # "ravi + kwame", "bex and wen", "elena, tobi and kemi": one of a list whose first is
+    # a name.
+    gap_before = _gap(text, words, i - 1).strip() if i else ""
+    if last_end == i and gap_before in {"+", "&"}:
+        return True
+    if last_end == i and gap_before == "," and (following in _CONJUNCTIONS or "," in after_gap):
+        return True
+    if last_end == i - 1 and previous in _CONJUNCTIONS and spaced_before:
+        return True
+    return _starts_clause(text, words, i) and _subject_of_a_verb(text, words, i)
+
+
+def _starts_clause(text: str, words: list[re.Match[str]], i: int) -> bool:
+    if i == 0:
+        return True
+    if _CLAUSE_BREAK.search(text[words[i - 1].end() : words[i].start()]):
+        return True
+    return words[i - 1].group(0).lower() in _CLAUSE_WORDS
+
+
+def _subject_of_a_verb(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` followed by a verb a person does ("ravi says", "hana to send", "cormac
+    and shauna are", "ravi on it")?"""
+    j = i + 1
+    if j >= len(words):
+        return False
+    # "X and Y are", "X + Y on call": look past the partner.
+    if _gap(text, words, i).strip() in {"+", "&"} and j + 1 < len(words):
+        j += 1
+    elif words[j].group(0).lower() in _CONJUNCTIONS and j + 1 < len(words):
+        if words[j + 1].group(0).lower() in {"me", "i"}:  # "jürgen and me on the call"
+            return True
+        j += 2
+    elif _gap(text, words, i).strip() == "," and j + 2 < len(words):
+        # "elena, tobi and kemi for the role": a list of names at a clause's start.
+        partner, conjunction, last = (w.group(0) for w in words[j : j + 3])
+        return (
+            conjunction.lower() in _CONJUNCTIONS
+            and _plain_name(partner, words, j)
+            and _plain_name(last, words, j + 2)
+        )
+    if j >= len(words):
+        return False
+    following = words[j].group(0).lower()
+    after = words[j + 1].group(0).lower() if j + 1 < len(words) else ""
+    word = words[i].group(0).lower()
+    if following in _SUBJECT_VERBS:
+        # "meetings had", "clocks are": a plural noun, not a name ("jonas says").
+        return j > i + 1 or not word.endswith("s") or following in _SINGULAR_VERBS
+    if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
+        return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
+    return following == "on" and after in {"it", "call", "leave", "holiday"}
+
+
+def _ends_a_phrase(text: str, words: list[re.Match[str]], i: int) -> bool:
+    if i + 1 >= len(words) or re.search(r"[^\w\s]", _gap(text, words, i)):
+        return True
+    following = words[i + 1].group(0).lower()
+    if following in _ENDS_A_PHRASE:
+        return True
+    after = words[i + 2].group(0).lower() if i + 2 < len(words) else ""
+    return following in _BEFORE_A_TIME and (after in _TIME_WORDS or after[:1].isdigit())
+
+
 def _name_at(text: str, words: list[re.Match[str]], i: int) -> int:
-    """How many words starting at `words[i]` make one person's name (0: none)."""
+    """How many capitalised words starting at `words[i]` make one person's name (0: none)."""
     raw = words[i].group(0)
     word = _POSSESSIVE.sub("", raw)
     possessive = word != raw
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
-    if word.lower() in _FAMILY:
-        return 1
     if word in _MONTH_NAMES:
         return 1 if possessive or previous == "with" else 0
-    if not _is_name(word) or previous in _PLACE_WORDS:
+    if not _is_name(word) or previous in _PLACE_WORDS or previous in _ARTICLES:
+        return 0
+    if (  # "die Hamburger Rechnungen": the rest of a thing's capitalised words
+        i > 1
+        and words[i - 1].group(0)[:1].isupper()
+        and _gap(text, words, i - 1) == " "
+        and before_previous in _PLACE_WORDS | _ARTICLES
+    ):
         return 0
     if previous == "from" and before_previous not in _FROM_A_PERSON:
         return 0
@@ -194,12 +517,31 @@ def _name_at(text: str, words: list[re.Match[str]], i: int) -> int:
     ):
         possessive = bool(_POSSESSIVE.search(words[i + length].group(0)))
         length += 1
+    # "App Store", "Red Lion", "Topps Tiles": a place, a firm or a thing.
+    if any(_POSSESSIVE.sub("", w.group(0)).lower() in _THINGS for w in words[i : i + length]):
+        return 0
+    next_word = words[i + length].group(0) if i + length < len(words) else ""
+    if (
+        length == 1
+        and not possessive
+        and next_word.lower().removesuffix("s") in _THINGS
+        and next_word.lower() not in _AFTER_A_SUBJECT | _SUBJECT_VERBS
+        and _gap(text, words, i) == " "
+    ):
+        return 0  # "Kestrel app", "Octopus app"
     starts_sentence = i == 0 or bool(_SENTENCE_END.search(text[: words[i].start()]))
     if starts_sentence and length == 1 and not possessive:
         following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
         gap = text[words[i].end() : words[i + 1].start()] if i + 1 < len(words) else ""
         # "Kwame, Ana and ..." or "Ravi is": a person; "Lunch w/ Fatima": the capture's noun.
-        if following not in _AFTER_A_SUBJECT and "," not in gap and "&" not in gap:
+        if (
+            following not in _AFTER_A_SUBJECT
+            and following not in _SUBJECT_VERBS
+            and following not in _CONJUNCTIONS
+            and "," not in gap
+            and "&" not in gap
+            and "+" not in gap
+        ):
             return 0
     return length
 
@@ -212,6 +554,7 @@ def _is_name(word: str) -> bool:
         and word not in _NOT_NAMES
         and word not in _TITLES
         and word not in _NATIONALITIES
+        and word.lower() not in _KIN - _FAMILY
     )
 
 
@@ -245,7 +588,7 @@ _DAY_AFTER_TOMORROW = re.compile(
 )
 # "mañana" and "morgen" are also the morning ("por la mañana", "heute Morgen", "'s morgens").
 _TOMORROW = re.compile(
-    r"\b(?:tomorrow|demain|amanhã|domani|jutro|imorgon|i morgon)\b"
+    r"\b(?:tomorrow|tmrw|tmw|tomoz|2moro|demain|amanhã|domani|jutro|imorgon|i morgon)\b"
     r"|(?<!la )(?<!esta )\bmañana\b"
     r"|(?<!heute )(?<!guten )(?<!am )(?<!jeden )(?<!goeden )(?<!deze )\bmorgen\b"
 )
@@ -257,34 +600,163 @@ _PT_DAY = re.compile(rf"\b{_PT_BEFORE_A_DAY}\s+(?P<day>{'|'.join(_PT_ORDINAL_DAY
 
 
 def due_date_in(text: str, today: date) -> date | None:
-    """The date a capture names, resolved to its next occurrence on or after `today`. Vague
-    times ("next week", "in February", "before winter") give none: the user can set one."""
+    """The day a capture names ahead of it, resolved to its next occurrence on or after
+    `today`. Only what points forward counts: past days ("last friday", "the letter came
+    today", "saw it on 2 oct" said later in October), recurring days ("every fri", "on thurs
+    evenings") and vague times ("next week", "in February") give none. Of two days, a
+    deadline ("by tmrw", "before the 20th") wins."""
     lowered = text.lower()
-    if match := _ISO.search(lowered):
-        return _valid(int(match["year"]), int(match["month"]), int(match["day"]))
-    if match := _DAY_MONTH.search(lowered) or _MONTH_DAY.search(lowered):
-        return _next_day_of_year(today, _month_number(match["month"]), int(match["day"]))
-    if match := _END_OF_A_MONTH.search(lowered):
+    found: list[tuple[bool, date]] = []  # (a deadline, the day), in the order of the kinds
+
+    def add(match: re.Match[str], day: date | None) -> None:
+        if day is not None:
+            found.append((_is_deadline(lowered, match.start()), day))
+
+    for match in _ISO.finditer(lowered):
+        day = _valid(int(match["year"]), int(match["month"]), int(match["day"]))
+        add(match, day if day is not None and day >= today else None)
+    dated: list[range] = []  # where a full date stands, so its day is not read again
+    for pattern in (_DAY_MONTH, _MONTH_DAY):
+        for match in pattern.finditer(lowered):
+            dated.append(range(match.start(), match.end()))
+            add(match, _ahead_in_year(today, _month_number(match["month"]), int(match["day"])))
+    for match in _END_OF_A_MONTH.finditer(lowered):
         month = _month_number(match["month"])
         year = today.year if month >= today.month else today.year + 1
-        return date(year, month, calendar.monthrange(year, month)[1])
-    # A day of the month; "her 70th" is an age, and the search goes on.
-    if (match := _ORDINAL.search(lowered)) and 1 <= int(match["day"]) <= 31:
-        return _next_day_of_month(today, int(match["day"]))
-    if _END_OF_MONTH.search(lowered):
-        return today.replace(day=calendar.monthrange(today.year, today.month)[1])
-    if _DAY_AFTER_TOMORROW.search(lowered):
-        return today + timedelta(days=2)
-    if _TODAY.search(lowered):
-        return today
-    if _TOMORROW.search(lowered):
-        return today + timedelta(days=1)
-    for i, named in enumerate(_WEEKDAY_NAMED):
-        if named.search(lowered):
-            return _next_weekday(today, i)
-    if match := _PT_DAY.search(lowered):
-        return _next_weekday(today, _PT_ORDINAL_DAYS[match["day"]])
-    return None
+        add(match, date(year, month, calendar.monthrange(year, month)[1]))
+    # A day of the month ("the 9th", "sat 24th"); not an age ("her 70th"), a place ("came
+    # 3rd in the comp") or a part ("the 2nd stage invoice").
+    for match in _ORDINAL.finditer(lowered):
+        if any(match.start("day") in span for span in dated):
+            continue
+        if 1 <= int(match["day"]) <= 31 and _ordinal_is_a_day(lowered, match):
+            add(match, _next_day_of_month(today, int(match["day"])))
+    for match in _END_OF_MONTH.finditer(lowered):
+        add(match, today.replace(day=calendar.monthrange(today.year, today.month)[1]))
+    for match in _DAY_AFTER_TOMORROW.finditer(lowered):
+        add(match, today + timedelta(days=2))
+    for match in _TODAY.finditer(lowered):
+        if not _reports_the_past(lowered, match):  # "the letter came today": no date
+            add(match, today)
+    for match in _TOMORROW.finditer(lowered):
+        add(match, today + timedelta(days=1))
+    weekdays = [
+        (match, i) for i, named in enumerate(_WEEKDAY_NAMED) for match in named.finditer(lowered)
+    ]
+    weekdays += [
+        (match, _SHORT_WEEKDAYS[match["day"]])
+        for match in _SHORT_WEEKDAY.finditer(lowered)
+        if _short_weekday_is_a_day(lowered, match)
+    ]
+    for match, weekday in sorted(weekdays, key=lambda pair: pair[0].start()):
+        if _is_past_or_recurring(lowered, match):
+            continue
+        if match.start() == 0 and weekday == today.weekday():
+            add(match, today)  # "Sunday jobs: ..." written on a Sunday
+        else:
+            add(match, _next_weekday(today, weekday))
+    for match in _PT_DAY.finditer(lowered):
+        add(match, _next_weekday(today, _PT_ORDINAL_DAYS[match["day"]]))
+    deadlines = [day for deadline, day in found if deadline]
+    if deadlines:
+        return deadlines[0]
+    return found[0][1] if found else None
+
+
+_SHORT_WEEKDAYS = {
+    "mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3,
+    "fri": 4, "sat": 5, "sun": 6,
+}  # fmt: skip
+_SHORT_WEEKDAY = re.compile(rf"\b(?P<day>{'|'.join(_SHORT_WEEKDAYS)})\b\.?")
+# "sat", "sun" and "wed" are also words: a day only where a day is said.
+_SHORT_AND_A_WORD = {"sat", "sun", "wed"}
+_BEFORE_A_DAY = {
+    "by", "on", "till", "til", "until", "before", "from", "this", "next", "for", "due",
+    "thru", "through", "w/c", "it", "and", "or",
+}  # fmt: skip
+_TIME_OF_DAY = re.compile(
+    r"\s*(?:\d|morning|afternoon|evening|night|am\b|pm\b|lunch|first thing|eve\b)"
+)
+# Before a day: it has passed, it recurs, or it is one of several ("which sat works").
+_NOT_AHEAD = {"last", "every", "since", "which", "each", "most", "other", "past", "previous"}
+_RECURRING_AFTER = re.compile(r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b")
+_DEADLINE = re.compile(
+    r"(?:\bby|\bbefore|\btill|\btil|\buntil|\bdue|\bantes del?|\bbis|\bvor|\bavant)"
+    r"(?:\s+(?:the|this|next|el|la|am|on|zum|le))?\s*$"
+)
+_PAST_TENSE = re.compile(
+    r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|"
+    r"\w{2,}(?<!e)ed)\b"
+)
+_CLAUSE_EDGE = re.compile(r"[.,;:!?\n\u2013\u2014\u2600-\u27bf\U0001f000-\U0001faff]| - ")
+# What may follow a day of the month: a time, a connective or the clause's end.
+_AFTER_A_DAY = {
+    "of", "at", "for", "and", "or", "to", "then", "so", "please", "morning", "afternoon",
+    "evening", "night", "am", "pm", "lunch", "latest", "deadline", "noon", "is",
+    "from", "till", "until", "w", "with", "if", "but", "when", "-",
+}  # fmt: skip
+
+
+def _is_deadline(lowered: str, start: int) -> bool:
+    return bool(_DEADLINE.search(lowered[max(0, start - 16) : start]))
+
+
+def _words_before(lowered: str, start: int) -> list[str]:
+    return re.findall(r"[\w/]+", lowered[max(0, start - 30) : start])
+
+
+def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
+    rest = lowered[match.end() :]
+    following = re.match(r"\s*([^\W\d_]+)", rest)
+    if following is None:
+        return True  # the end, punctuation or a time ("the 22nd, she's", "13th 2pm")
+    gap = rest[: following.start(1)]
+    return (
+        bool(re.search(r"[^\s]", gap))
+        or following[1] in _AFTER_A_DAY
+        or (following[1] in _TIME_WORDS)
+    )
+
+
+def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
+    if match["day"] not in _SHORT_AND_A_WORD:
+        return True
+    before = _words_before(lowered, match.start())
+    if before and before[-1] in _BEFORE_A_DAY:
+        return True
+    rest = lowered[match.end() :]
+    return bool(_TIME_OF_DAY.match(rest)) or not re.match(r"\s*[^\W\d_]", rest)
+
+
+def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
+    before = _words_before(lowered, match.start())
+    if before and before[-1] in _NOT_AHEAD:
+        return True
+    return bool(_RECURRING_AFTER.match(lowered[match.end() :]))
+
+
+def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
+    """Is "today" said of something done ("the letter came today", "he rang twice today",
+    "the comp today was brutal")?"""
+    edges = [m.end() for m in _CLAUSE_EDGE.finditer(lowered[: match.start()])]
+    start = edges[-1] if edges else 0
+    end_match = _CLAUSE_EDGE.search(lowered, match.end())
+    end = end_match.start() if end_match else len(lowered)
+    return bool(_PAST_TENSE.search(lowered[start:end]))
+
+
+def _ahead_in_year(today: date, month: int, day: int) -> date | None:
+    """A day of the year ahead of `today`: this year's if still to come; none if it passed in
+    the last three months ("saw it on 2 oct" said on the 27th); else next year's."""
+    this_year = _valid(today.year, month, day)
+    if this_year is None or this_year >= today:
+        return this_year
+    if (today - this_year).days <= _RECENTLY_PASSED_DAYS:
+        return None
+    return _valid(today.year + 1, month, day)
+
+
+_RECENTLY_PASSED_DAYS = 92
 
 
 def _next_weekday(today: date, weekday: int) -> date:
@@ -304,13 +776,6 @@ def _valid(year: int, month: int, day: int) -> date | None:
         return date(year, month, day)
     except ValueError:
         return None  # "31 February": no date rather than a guess
-
-
-def _next_day_of_year(today: date, month: int, day: int) -> date | None:
-    this_year = _valid(today.year, month, day)
-    if this_year is None or this_year >= today:
-        return this_year
-    return _valid(today.year + 1, month, day)
 
 
 def _next_day_of_month(today: date, day: int) -> date | None:

@@ -21,6 +21,8 @@ LABELLED = Path(__file__).parents[1] / "data" / "labelled_captures.jsonl"
 EXAMPLES = Path(__file__).parents[2] / "shared" / "adapters" / "classifier" / "examples.json"
 EVAL_SET = Path(__file__).parents[2] / "bench" / "data" / "eval_captures.jsonl"
 # Vague captures written apart from the vague examples, to check that group against.
+MONTH_DEV = Path(__file__).parents[2] / "bench" / "data" / "month_dev_captures.jsonl"
+MONTH_FROZEN = Path(__file__).parents[2] / "bench" / "data" / "month_frozen_captures.jsonl"
 VAGUE_SET = Path(__file__).parents[2] / "bench" / "data" / "dev3_captures.jsonl"
 LABELS = [*(b.value for b in Bucket), "misunderstood"]
 
@@ -119,6 +121,40 @@ def test_examples_hold_no_capture_of_the_frozen_evaluation_set() -> None:
     assert not [t for texts in examples.values() for t in texts if t.strip().lower() in frozen]
 
 
+def test_examples_hold_no_capture_of_the_month_sets() -> None:
+    # Issue 40's month of captures: the frozen one is never tuned on, and the tuning one is
+    # measured on, so neither is copied into the examples.
+    month = {
+        json.loads(line)["text"].strip().lower()
+        for path in (MONTH_FROZEN, MONTH_DEV)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+    examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    assert len(month) >= 300
+    assert not [t for texts in examples.values() for t in texts if t.strip().lower() in month]
+
+
+@pytest.mark.parametrize(
+    ("text", "bucket"),
+    [
+        # Issue 40: a person named in a project update or an errand is a link, not a reason
+        # for People; what is about the person still is People. (Written for this test: in
+        # neither the examples nor the month sets.)
+        ("finch rollout slips to the 9th - omari's api work needs another week", Bucket.PROJECTS),
+        ("patio job: dara can start laying slabs tues once the sand is delivered", Bucket.PROJECTS),
+        ("book a table at the crown for bea's leaving drinks, fri 7pm", Bucket.ADMIN),
+        ("collect nan's glasses from the optician before sat", Bucket.ADMIN),
+        ("omari's wife had twins!! send a card", Bucket.PEOPLE),
+        ("dara hates coriander and is allergic to nuts", Bucket.PEOPLE),
+    ],
+)
+async def test_a_named_person_is_a_link_not_a_bucket(
+    classifier: MiniLMClassifier, text: str, bucket: Bucket
+) -> None:
+    assert (await classifier.classify(text)).bucket == bucket
+
+
 async def test_accuracy_on_held_out_labelled_captures(classifier: MiniLMClassifier) -> None:
     rows = _labelled()
     results: list[Classification] = [await classifier.classify(r["text"]) for r in rows]
@@ -194,10 +230,18 @@ async def test_two_words_that_say_what_to_do_are_still_filed(
 
 
 async def test_call_sarah_is_confidently_people(classifier: MiniLMClassifier) -> None:
-    result = await classifier.classify("Call Sarah about the budget review")
+    result = await classifier.classify("Call Sarah, she sounded low on sunday")
     assert result.bucket is Bucket.PEOPLE
     assert result.confidence >= 0.6
     assert result.question is None
+
+
+async def test_a_call_about_a_project_is_not_sure_people(classifier: MiniLMClassifier) -> None:
+    # Issue 40: the budget review, not Sarah, may be the point; before, this was sure People.
+    result = await classifier.classify("Call Sarah about the budget review")
+    assert result.bucket in (Bucket.PEOPLE, Bucket.PROJECTS)
+    if result.confidence < 0.6:
+        assert "People" in (result.question or "") and "Projects" in (result.question or "")
 
 
 @pytest.mark.parametrize(

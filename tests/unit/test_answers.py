@@ -132,3 +132,30 @@ def test_a_title_is_made_of_the_persons_words(words: str, title: str) -> None:
 )
 def test_confidence_in_words_follows_the_thresholds(confidence: float, words: str) -> None:
     assert confidence_words(confidence) == words
+
+
+@pytest.mark.parametrize(
+    ("answer", "bucket", "rest"),
+    [
+        # Issue 40: an answer that weighs two buckets keeps the one it does not reject ...
+        (
+            "admin not people: book the function room, fri 13th",
+            A,
+            "book the function room, fri 13th",
+        ),
+        ("not people, projects - the fix lands before launch", PR, "the fix lands before launch"),
+        ("an idea, not a project yet - no meetings on fridays", ID, "no meetings on fridays"),
+        ("admin, definitely not projects: renew the permit", A, "renew the permit"),
+        (
+            "projects more than people: she takes over the handover",
+            PR,
+            "she takes over the handover",
+        ),
+        # ... the one it stresses, or the first it names.
+        ("ideas or projects, ideas really - a wall one day", ID, "a wall one day"),
+        ("people I think, maybe projects - he got promoted", P, "he got promoted"),
+        ("admin not people", A, ""),
+    ],
+)
+def test_an_answer_weighing_two_buckets_keeps_one(answer: str, bucket: Bucket, rest: str) -> None:
+    assert read_answer(answer) == Reading(bucket, rest)

@@ -1,0 +1,87 @@
+"""Issue 40: the filing rules read people and due dates from real, hurried captures: names in
+lowercase where the sentence says a person stands, kinship words kept with the name, things
+that are no one, and only days that lie ahead."""
+
+from datetime import date
+
+import pytest
+
+from shared.domain.details import due_date_in, people_in
+
+# Thursday 12 March 2026.
+THURSDAY = date(2026, 3, 12)
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # A sentence's first word before a verb a person does.
+        ("Mei got the promotion, send flowers", ["Mei"]),
+        ("Wei joins the platform team from monday", ["Wei"]),
+        # Lowercase names where the structure says a person.
+        ("lark go-live moved to the 3rd — priya's data model needs another sprint", ["Priya"]),
+        ("ask priya about the schema", ["Priya"]),
+        ("infra: tomas says the cluster upgrade slips a week", ["Tomas"]),
+        ("migration: ines to write the runbook by fri", ["Ines"]),
+        ("lunch w femi - he's moving to Leeds", ["Femi"]),
+        ("rota: femi and ade are on call this wkend", ["Femi", "Ade"]),
+        ("demo went fine, noor + priya on it now", ["Noor", "Priya"]),
+        ("text kofi the address", ["Kofi"]),
+        ("buy a new phone charger", []),
+        ("what if park benches had phone chargers", []),
+        ("what if meetings had a price tag", []),
+        ("send it to joao + book the room", ["Joao"]),
+        ("llamar a rocío mañana", ["Rocío"]),
+        # Written once with a capital, once without: the same person.
+        ("Lena's plan: ask lena about the budget", ["Lena"]),
+        # Kinship words stay with the name, capitalised or not.
+        ("Grandma Rose turns 90 in may", ["Grandma Rose"]),
+        ("ring the crown about the back room for grandad len's party", ["Grandad Len"]),
+        ("oma hilde wants photos of the kids", ["Oma Hilde"]),
+        ("Femi says his mum is better", ["Femi", "Mum"]),  # family words count (contract)
+        ("mums knee op went ok", ["Mum"]),
+        # Things, places and firms that are written with capitals.
+        ("the App Store review is back, resubmit", []),
+        ("release: Offline mode ships to both depots", []),
+        ("tiles from Topps Tiles, order by weds", []),
+        ("die Hamburger Rechnungen sind durch", []),
+        # Common words in a person's place are no one.
+        ("the builder's quote came in, ring the bank", []),
+        ("back to the drawing board on the pitch", []),
+        ("with tiles on the risers, could do that at ours", []),
+    ],
+)
+def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        # Forward-pointing days, in the way people write them in a hurry.
+        ("lark go-live moved to the 3rd", date(2026, 4, 3)),
+        ("book the back room for the party, sat 21st", date(2026, 3, 21)),
+        ("retro next thurs", date(2026, 3, 19)),
+        ("send the deck by weds", date(2026, 3, 18)),
+        ("bins out sat", date(2026, 3, 14)),
+        ("pick up the cake tmrw 11am", date(2026, 3, 13)),
+        # A deadline wins over another day in the capture.
+        ("plumber in today, needs the valve decided by tmrw", date(2026, 3, 13)),
+        # Days that lie behind, recur or are several: no date.
+        ("they billed us twice last friday", None),
+        ("the reminder letter arrived today, pay it", None),
+        ("he rang twice today", None),
+        ("the comp today was brutal", None),
+        ("saw a staircase in Porto on 14 Feb, could do that at home", None),
+        ("pottery on thurs evenings?", None),
+        ("bins every fri now", None),
+        ("ask them which sat works", None),
+        # Ordinals that are no day of the month.
+        ("Tomas came 3rd in the comp", None),
+        ("pay the 2nd stage invoice", None),
+        # A day said at the start on that very day is that day ("Thursday jobs: ...").
+        ("Thursday jobs: descale the kettle", THURSDAY),
+    ],
+)
+def test_due_dates_only_point_forward(text: str, due: date | None) -> None:
+    assert due_date_in(text, THURSDAY) == due
