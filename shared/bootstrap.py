@@ -1,16 +1,18 @@
-"""The composition root: the production adapters, chosen by the settings and built once per
-process. Only entrypoints (and the local tools) import it; services get `Adapters` passed in."""
+"""The composition root: the production adapters, built from the settings once per process and
+handed to the entrypoints, which pass them to the services. Only entrypoints (and the local
+tools) import it; no adapter and no service reads a setting itself."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
 from shared.adapters import clients, warm_up
 from shared.adapters.digest_store import CosmosDigestLog, CosmosPreferences
 from shared.adapters.filed_items import CosmosFiledItems
+from shared.adapters.health import HealthReport, check_health
 from shared.adapters.openai_client import model_configured, openai_client
 from shared.adapters.push_subscriptions import CosmosPushSubscriptions
 from shared.adapters.queues import StorageQueues
@@ -21,7 +23,7 @@ from shared.adapters.voice_blobs import BlobVoiceNotes
 from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import Adapters, Classifier, DigestAdapters, PushAdapters, Transcriber
-from shared.settings import get_settings
+from shared.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from openai.types import CompletionUsage
@@ -29,58 +31,114 @@ if TYPE_CHECKING:
     from shared.adapters.classifier.openai_chat import OpenAIClassifier
 
 
+class Root:
+    """The process's adapters, each bundle built from `settings` on its first use (a push
+    route builds no classifier) and kept until `close`. Add a component as one more property
+    (or one more field of a bundle) built here."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @cached_property
+    def adapters(self) -> Adapters:
+        s = self.settings
+        policy = s.policy()
+        database, timeout_s = clients.cosmos_database(), s.storage_timeout_s
+        return Adapters(
+            repo=CosmosCaptureRepository(database, timeout_s=timeout_s),
+            classifier=build_classifier(s),
+            queues=StorageQueues(outcome_delay_s=policy.push_delay_s, timeout_s=timeout_s),
+            voice=BlobVoiceNotes(clients.blob_service, timeout_s=timeout_s),
+            transcriber=build_transcriber(s),
+            filed=CosmosFiledItems(database, timeout_s=timeout_s),
+            search=CosmosCaptureSearch(database, full_text=s.cosmos_full_text, timeout_s=timeout_s),
+            policy=policy,
+        )
+
+    @cached_property
+    def push(self) -> PushAdapters:
+        """Web Push, for the push routes, the push worker and the digest."""
+        s = self.settings
+        return PushAdapters(
+            subscriptions=CosmosPushSubscriptions(
+                clients.cosmos_database(), timeout_s=s.storage_timeout_s
+            ),
+            sender=self._web_push_sender,
+            push_services=s.push_services,
+        )
+
+    @cached_property
+    def digest(self) -> DigestAdapters:
+        """The digest's stores, its queue and the review's model (none: the rules' summary)."""
+        s = self.settings
+        database, timeout_s = clients.cosmos_database(), s.storage_timeout_s
+        return DigestAdapters(
+            preferences=CosmosPreferences(database, timeout_s=timeout_s),
+            digests=CosmosDigestLog(database, timeout_s=timeout_s),
+            queue=StorageQueues(timeout_s=timeout_s),
+            summarizer=(
+                OpenAIReviewSummarizer(openai_client(), s.chat_model)
+                if model_configured()
+                else None
+            ),
+        )
+
+    @cached_property
+    def _web_push_sender(self) -> WebPushSender:
+        s = self.settings
+        private = s.vapid_private_key.get_secret_value() if s.vapid_private_key else None
+        return WebPushSender(s.vapid_public_key, private, s.vapid_subject, s.push_services)
+
+    async def health(self) -> HealthReport:
+        """The dependencies checked now, with the offline models' warm-up (which this starts)."""
+        return await check_health(self.settings.health_timeout_s, self._warm_models())
+
+    def _warm_models(self) -> dict[str, ModelCheck]:
+        """Start warming the offline models (once per process) and say how far they have got.
+        With a model server there is nothing to load, so nothing is built or imported for it:
+        a health probe stays as cheap as it was."""
+        if model_configured():
+            return {}
+        try:
+            built = self.adapters
+        except RuntimeError as exc:  # no model server and no offline models: a missing setting
+            return {"models": ModelCheck(status="down", seconds=0, error=type(exc).__name__)}
+        warm_up.start({"classifier": built.classifier, "transcriber": built.transcriber})
+        return warm_up.checks()
+
+    async def close(self) -> None:
+        """Close what the root itself opened (the process's SDK clients: `reset`)."""
+        if "_web_push_sender" in vars(self):
+            await self._web_push_sender.close()
+
+
 @cache
+def root() -> Root:
+    """The process's one root, from the settings, built on first use."""
+    return Root(get_settings())
+
+
 def adapters() -> Adapters:
-    policy = get_settings().policy()
-    return Adapters(
-        repo=CosmosCaptureRepository(clients.cosmos_database()),
-        classifier=build_classifier(),
-        queues=StorageQueues(outcome_delay_s=policy.push_delay_s),
-        voice=BlobVoiceNotes(clients.blob_service),
-        transcriber=build_transcriber(),
-        filed=CosmosFiledItems(clients.cosmos_database()),
-        search=CosmosCaptureSearch(
-            clients.cosmos_database(), full_text=get_settings().cosmos_full_text
-        ),
-        policy=policy,
-    )
+    """The process's `Adapters` (for the local tools and the tests: entrypoints are handed the
+    root)."""
+    return root().adapters
 
 
-@cache
-def push_adapters() -> PushAdapters:
-    """Web Push, for the push routes and the push worker only (Adapters stays as it is)."""
-    return PushAdapters(
-        subscriptions=CosmosPushSubscriptions(clients.cosmos_database()),
-        sender=web_push_sender(),
-        push_services=get_settings().push_services,
-    )
+async def reset() -> None:
+    """Forget the root and close the SDK clients (shutdown, and between test setups): the next
+    use builds them again."""
+    if root.cache_info().currsize:
+        await root().close()
+    root.cache_clear()
+    if openai_client.cache_info().currsize:
+        await openai_client().close()  # its connection pool, like the SDK clients below
+    openai_client.cache_clear()
+    await clients.close_clients()
 
 
-@cache
-def digest_adapters() -> DigestAdapters:
-    """The digest's stores, its queue and the review's model (none: the rules' summary)."""
-    return DigestAdapters(
-        preferences=CosmosPreferences(clients.cosmos_database()),
-        digests=CosmosDigestLog(clients.cosmos_database()),
-        queue=StorageQueues(),
-        summarizer=(
-            OpenAIReviewSummarizer(openai_client(), get_settings().chat_model)
-            if model_configured()
-            else None
-        ),
-    )
-
-
-@cache
-def web_push_sender() -> WebPushSender:
-    s = get_settings()
-    private = s.vapid_private_key.get_secret_value() if s.vapid_private_key else None
-    return WebPushSender(s.vapid_public_key, private, s.vapid_subject, s.push_services)
-
-
-def build_classifier() -> Classifier:
+def build_classifier(settings: Settings) -> Classifier:
     if model_configured():
-        return openai_classifier()
+        return openai_classifier(settings)
     with _offline_model():
         from shared.adapters.classifier.minilm import MiniLMClassifier
 
@@ -88,13 +146,14 @@ def build_classifier() -> Classifier:
 
 
 def openai_classifier(
+    settings: Settings | None = None,
     on_usage: Callable[[CompletionUsage], None] | None = None,
 ) -> OpenAIClassifier:
     """The configured model server's classifier; `on_usage` hears each call's token counts
     (the benchmark's cost figures)."""
     from shared.adapters.classifier.openai_chat import OpenAIClassifier
 
-    s = get_settings()
+    s = settings or get_settings()
     return OpenAIClassifier(
         openai_client(),
         s.chat_model,
@@ -103,29 +162,15 @@ def openai_classifier(
     )
 
 
-def build_transcriber() -> Transcriber:
+def build_transcriber(settings: Settings) -> Transcriber:
     if model_configured():
         from shared.adapters.transcriber.openai_audio import OpenAITranscriber
 
-        return OpenAITranscriber(openai_client(), get_settings().transcribe_model)
+        return OpenAITranscriber(openai_client(), settings.transcribe_model)
     with _offline_model():
         from shared.adapters.transcriber.whisper_local import LocalWhisperTranscriber
 
     return LocalWhisperTranscriber()
-
-
-def warm_models() -> dict[str, ModelCheck]:
-    """Start warming the offline models (once per process) and say how far they have got.
-    With a model server there is nothing to load, so nothing is built or imported for it:
-    a health probe stays as cheap as it was."""
-    if model_configured():
-        return {}
-    try:
-        built = adapters()
-    except RuntimeError as exc:  # no model server and no offline models: a missing setting
-        return {"models": ModelCheck(status="down", seconds=0, error=type(exc).__name__)}
-    warm_up.start({"classifier": built.classifier, "transcriber": built.transcriber})
-    return warm_up.checks()
 
 
 @contextmanager
@@ -139,17 +184,3 @@ def _offline_model() -> Iterator[None]:
             "no model server is configured: set AZURE_OPENAI_ENDPOINT (or OPENAI_BASE_URL); "
             "the offline models are for local use (requirements-local.txt)"
         ) from exc
-
-
-async def reset() -> None:
-    """Close the SDK clients and forget the adapters (shutdown, and between test setups)."""
-    adapters.cache_clear()
-    if openai_client.cache_info().currsize:
-        await openai_client().close()  # its connection pool, like the SDK clients below
-    openai_client.cache_clear()
-    push_adapters.cache_clear()
-    digest_adapters.cache_clear()
-    if web_push_sender.cache_info().currsize:
-        await web_push_sender().close()
-    web_push_sender.cache_clear()
-    await clients.close_clients()

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from shared.adapters import clients
 from shared.adapters.warm_up import ModelCheck
-from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER, get_settings
+from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER
 
 
 class Check(BaseModel):
@@ -52,10 +52,9 @@ CHECKS: dict[str, Callable[[], Awaitable[None]]] = {
 }
 
 
-async def check_health(models: dict[str, ModelCheck] | None = None) -> HealthReport:
-    """The dependencies, checked now, with the models' warm-up as `models` reports it. Down
-    beats warming: waiting would not help."""
-    limit_s = get_settings().health_timeout_s
+async def check_health(limit_s: float, models: dict[str, ModelCheck] | None = None) -> HealthReport:
+    """The dependencies, each checked now within `limit_s` (HEALTH_TIMEOUT_S), with the models'
+    warm-up as `models` reports it. Down beats warming: waiting would not help."""
     names = list(CHECKS)
     results = await asyncio.gather(*(_run(CHECKS[n], limit_s) for n in names))
     checks = dict(zip(names, results, strict=True))

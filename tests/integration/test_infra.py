@@ -695,7 +695,7 @@ def test_without_a_model_setting_the_package_says_what_is_missing(
     get_settings.cache_clear()
     try:
         with pytest.raises(RuntimeError, match="set AZURE_OPENAI_ENDPOINT"):
-            getattr(bootstrap, build)()
+            getattr(bootstrap, build)(get_settings())
     finally:
         get_settings.cache_clear()
 
