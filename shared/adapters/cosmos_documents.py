@@ -45,6 +45,21 @@ class CosmosStore:
             except CosmosResourceNotFoundError:
                 return None
 
+    async def _add(self, container: str, doc: dict, user_id: str) -> tuple[dict, bool]:
+        """Create `doc`, or find the one stored under its id (a retry, a duplicate delivery):
+        the stored document, and whether this call created it. One removed in between is
+        created once more."""
+        from azure.cosmos.exceptions import CosmosResourceExistsError
+
+        async with self._translated():
+            try:
+                return await self._container(container).create_item(doc), True
+            except CosmosResourceExistsError:
+                existing = await self._read(container, user_id, doc["id"])
+                if existing is not None:
+                    return existing, False
+                return await self._container(container).create_item(doc), True
+
     async def _delete(self, container: str, user_id: str, doc_id: str) -> None:
         from azure.cosmos.exceptions import CosmosResourceNotFoundError
 

@@ -67,17 +67,8 @@ class CosmosDigestLog(CosmosStore):
         return DigestRecord.model_validate(doc) if doc else None
 
     async def add(self, record: DigestRecord) -> tuple[DigestRecord, bool]:
-        from azure.cosmos.exceptions import CosmosResourceExistsError
-
-        async with self._translated():
-            try:
-                saved = await self._container(DIGESTS).create_item(record.to_json())
-                return DigestRecord.model_validate(saved), True
-            except CosmosResourceExistsError:
-                doc = await self._container(DIGESTS).read_item(
-                    record.id, partition_key=record.user_id
-                )
-        return DigestRecord.model_validate(doc), False
+        saved, created = await self._add(DIGESTS, record.to_json(), record.user_id)
+        return DigestRecord.model_validate(saved), created
 
     async def save(self, record: DigestRecord) -> DigestRecord:
         return DigestRecord.model_validate(

@@ -18,23 +18,9 @@ log = logging.getLogger(__name__)
 
 class CosmosPushSubscriptions(CosmosStore):
     async def add(self, subscription: PushSubscription) -> tuple[PushSubscription, bool]:
-        from azure.cosmos.exceptions import CosmosResourceExistsError
-
-        async with self._translated():
-            try:
-                saved = await self._container(PUSH_SUBSCRIPTIONS).create_item(
-                    subscription.to_json()
-                )
-                return PushSubscription.model_validate(saved), True
-            except CosmosResourceExistsError:
-                existing = await self.get(subscription.user_id, subscription.id)
-        if existing is None:  # removed in between: try once more
-            async with self._translated():
-                saved = await self._container(PUSH_SUBSCRIPTIONS).create_item(
-                    subscription.to_json()
-                )
-            return PushSubscription.model_validate(saved), True
-        return existing, False
+        doc = subscription.to_json()
+        saved, created = await self._add(PUSH_SUBSCRIPTIONS, doc, subscription.user_id)
+        return PushSubscription.model_validate(saved), created
 
     async def get(self, user_id: str, subscription_id: str) -> PushSubscription | None:
         doc = await self._read(PUSH_SUBSCRIPTIONS, user_id, subscription_id)

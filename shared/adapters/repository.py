@@ -21,18 +21,8 @@ log = logging.getLogger(__name__)
 
 class CosmosCaptureRepository(CosmosStore):
     async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
-        from azure.cosmos.exceptions import CosmosResourceExistsError
-
-        async with self._translated():
-            try:
-                saved = await self._container(INBOX).create_item(item.to_json())
-                return InboxItem.model_validate(saved), True
-            except CosmosResourceExistsError:
-                existing = await self.get(item.user_id, item.id)
-                if existing is None:  # deleted in between: try once more
-                    saved = await self._container(INBOX).create_item(item.to_json())
-                    return InboxItem.model_validate(saved), True
-                return existing, False
+        saved, created = await self._add(INBOX, item.to_json(), item.user_id)
+        return InboxItem.model_validate(saved), created
 
     async def get(self, user_id: str, capture_id: str) -> InboxItem | None:
         doc = await self._read(INBOX, user_id, capture_id)
