@@ -9,11 +9,12 @@ from contextlib import contextmanager
 from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
-from shared.adapters import clients, warm_up
+from shared.adapters import warm_up
+from shared.adapters.clients import Clients
 from shared.adapters.digest_store import CosmosDigestLog, CosmosPreferences
 from shared.adapters.filed_items import CosmosFiledItems
 from shared.adapters.health import HealthReport, check_health
-from shared.adapters.openai_client import model_configured, openai_client
+from shared.adapters.openai_client import model_configured
 from shared.adapters.push_subscriptions import CosmosPushSubscriptions
 from shared.adapters.queues import StorageQueues
 from shared.adapters.repository import CosmosCaptureRepository
@@ -33,23 +34,27 @@ if TYPE_CHECKING:
 
 class Root:
     """The process's adapters, each bundle built from `settings` on its first use (a push
-    route builds no classifier) and kept until `close`. Add a component as one more property
-    (or one more field of a bundle) built here."""
+    route builds no classifier) over the process's SDK clients, and kept until `close`. Add a
+    component as one more property (or one more field of a bundle) built here."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self.clients = Clients(settings)
 
     @cached_property
     def adapters(self) -> Adapters:
-        s = self.settings
+        s, clients = self.settings, self.clients
         policy = s.policy()
         database, timeout_s = clients.cosmos_database(), s.storage_timeout_s
         return Adapters(
             repo=CosmosCaptureRepository(database, timeout_s=timeout_s),
-            classifier=build_classifier(s),
-            queues=StorageQueues(outcome_delay_s=policy.push_delay_s, timeout_s=timeout_s),
-            voice=BlobVoiceNotes(clients.blob_service, timeout_s=timeout_s),
-            transcriber=build_transcriber(s),
+            classifier=self.build_classifier(),
+            queues=StorageQueues(
+                clients.queue, outcome_delay_s=policy.push_delay_s, timeout_s=timeout_s
+            ),
+            # The blob SDK loads when a voice note first needs it.
+            voice=BlobVoiceNotes(lambda: clients.blob_service, timeout_s=timeout_s),
+            transcriber=self.build_transcriber(),
             filed=CosmosFiledItems(database, timeout_s=timeout_s),
             search=CosmosCaptureSearch(database, full_text=s.cosmos_full_text, timeout_s=timeout_s),
             policy=policy,
@@ -61,7 +66,7 @@ class Root:
         s = self.settings
         return PushAdapters(
             subscriptions=CosmosPushSubscriptions(
-                clients.cosmos_database(), timeout_s=s.storage_timeout_s
+                self.clients.cosmos_database(), timeout_s=s.storage_timeout_s
             ),
             sender=self._web_push_sender,
             push_services=s.push_services,
@@ -71,14 +76,14 @@ class Root:
     def digest(self) -> DigestAdapters:
         """The digest's stores, its queue and the review's model (none: the rules' summary)."""
         s = self.settings
-        database, timeout_s = clients.cosmos_database(), s.storage_timeout_s
+        database, timeout_s = self.clients.cosmos_database(), s.storage_timeout_s
         return DigestAdapters(
             preferences=CosmosPreferences(database, timeout_s=timeout_s),
             digests=CosmosDigestLog(database, timeout_s=timeout_s),
-            queue=StorageQueues(timeout_s=timeout_s),
+            queue=StorageQueues(self.clients.queue, timeout_s=timeout_s),
             summarizer=(
-                OpenAIReviewSummarizer(openai_client(), s.chat_model)
-                if model_configured()
+                OpenAIReviewSummarizer(self.clients.openai, s.chat_model)
+                if model_configured(s)
                 else None
             ),
         )
@@ -89,15 +94,49 @@ class Root:
         private = s.vapid_private_key.get_secret_value() if s.vapid_private_key else None
         return WebPushSender(s.vapid_public_key, private, s.vapid_subject, s.push_services)
 
+    def build_classifier(self) -> Classifier:
+        if model_configured(self.settings):
+            return self.openai_classifier()
+        with _offline_model():
+            from shared.adapters.classifier.minilm import MiniLMClassifier
+
+        return MiniLMClassifier()
+
+    def openai_classifier(
+        self, on_usage: Callable[[CompletionUsage], None] | None = None
+    ) -> OpenAIClassifier:
+        """The configured model server's classifier; `on_usage` hears each call's token counts
+        (the benchmark's cost figures)."""
+        from shared.adapters.classifier.openai_chat import OpenAIClassifier
+
+        s = self.settings
+        return OpenAIClassifier(
+            self.clients.openai,
+            s.chat_model,
+            max_completion_tokens=s.model_max_completion_tokens,
+            on_usage=on_usage,
+        )
+
+    def build_transcriber(self) -> Transcriber:
+        if model_configured(self.settings):
+            from shared.adapters.transcriber.openai_audio import OpenAITranscriber
+
+            return OpenAITranscriber(self.clients.openai, self.settings.transcribe_model)
+        with _offline_model():
+            from shared.adapters.transcriber.whisper_local import LocalWhisperTranscriber
+
+        return LocalWhisperTranscriber()
+
     async def health(self) -> HealthReport:
         """The dependencies checked now, with the offline models' warm-up (which this starts)."""
-        return await check_health(self.settings.health_timeout_s, self._warm_models())
+        models = self._warm_models()
+        return await check_health(self.clients, self.settings.health_timeout_s, models)
 
     def _warm_models(self) -> dict[str, ModelCheck]:
         """Start warming the offline models (once per process) and say how far they have got.
         With a model server there is nothing to load, so nothing is built or imported for it:
         a health probe stays as cheap as it was."""
-        if model_configured():
+        if model_configured(self.settings):
             return {}
         try:
             built = self.adapters
@@ -107,9 +146,10 @@ class Root:
         return warm_up.checks()
 
     async def close(self) -> None:
-        """Close what the root itself opened (the process's SDK clients: `reset`)."""
+        """Close the SDK clients (their connection pools) and the push sender."""
         if "_web_push_sender" in vars(self):
             await self._web_push_sender.close()
+        await self.clients.close()
 
 
 @cache
@@ -125,52 +165,11 @@ def adapters() -> Adapters:
 
 
 async def reset() -> None:
-    """Forget the root and close the SDK clients (shutdown, and between test setups): the next
-    use builds them again."""
+    """Close the root's clients and forget it (shutdown, and between test setups): the next use
+    builds a new one from the settings as they are then."""
     if root.cache_info().currsize:
         await root().close()
     root.cache_clear()
-    if openai_client.cache_info().currsize:
-        await openai_client().close()  # its connection pool, like the SDK clients below
-    openai_client.cache_clear()
-    await clients.close_clients()
-
-
-def build_classifier(settings: Settings) -> Classifier:
-    if model_configured():
-        return openai_classifier(settings)
-    with _offline_model():
-        from shared.adapters.classifier.minilm import MiniLMClassifier
-
-    return MiniLMClassifier()
-
-
-def openai_classifier(
-    settings: Settings | None = None,
-    on_usage: Callable[[CompletionUsage], None] | None = None,
-) -> OpenAIClassifier:
-    """The configured model server's classifier; `on_usage` hears each call's token counts
-    (the benchmark's cost figures)."""
-    from shared.adapters.classifier.openai_chat import OpenAIClassifier
-
-    s = settings or get_settings()
-    return OpenAIClassifier(
-        openai_client(),
-        s.chat_model,
-        max_completion_tokens=s.model_max_completion_tokens,
-        on_usage=on_usage,
-    )
-
-
-def build_transcriber(settings: Settings) -> Transcriber:
-    if model_configured():
-        from shared.adapters.transcriber.openai_audio import OpenAITranscriber
-
-        return OpenAITranscriber(openai_client(), settings.transcribe_model)
-    with _offline_model():
-        from shared.adapters.transcriber.whisper_local import LocalWhisperTranscriber
-
-    return LocalWhisperTranscriber()
 
 
 @contextmanager
