@@ -64,8 +64,9 @@ def main(argv: list[str]) -> int:
     captures = [capture for path in sets for capture in load(path)]
     if args.model == "openai":
         from shared.adapters.openai_client import model_configured
+        from shared.settings import get_settings
 
-        if not model_configured():
+        if not model_configured(get_settings()):
             print(
                 "no model server configured: set AZURE_OPENAI_ENDPOINT (with AZURE_OPENAI_API_KEY,"
                 " or a signed-in Azure identity) and AZURE_OPENAI_CHAT_DEPLOYMENT, or"
@@ -127,7 +128,7 @@ def build(model: str, on_usage: Callable[[CompletionUsage], None] | None = None)
         from shared.adapters.classifier.minilm import MiniLMClassifier
 
         return MiniLMClassifier()
-    return bootstrap.openai_classifier(on_usage=on_usage)
+    return bootstrap.root().openai_classifier(on_usage=on_usage)
 
 
 async def judge(
@@ -166,13 +167,9 @@ async def judge(
 
 async def _close_model_client() -> None:
     """The model client belongs to this run's event loop: closed with it."""
-    from shared.adapters.clients import close_clients
-    from shared.adapters.openai_client import openai_client
+    from shared import bootstrap
 
-    if openai_client.cache_info().currsize:
-        await openai_client().close()
-        openai_client.cache_clear()
-    await close_clients()
+    await bootstrap.reset()
 
 
 def prompt_tokens(captures: list[LabelledCapture]) -> dict:

@@ -108,7 +108,7 @@ def run(s: Stack, repeat: int, users: int = USERS, items: int = ITEMS) -> dict:
 async def _compose_one(s: Stack) -> dict:
     """One user with a realistic day (due and overdue items, questions, projects, people,
     yesterday's captures): the digest composed once warm, its requests counted."""
-    from shared.adapters import clients
+    from shared import bootstrap
     from shared.adapters.filed_items import CosmosFiledItems
     from shared.adapters.repository import CosmosCaptureRepository
     from shared.domain.preferences import Preferences
@@ -119,7 +119,7 @@ async def _compose_one(s: Stack) -> dict:
     prefs = Preferences.default(user).replaced_by(
         now, time_zone="Europe/London", digest_at="07:30", **DIGEST_ON
     )
-    database = clients.cosmos_database()
+    database = bootstrap.root().clients.cosmos_database()
     await _seed_user(database, user, prefs, None, items=30)
     repo, filed = CosmosCaptureRepository(database), CosmosFiledItems(database)
     day = prefs.today(now)
@@ -129,7 +129,7 @@ async def _compose_one(s: Stack) -> dict:
     digest = await day_digest(user, day, prefs, repo, filed)
     took_ms = (time.perf_counter() - started) * 1000
     made = since(before, cosmos_requests(s.settings["COSMOS_ENDPOINT"]))
-    await clients.close_clients()
+    await bootstrap.reset()
     return {
         "ms": round(took_ms, 1),
         "requests": made,
@@ -145,10 +145,10 @@ async def _compose_one(s: Stack) -> dict:
 
 
 async def _seed(users: int, push_origin: str, items: int) -> None:
-    from shared.adapters import clients
+    from shared import bootstrap
     from shared.domain.preferences import Preferences
 
-    database = clients.cosmos_database()
+    database = bootstrap.root().clients.cosmos_database()
     now = datetime.now(UTC)
     gate = asyncio.Semaphore(SEED_CONCURRENCY)
 
@@ -163,7 +163,7 @@ async def _seed(users: int, push_origin: str, items: int) -> None:
             await _seed_user(database, user, prefs, f"{push_origin}/push/{user}", items=items)
 
     await asyncio.gather(*(one(n) for n in range(users)))
-    await clients.close_clients()
+    await bootstrap.reset()
 
 
 async def _seed_user(database, user: str, prefs, endpoint: str | None, items: int) -> None:

@@ -157,14 +157,14 @@ def _export(client: httpx.Client) -> dict:
 async def _seed(n: int) -> None:
     """`n` captures of one user, filed in all four buckets over the past year, written through
     the app's own repository and filing code (inbox item and filed item, as filing writes)."""
-    from shared.adapters import clients
+    from shared import bootstrap
     from shared.adapters.repository import CosmosCaptureRepository
     from shared.domain.capture import InboxItem
     from shared.domain.classification import Bucket, Classification
     from shared.domain.documents import utcnow
     from shared.services.filing import filed_item_for
 
-    repo = CosmosCaptureRepository(clients.cosmos_database())
+    repo = CosmosCaptureRepository(bootstrap.root().clients.cosmos_database())
     rng = random.Random(2026)
     now = utcnow()
     gate = asyncio.Semaphore(SEED_CONCURRENCY)
@@ -192,4 +192,4 @@ async def _seed(n: int) -> None:
             await repo.add(settled)
 
     await asyncio.gather(*(one(i) for i in range(n)))
-    await clients.close_clients()
+    await bootstrap.reset()

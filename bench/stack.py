@@ -75,13 +75,7 @@ def stack() -> Iterator[Stack]:
 
 def _provision() -> None:
     from devhost.provision import provision
-    from shared.adapters.clients import close_clients
     from shared.settings import get_settings
 
     get_settings.cache_clear()
-
-    async def run() -> None:
-        await provision()
-        await close_clients()
-
-    asyncio.run(run())
+    asyncio.run(provision())

@@ -9,7 +9,7 @@ from azure.core.exceptions import ResourceExistsError
 from azure.cosmos import PartitionKey
 from azure.storage.blob import CorsRule
 
-from shared.adapters import clients
+from shared.adapters.clients import Clients
 from shared.settings import (
     BUCKET_CONTAINERS,
     CLASSIFY_QUEUE,
@@ -67,17 +67,20 @@ async def provision(cors_origins: Sequence[str] | None = None) -> None:
     Host.CORS, as `func start` reads it), replacing any it had."""
     if cors_origins is None:
         cors_origins = _configured_origins()
-    database = await clients.cosmos_client().create_database_if_not_exists(
-        get_settings().cosmos_database
-    )
-    for name in (INBOX, *BUCKET_CONTAINERS, PUSH_SUBSCRIPTIONS, PREFERENCES, DIGESTS):
-        await database.create_container_if_not_exists(name, PartitionKey(path="/userId"))
-    with contextlib.suppress(ResourceExistsError):
-        await clients.blob_service().create_container(VOICE_CONTAINER)
-    await clients.blob_service().set_service_properties(cors=blob_cors_rules(cors_origins))
-    for queue in QUEUES:
+    settings = get_settings()
+    clients = Clients(settings)  # its own, closed when done: the app opens the app's
+    try:
+        database = await clients.cosmos.create_database_if_not_exists(settings.cosmos_database)
+        for name in (INBOX, *BUCKET_CONTAINERS, PUSH_SUBSCRIPTIONS, PREFERENCES, DIGESTS):
+            await database.create_container_if_not_exists(name, PartitionKey(path="/userId"))
         with contextlib.suppress(ResourceExistsError):
-            await clients.queue_client(queue).create_queue()
+            await clients.blob_service.create_container(VOICE_CONTAINER)
+        await clients.blob_service.set_service_properties(cors=blob_cors_rules(cors_origins))
+        for queue in QUEUES:
+            with contextlib.suppress(ResourceExistsError):
+                await clients.queue(queue).create_queue()
+    finally:
+        await clients.close()
 
 
 def _configured_origins() -> tuple[str, ...]:

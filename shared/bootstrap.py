@@ -1,17 +1,20 @@
-"""The composition root: the production adapters, chosen by the settings and built once per
-process. Only entrypoints (and the local tools) import it; services get `Adapters` passed in."""
+"""The composition root: the production adapters, built from the settings once per process and
+handed to the entrypoints, which pass them to the services. Only entrypoints (and the local
+tools) import it; no adapter and no service reads a setting itself."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
-from shared.adapters import clients, warm_up
+from shared.adapters import warm_up
+from shared.adapters.clients import Clients
 from shared.adapters.digest_store import CosmosDigestLog, CosmosPreferences
 from shared.adapters.filed_items import CosmosFiledItems
-from shared.adapters.openai_client import model_configured, openai_client
+from shared.adapters.health import HealthReport, check_health
+from shared.adapters.openai_client import model_configured
 from shared.adapters.push_subscriptions import CosmosPushSubscriptions
 from shared.adapters.queues import StorageQueues
 from shared.adapters.repository import CosmosCaptureRepository
@@ -21,7 +24,7 @@ from shared.adapters.voice_blobs import BlobVoiceNotes
 from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import Adapters, Classifier, DigestAdapters, PushAdapters, Transcriber
-from shared.settings import get_settings
+from shared.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     from openai.types import CompletionUsage
@@ -29,103 +32,144 @@ if TYPE_CHECKING:
     from shared.adapters.classifier.openai_chat import OpenAIClassifier
 
 
+class Root:
+    """The process's adapters, each bundle built from `settings` on its first use (a push
+    route builds no classifier) over the process's SDK clients, and kept until `close`. Add a
+    component as one more property (or one more field of a bundle) built here."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.clients = Clients(settings)
+
+    @cached_property
+    def adapters(self) -> Adapters:
+        s, clients = self.settings, self.clients
+        policy = s.policy()
+        database, timeout_s = clients.cosmos_database(), s.storage_timeout_s
+        return Adapters(
+            repo=CosmosCaptureRepository(database, timeout_s=timeout_s),
+            classifier=self.build_classifier(),
+            queues=StorageQueues(
+                clients.queue, outcome_delay_s=policy.push_delay_s, timeout_s=timeout_s
+            ),
+            # The blob SDK loads when a voice note first needs it.
+            voice=BlobVoiceNotes(lambda: clients.blob_service, timeout_s=timeout_s),
+            transcriber=self.build_transcriber(),
+            filed=CosmosFiledItems(database, timeout_s=timeout_s),
+            search=CosmosCaptureSearch(database, full_text=s.cosmos_full_text, timeout_s=timeout_s),
+            policy=policy,
+        )
+
+    @cached_property
+    def push(self) -> PushAdapters:
+        """Web Push, for the push routes, the push worker and the digest."""
+        s = self.settings
+        return PushAdapters(
+            subscriptions=CosmosPushSubscriptions(
+                self.clients.cosmos_database(), timeout_s=s.storage_timeout_s
+            ),
+            sender=self._web_push_sender,
+            push_services=s.push_services,
+        )
+
+    @cached_property
+    def digest(self) -> DigestAdapters:
+        """The digest's stores, its queue and the review's model (none: the rules' summary)."""
+        s = self.settings
+        database, timeout_s = self.clients.cosmos_database(), s.storage_timeout_s
+        return DigestAdapters(
+            preferences=CosmosPreferences(database, timeout_s=timeout_s),
+            digests=CosmosDigestLog(database, timeout_s=timeout_s),
+            queue=StorageQueues(self.clients.queue, timeout_s=timeout_s),
+            summarizer=(
+                OpenAIReviewSummarizer(self.clients.openai, s.chat_model)
+                if model_configured(s)
+                else None
+            ),
+        )
+
+    @cached_property
+    def _web_push_sender(self) -> WebPushSender:
+        s = self.settings
+        private = s.vapid_private_key.get_secret_value() if s.vapid_private_key else None
+        return WebPushSender(s.vapid_public_key, private, s.vapid_subject, s.push_services)
+
+    def build_classifier(self) -> Classifier:
+        if model_configured(self.settings):
+            return self.openai_classifier()
+        with _offline_model():
+            from shared.adapters.classifier.minilm import MiniLMClassifier
+
+        return MiniLMClassifier()
+
+    def openai_classifier(
+        self, on_usage: Callable[[CompletionUsage], None] | None = None
+    ) -> OpenAIClassifier:
+        """The configured model server's classifier; `on_usage` hears each call's token counts
+        (the benchmark's cost figures)."""
+        from shared.adapters.classifier.openai_chat import OpenAIClassifier
+
+        s = self.settings
+        return OpenAIClassifier(
+            self.clients.openai,
+            s.chat_model,
+            max_completion_tokens=s.model_max_completion_tokens,
+            on_usage=on_usage,
+        )
+
+    def build_transcriber(self) -> Transcriber:
+        if model_configured(self.settings):
+            from shared.adapters.transcriber.openai_audio import OpenAITranscriber
+
+            return OpenAITranscriber(self.clients.openai, self.settings.transcribe_model)
+        with _offline_model():
+            from shared.adapters.transcriber.whisper_local import LocalWhisperTranscriber
+
+        return LocalWhisperTranscriber()
+
+    async def health(self) -> HealthReport:
+        """The dependencies checked now, with the offline models' warm-up (which this starts)."""
+        models = self._warm_models()
+        return await check_health(self.clients, self.settings.health_timeout_s, models)
+
+    def _warm_models(self) -> dict[str, ModelCheck]:
+        """Start warming the offline models (once per process) and say how far they have got.
+        With a model server there is nothing to load, so nothing is built or imported for it:
+        a health probe stays as cheap as it was."""
+        if model_configured(self.settings):
+            return {}
+        try:
+            built = self.adapters
+        except RuntimeError as exc:  # no model server and no offline models: a missing setting
+            return {"models": ModelCheck(status="down", seconds=0, error=type(exc).__name__)}
+        warm_up.start({"classifier": built.classifier, "transcriber": built.transcriber})
+        return warm_up.checks()
+
+    async def close(self) -> None:
+        """Close the SDK clients (their connection pools) and the push sender."""
+        if "_web_push_sender" in vars(self):
+            await self._web_push_sender.close()
+        await self.clients.close()
+
+
 @cache
+def root() -> Root:
+    """The process's one root, from the settings, built on first use."""
+    return Root(get_settings())
+
+
 def adapters() -> Adapters:
-    policy = get_settings().policy()
-    return Adapters(
-        repo=CosmosCaptureRepository(clients.cosmos_database()),
-        classifier=build_classifier(),
-        queues=StorageQueues(outcome_delay_s=policy.push_delay_s),
-        voice=BlobVoiceNotes(clients.blob_service),
-        transcriber=build_transcriber(),
-        filed=CosmosFiledItems(clients.cosmos_database()),
-        search=CosmosCaptureSearch(
-            clients.cosmos_database(), full_text=get_settings().cosmos_full_text
-        ),
-        policy=policy,
-    )
+    """The process's `Adapters` (for the local tools and the tests: entrypoints are handed the
+    root)."""
+    return root().adapters
 
 
-@cache
-def push_adapters() -> PushAdapters:
-    """Web Push, for the push routes and the push worker only (Adapters stays as it is)."""
-    return PushAdapters(
-        subscriptions=CosmosPushSubscriptions(clients.cosmos_database()),
-        sender=web_push_sender(),
-        push_services=get_settings().push_services,
-    )
-
-
-@cache
-def digest_adapters() -> DigestAdapters:
-    """The digest's stores, its queue and the review's model (none: the rules' summary)."""
-    return DigestAdapters(
-        preferences=CosmosPreferences(clients.cosmos_database()),
-        digests=CosmosDigestLog(clients.cosmos_database()),
-        queue=StorageQueues(),
-        summarizer=(
-            OpenAIReviewSummarizer(openai_client(), get_settings().chat_model)
-            if model_configured()
-            else None
-        ),
-    )
-
-
-@cache
-def web_push_sender() -> WebPushSender:
-    s = get_settings()
-    private = s.vapid_private_key.get_secret_value() if s.vapid_private_key else None
-    return WebPushSender(s.vapid_public_key, private, s.vapid_subject, s.push_services)
-
-
-def build_classifier() -> Classifier:
-    if model_configured():
-        return openai_classifier()
-    with _offline_model():
-        from shared.adapters.classifier.minilm import MiniLMClassifier
-
-    return MiniLMClassifier()
-
-
-def openai_classifier(
-    on_usage: Callable[[CompletionUsage], None] | None = None,
-) -> OpenAIClassifier:
-    """The configured model server's classifier; `on_usage` hears each call's token counts
-    (the benchmark's cost figures)."""
-    from shared.adapters.classifier.openai_chat import OpenAIClassifier
-
-    s = get_settings()
-    return OpenAIClassifier(
-        openai_client(),
-        s.chat_model,
-        max_completion_tokens=s.model_max_completion_tokens,
-        on_usage=on_usage,
-    )
-
-
-def build_transcriber() -> Transcriber:
-    if model_configured():
-        from shared.adapters.transcriber.openai_audio import OpenAITranscriber
-
-        return OpenAITranscriber(openai_client(), get_settings().transcribe_model)
-    with _offline_model():
-        from shared.adapters.transcriber.whisper_local import LocalWhisperTranscriber
-
-    return LocalWhisperTranscriber()
-
-
-def warm_models() -> dict[str, ModelCheck]:
-    """Start warming the offline models (once per process) and say how far they have got.
-    With a model server there is nothing to load, so nothing is built or imported for it:
-    a health probe stays as cheap as it was."""
-    if model_configured():
-        return {}
-    try:
-        built = adapters()
-    except RuntimeError as exc:  # no model server and no offline models: a missing setting
-        return {"models": ModelCheck(status="down", seconds=0, error=type(exc).__name__)}
-    warm_up.start({"classifier": built.classifier, "transcriber": built.transcriber})
-    return warm_up.checks()
+async def reset() -> None:
+    """Close the root's clients and forget it (shutdown, and between test setups): the next use
+    builds a new one from the settings as they are then."""
+    if root.cache_info().currsize:
+        await root().close()
+    root.cache_clear()
 
 
 @contextmanager
@@ -139,17 +183,3 @@ def _offline_model() -> Iterator[None]:
             "no model server is configured: set AZURE_OPENAI_ENDPOINT (or OPENAI_BASE_URL); "
             "the offline models are for local use (requirements-local.txt)"
         ) from exc
-
-
-async def reset() -> None:
-    """Close the SDK clients and forget the adapters (shutdown, and between test setups)."""
-    adapters.cache_clear()
-    if openai_client.cache_info().currsize:
-        await openai_client().close()  # its connection pool, like the SDK clients below
-    openai_client.cache_clear()
-    push_adapters.cache_clear()
-    digest_adapters.cache_clear()
-    if web_push_sender.cache_info().currsize:
-        await web_push_sender().close()
-    web_push_sender.cache_clear()
-    await clients.close_clients()

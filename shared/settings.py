@@ -22,6 +22,8 @@ DIGEST_QUEUE = "digests"
 # The digest timer's NCRONTAB schedule (in UTC): every quarter hour, so a digest comes within
 # 15 minutes of its local time (zones are offset by whole quarter hours: Kathmandu's +05:45).
 DIGEST_SCHEDULE = "0 */15 * * * *"
+# STORAGE_TIMEOUT_S's default, which an adapter built without the settings (a test) also takes.
+STORAGE_TIMEOUT_S = 8.0
 
 
 class Settings(BaseSettings):
@@ -159,7 +161,7 @@ class Settings(BaseSettings):
     # Every call to Cosmos DB or Storage gives up after this long (503, or the queue retries):
     # a hung store must not hang requests.
     storage_timeout_s: float = Field(
-        default=8, gt=0, validation_alias=AliasChoices("STORAGE_TIMEOUT_S")
+        default=STORAGE_TIMEOUT_S, gt=0, validation_alias=AliasChoices("STORAGE_TIMEOUT_S")
     )
     # Events feeds one user may hold open on one instance: each polls the store until its
     # capture settles, so their number is bounded.
@@ -237,7 +239,6 @@ class Settings(BaseSettings):
             max_feeds_per_user=self.max_feeds_per_user,
             events_timeout_s=self.events_timeout_s,
             events_poll_s=self.events_poll_s,
-            push_services=self.push_services,
         )
 
     @property

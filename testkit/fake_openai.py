@@ -287,9 +287,14 @@ class FakeOpenAI(LoopbackServer):
     ):
         """The app's own client (`shared.adapters.openai_client`), pointed at this server: its Azure
         OpenAI route with `azure=True` (no `api_key` means Entra ID), else OpenAI's."""
+        from shared.adapters.clients import Clients
         from shared.adapters.openai_client import build_openai_client
+        from shared.settings import get_settings
 
+        keyless = azure and api_key is None
         return build_openai_client(
+            # As the app's: the managed identity of the settings (AZURE_CLIENT_ID).
+            credential=Clients(get_settings()).credential if keyless else None,
             azure_endpoint=self.azure_endpoint if azure else None,
             api_key=api_key,
             base_url=None if azure else base_url or self.base_url,

@@ -85,10 +85,8 @@ def record_file(tmp_path: Path) -> Path:
 async def provisioned(app_env: dict[str, str]) -> dict[str, str]:
     """The database, containers, queues and blob container the app expects."""
     from devhost.provision import provision
-    from shared.adapters.clients import close_clients
 
     await provision()
-    await close_clients()
     return app_env
 
 

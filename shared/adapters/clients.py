@@ -1,4 +1,6 @@
-"""SDK clients, created lazily on first use and reused across invocations.
+"""The process's SDK clients, opened from the settings on first use and reused across
+invocations; the composition root (shared/bootstrap.py) holds them and hands them to the
+adapters.
 
 Importing this module imports no SDK: cold start pays only for what a function uses.
 """
@@ -6,42 +8,17 @@ Importing this module imports no SDK: cold start pays only for what a function u
 from __future__ import annotations
 
 import os
-from functools import cache
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from shared.settings import get_settings
+from shared.settings import Settings
 
 if TYPE_CHECKING:
+    import openai
     from azure.core.credentials_async import AsyncTokenCredential
     from azure.cosmos.aio import CosmosClient, DatabaseProxy
     from azure.storage.blob.aio import BlobServiceClient
     from azure.storage.queue.aio import QueueClient
-
-
-@cache
-def azure_credential() -> AsyncTokenCredential:
-    """The process's one Entra ID credential: the managed identity in Azure (AZURE_CLIENT_ID
-    picks a user-assigned one), the developer's login locally."""
-    from azure.identity.aio import DefaultAzureCredential
-
-    return DefaultAzureCredential(managed_identity_client_id=get_settings().azure_client_id)
-
-
-@cache
-def cosmos_client() -> CosmosClient:
-    from azure.core.pipeline.transport import AioHttpTransport
-    from azure.cosmos.aio import CosmosClient
-
-    s = get_settings()
-    credential = s.cosmos_key.get_secret_value() if s.cosmos_key else azure_credential()
-    # The SDK's own transport but for the proxy lookup (see _uses_proxy); its timeouts and
-    # certificate checks are passed with each request, so nothing else changes.
-    transport = AioHttpTransport(use_env_settings=_uses_proxy())
-    return CosmosClient(s.cosmos_endpoint, credential=credential, transport=transport)
-
-
-def cosmos_database() -> DatabaseProxy:
-    return cosmos_client().get_database_client(get_settings().cosmos_database)
 
 
 # Storage calls run inside requests a client is waiting on. The SDK's default retry (15 s
@@ -76,65 +53,110 @@ def _storage_options() -> dict[str, Any]:
 _IDENTITY_SETTINGS = "AzureWebJobsStorage__blobServiceUri and __queueServiceUri (or __accountName)"
 
 
-@cache
-def blob_service() -> BlobServiceClient:
-    from azure.storage.blob.aio import BlobServiceClient
+class Clients:
+    """Each SDK client built on first use from `settings`, then kept until `close`."""
 
-    s = get_settings()
-    if s.storage_connection_string:
-        return BlobServiceClient.from_connection_string(
-            s.storage_connection_string.get_secret_value(), **_storage_options()
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._queues: dict[str, QueueClient] = {}
+
+    @cached_property
+    def credential(self) -> AsyncTokenCredential:
+        """The process's one Entra ID credential: the managed identity in Azure (AZURE_CLIENT_ID
+        picks a user-assigned one), the developer's login locally."""
+        from azure.identity.aio import DefaultAzureCredential
+
+        return DefaultAzureCredential(managed_identity_client_id=self._settings.azure_client_id)
+
+    @cached_property
+    def cosmos(self) -> CosmosClient:
+        from azure.core.pipeline.transport import AioHttpTransport
+        from azure.cosmos.aio import CosmosClient
+
+        s = self._settings
+        credential = s.cosmos_key.get_secret_value() if s.cosmos_key else self.credential
+        # The SDK's own transport but for the proxy lookup (see _uses_proxy); its timeouts and
+        # certificate checks are passed with each request, so nothing else changes.
+        transport = AioHttpTransport(use_env_settings=_uses_proxy())
+        return CosmosClient(s.cosmos_endpoint, credential=credential, transport=transport)
+
+    def cosmos_database(self) -> DatabaseProxy:
+        return self.cosmos.get_database_client(self._settings.cosmos_database)
+
+    @cached_property
+    def blob_service(self) -> BlobServiceClient:
+        from azure.storage.blob.aio import BlobServiceClient
+
+        s = self._settings
+        if s.storage_connection_string:
+            return BlobServiceClient.from_connection_string(
+                s.storage_connection_string.get_secret_value(), **_storage_options()
+            )
+        if not s.blob_service_uri:
+            raise RuntimeError(f"set AzureWebJobsStorage or {_IDENTITY_SETTINGS}")
+        options = _storage_options()
+        return BlobServiceClient(s.blob_service_uri, credential=self.credential, **options)
+
+    def queue(self, queue_name: str) -> QueueClient:
+        """One client per queue: the service client does not pass encode policies down."""
+        if queue_name not in self._queues:
+            self._queues[queue_name] = self._make_queue_client(queue_name)
+        return self._queues[queue_name]
+
+    def _make_queue_client(self, queue_name: str) -> QueueClient:
+        from azure.storage.queue import (
+            BinaryBase64DecodePolicy,
+            BinaryBase64EncodePolicy,
         )
-    if not s.blob_service_uri:
-        raise RuntimeError(f"set AzureWebJobsStorage or {_IDENTITY_SETTINGS}")
-    options = _storage_options()
-    return BlobServiceClient(s.blob_service_uri, credential=azure_credential(), **options)
+        from azure.storage.queue.aio import QueueClient
 
+        # The Functions queue trigger expects base64 by default; the SDK sends plain text.
+        policies = {
+            "message_encode_policy": BinaryBase64EncodePolicy(),
+            "message_decode_policy": BinaryBase64DecodePolicy(),
+            **_storage_options(),
+        }
+        s = self._settings
+        if s.storage_connection_string:
+            return QueueClient.from_connection_string(
+                s.storage_connection_string.get_secret_value(), queue_name, **policies
+            )
+        if not s.queue_service_uri:
+            raise RuntimeError(f"set AzureWebJobsStorage or {_IDENTITY_SETTINGS}")
+        return QueueClient(s.queue_service_uri, queue_name, credential=self.credential, **policies)
 
-_queues: dict[str, QueueClient] = {}
+    @cached_property
+    def openai(self) -> openai.AsyncOpenAI:
+        """The one model client (Azure OpenAI or any OpenAI-compatible server): the classifier,
+        the transcriber and the review share its connection pool."""
+        from shared.adapters.openai_client import build_openai_client
 
-
-def queue_client(queue_name: str) -> QueueClient:
-    """One client per queue: the service client does not pass encode policies down."""
-    if queue_name not in _queues:
-        _queues[queue_name] = _make_queue_client(queue_name)
-    return _queues[queue_name]
-
-
-def _make_queue_client(queue_name: str) -> QueueClient:
-    from azure.storage.queue import (
-        BinaryBase64DecodePolicy,
-        BinaryBase64EncodePolicy,
-    )
-    from azure.storage.queue.aio import QueueClient
-
-    # The Functions queue trigger expects base64 by default; the SDK sends plain text.
-    policies = {
-        "message_encode_policy": BinaryBase64EncodePolicy(),
-        "message_decode_policy": BinaryBase64DecodePolicy(),
-        **_storage_options(),
-    }
-    s = get_settings()
-    if s.storage_connection_string:
-        return QueueClient.from_connection_string(
-            s.storage_connection_string.get_secret_value(), queue_name, **policies
+        s = self._settings
+        key = s.azure_openai_api_key if s.azure_openai_endpoint else s.openai_api_key
+        keyless_azure = bool(s.azure_openai_endpoint) and key is None
+        return build_openai_client(
+            azure_endpoint=s.azure_openai_endpoint,
+            api_key=key.get_secret_value() if key else None,
+            base_url=s.openai_base_url,
+            api_version=s.azure_openai_api_version,
+            timeout_s=s.model_timeout_s,
+            max_retries=s.model_max_retries,
+            credential=self.credential if keyless_azure else None,
         )
-    if not s.queue_service_uri:
-        raise RuntimeError(f"set AzureWebJobsStorage or {_IDENTITY_SETTINGS}")
-    return QueueClient(s.queue_service_uri, queue_name, credential=azure_credential(), **policies)
 
-
-async def close_clients() -> None:
-    """Close what was opened (tests and the devhost's shutdown); the next use reopens."""
-    if cosmos_client.cache_info().currsize:
-        await cosmos_client().close()
-    if blob_service.cache_info().currsize:
-        await blob_service().close()
-    for queue in _queues.values():
-        await queue.close()
-    if azure_credential.cache_info().currsize:
-        await azure_credential().close()
-    _queues.clear()
-    cosmos_client.cache_clear()
-    blob_service.cache_clear()
-    azure_credential.cache_clear()
+    async def close(self) -> None:
+        """Close what was opened (shutdown, and between test setups)."""
+        opened = vars(self)
+        if "openai" in opened:
+            await self.openai.close()  # its connection pool, like the SDK clients below
+        if "cosmos" in opened:
+            await self.cosmos.close()
+        if "blob_service" in opened:
+            await self.blob_service.close()
+        for queue in self._queues.values():
+            await queue.close()
+        if "credential" in opened:
+            await self.credential.close()
+        self._queues.clear()
+        for name in ("openai", "cosmos", "blob_service", "credential"):
+            opened.pop(name, None)

@@ -5,69 +5,32 @@ only what both Cosmos DB and the local server take (one ORDER BY path, TOP, ARRA
 from __future__ import annotations
 
 import asyncio
-import functools
 import heapq
 import itertools
 import logging
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from shared.adapters.storage_errors import bounded
+from shared.adapters.cosmos_documents import CosmosStore, Parameters
 from shared.domain.classification import Bucket
-from shared.domain.errors import StaleItem
 from shared.domain.filed import FiledItem, filed_model
 from shared.domain.ports import FiledFilter, Mention
 
-if TYPE_CHECKING:
-    from azure.cosmos.aio import DatabaseProxy
-
 log = logging.getLogger(__name__)
 
-_translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
 # What `every` reads per round trip: a page of documents, never the whole bucket.
 EXPORT_PAGE = 200
 
-Parameters = list[dict[str, object]]
 
-
-class CosmosFiledItems:
-    def __init__(self, database: DatabaseProxy) -> None:
-        self._db = database
-
-    def _container(self, bucket: Bucket):
-        return self._db.get_container_client(bucket.value)
-
+class CosmosFiledItems(CosmosStore):
     async def get(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
-        from azure.cosmos.exceptions import CosmosResourceNotFoundError
-
-        async with _translated():
-            try:
-                doc = await self._container(bucket).read_item(capture_id, partition_key=user_id)
-            except CosmosResourceNotFoundError:
-                return None
-        return filed_model(doc)
+        doc = await self._read(bucket.value, user_id, capture_id)
+        return filed_model(doc) if doc else None
 
     async def replace(self, item: FiledItem) -> FiledItem:
-        from azure.core import MatchConditions
-        from azure.cosmos.exceptions import (
-            CosmosAccessConditionFailedError,
-            CosmosResourceNotFoundError,
-        )
-
-        async with _translated():
-            try:
-                saved = await self._container(item.bucket).replace_item(
-                    item.id,
-                    item.to_json(),
-                    etag=item.etag,
-                    match_condition=MatchConditions.IfNotModified,
-                )
-            except (CosmosAccessConditionFailedError, CosmosResourceNotFoundError) as exc:
-                raise StaleItem(item.id) from exc
-        return filed_model(saved)
+        return filed_model(await self._replace(item.bucket.value, item.to_json(), item.etag))
 
     async def page(
         self, user_id: str, bucket: Bucket, where: FiledFilter, *, after: str | None, limit: int
@@ -80,7 +43,7 @@ class CosmosFiledItems:
             f"SELECT TOP {int(limit)} * FROM c WHERE {' AND '.join(clauses)} "
             "ORDER BY c.listOrder ASC"
         )
-        return list(_readable(await self._query(bucket, user_id, query, parameters)))
+        return list(_readable(await self._query(bucket.value, user_id, query, parameters)))
 
     async def naming(
         self, user_id: str, person_key: str, limit: int, at_or_before: str | None = None
@@ -95,7 +58,7 @@ class CosmosFiledItems:
         )
         # The four containers at once: the answer waits for the slowest, not for their sum.
         found = await asyncio.gather(
-            *(self._query(bucket, user_id, query, parameters) for bucket in Bucket)
+            *(self._query(bucket.value, user_id, query, parameters) for bucket in Bucket)
         )
         # Merged on the stored createdAt (ISO 8601 in UTC, which sorts as the store sorts it),
         # and only the newest `limit` read into models: the rest were never going to be shown.
@@ -111,7 +74,7 @@ class CosmosFiledItems:
         parameters: Parameters = [{"name": "@user", "value": user_id}]
         found: list[Mention] = []
         per_bucket = await asyncio.gather(
-            *(self._query(bucket, user_id, query, parameters) for bucket in Bucket)
+            *(self._query(bucket.value, user_id, query, parameters) for bucket in Bucket)
         )
         for bucket, docs in zip(Bucket, per_bucket, strict=True):
             for doc in docs:
@@ -136,15 +99,6 @@ class CosmosFiledItems:
             if len(page) < EXPORT_PAGE:
                 return
             after = page[-1].list_order
-
-    async def _query(
-        self, bucket: Bucket, user_id: str, query: str, parameters: Parameters
-    ) -> list[dict]:
-        async with _translated():
-            found = self._container(bucket).query_items(
-                query, parameters=parameters, partition_key=user_id
-            )
-            return [doc async for doc in found]
 
 
 def filter_clauses(user_id: str, where: FiledFilter) -> tuple[list[str], Parameters]:

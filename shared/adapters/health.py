@@ -10,9 +10,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from shared.adapters import clients
+from shared.adapters.clients import Clients
 from shared.adapters.warm_up import ModelCheck
-from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER, get_settings
+from shared.settings import CLASSIFY_QUEUE, VOICE_CONTAINER
 
 
 class Check(BaseModel):
@@ -33,42 +33,45 @@ class HealthReport(BaseModel):
         return self.status == "ok"
 
 
-async def _cosmos() -> None:
+async def _cosmos(clients: Clients) -> None:
     await clients.cosmos_database().read()
 
 
-async def _blobs() -> None:
-    await clients.blob_service().get_container_client(VOICE_CONTAINER).get_container_properties()
+async def _blobs(clients: Clients) -> None:
+    await clients.blob_service.get_container_client(VOICE_CONTAINER).get_container_properties()
 
 
-async def _queues() -> None:
-    await clients.queue_client(CLASSIFY_QUEUE).get_queue_properties()
+async def _queues(clients: Clients) -> None:
+    await clients.queue(CLASSIFY_QUEUE).get_queue_properties()
 
 
-CHECKS: dict[str, Callable[[], Awaitable[None]]] = {
+CHECKS: dict[str, Callable[[Clients], Awaitable[None]]] = {
     "cosmos": _cosmos,
     "blobs": _blobs,
     "queues": _queues,
 }
 
 
-async def check_health(models: dict[str, ModelCheck] | None = None) -> HealthReport:
-    """The dependencies, checked now, with the models' warm-up as `models` reports it. Down
-    beats warming: waiting would not help."""
-    limit_s = get_settings().health_timeout_s
+async def check_health(
+    clients: Clients, limit_s: float, models: dict[str, ModelCheck] | None = None
+) -> HealthReport:
+    """The dependencies, each checked now within `limit_s` (HEALTH_TIMEOUT_S), with the models'
+    warm-up as `models` reports it. Down beats warming: waiting would not help."""
     names = list(CHECKS)
-    results = await asyncio.gather(*(_run(CHECKS[n], limit_s) for n in names))
+    results = await asyncio.gather(*(_run(CHECKS[n], clients, limit_s) for n in names))
     checks = dict(zip(names, results, strict=True))
     states = {c.status for c in checks.values()} | {m.status for m in (models or {}).values()}
     status = "unhealthy" if "down" in states else "warming" if "warming" in states else "ok"
     return HealthReport(status=status, checks=checks, models=models or None)
 
 
-async def _run(check: Callable[[], Awaitable[None]], limit_s: float) -> Check:
+async def _run(
+    check: Callable[[Clients], Awaitable[None]], clients: Clients, limit_s: float
+) -> Check:
     started = time.perf_counter()
     try:
         async with asyncio.timeout(limit_s):
-            await check()
+            await check(clients)
         error = None
     except TimeoutError:
         error = "timed out"

@@ -1,37 +1,22 @@
-"""The one OpenAI client of the process: Azure OpenAI or any OpenAI-compatible server, as the
-settings say. The classifier and the transcriber share it (one connection pool)."""
+"""The model client built: Azure OpenAI or any OpenAI-compatible server, as the settings say.
+The process holds one (clients.Clients.openai): the classifier and the transcriber share it."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING
 
-from shared.settings import get_settings
+from shared.settings import Settings
 
 if TYPE_CHECKING:
     import openai
+    from azure.core.credentials_async import AsyncTokenCredential
 
 AZURE_SCOPE = "https://cognitiveservices.azure.com/.default"
 
 
-def model_configured() -> bool:
+def model_configured(settings: Settings) -> bool:
     """True when the settings name a model server; False means the offline models."""
-    s = get_settings()
-    return bool(s.azure_openai_endpoint or s.openai_base_url)
-
-
-@cache
-def openai_client() -> openai.AsyncOpenAI:
-    s = get_settings()
-    key = s.azure_openai_api_key if s.azure_openai_endpoint else s.openai_api_key
-    return build_openai_client(
-        azure_endpoint=s.azure_openai_endpoint,
-        api_key=key.get_secret_value() if key else None,
-        base_url=s.openai_base_url,
-        api_version=s.azure_openai_api_version,
-        timeout_s=s.model_timeout_s,
-        max_retries=s.model_max_retries,
-    )
+    return bool(settings.azure_openai_endpoint or settings.openai_base_url)
 
 
 def build_openai_client(
@@ -42,10 +27,12 @@ def build_openai_client(
     api_version: str,
     timeout_s: float,
     max_retries: int,
+    credential: AsyncTokenCredential | None = None,
 ) -> openai.AsyncOpenAI:
     """Build the async client: Azure OpenAI when `azure_endpoint` is set (API key if given, else
     Entra ID with the process's managed identity), otherwise any OpenAI-compatible server at
-    `base_url`.
+    `base_url`. Without a key, Azure OpenAI is called with `credential`'s tokens (the process's
+    one, shared/adapters/clients.py).
 
     `max_retries` and `timeout_s` are the client's own: it backs off on 408/409/429/5xx and
     connection errors, honouring retry-after(-ms).
@@ -61,14 +48,12 @@ def build_openai_client(
     if azure_endpoint:
         auth: dict[str, object] = {"api_key": api_key} if api_key else {}
         if not api_key:
+            if credential is None:
+                raise ValueError("build_openai_client needs api_key or credential for Azure")
             # Imported here: azure.identity is heavy and only the keyless path needs it.
             from azure.identity.aio import get_bearer_token_provider
 
-            from shared.adapters.clients import azure_credential
-
-            auth["azure_ad_token_provider"] = get_bearer_token_provider(
-                azure_credential(), AZURE_SCOPE
-            )
+            auth["azure_ad_token_provider"] = get_bearer_token_provider(credential, AZURE_SCOPE)
         return openai.AsyncAzureOpenAI(
             azure_endpoint=azure_endpoint,
             api_version=api_version,

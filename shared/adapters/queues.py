@@ -5,20 +5,33 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from shared import tracing
-from shared.adapters import clients
 from shared.adapters.storage_errors import bounded
 from shared.domain.digest import DigestJob
 from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
-from shared.settings import CLASSIFY_QUEUE, DIGEST_QUEUE, OUTCOMES_QUEUE
+from shared.settings import CLASSIFY_QUEUE, DIGEST_QUEUE, OUTCOMES_QUEUE, STORAGE_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from azure.storage.queue.aio import QueueClient
 
 log = logging.getLogger(__name__)
 
 
 class StorageQueues:
-    def __init__(self, outcome_delay_s: float = 0) -> None:
+    def __init__(
+        self,
+        queue: Callable[[str], QueueClient],
+        outcome_delay_s: float = 0,
+        *,
+        timeout_s: float = STORAGE_TIMEOUT_S,
+    ) -> None:
+        # The process's client of each queue, by name (clients.Clients.queue).
+        self._queue = queue
         self.outcome_delay_s = outcome_delay_s
+        self._timeout_s = timeout_s
 
     async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> QueueReceipt:
         with tracing.span(f"send {CLASSIFY_QUEUE}", tracing.SpanKind.PRODUCER):
@@ -48,15 +61,15 @@ class StorageQueues:
         from azure.core.exceptions import ResourceNotFoundError
 
         # Not found: delivered (so its receipt changed) or deleted already.
-        async with bounded("Queue storage"):
+        async with bounded("Queue storage", self._timeout_s):
             with contextlib.suppress(ResourceNotFoundError):
-                await clients.queue_client(receipt.queue).delete_message(
+                await self._queue(receipt.queue).delete_message(
                     receipt.message_id, receipt.pop_receipt
                 )
 
     async def _send(self, queue: str, body: str, delay_s: float = 0) -> QueueReceipt:
-        async with bounded("Queue storage"):
-            sent = await clients.queue_client(queue).send_message(
+        async with bounded("Queue storage", self._timeout_s):
+            sent = await self._queue(queue).send_message(
                 body.encode(), visibility_timeout=math.ceil(delay_s) or None
             )
         return QueueReceipt(queue=queue, message_id=sent.id, pop_receipt=sent.pop_receipt)

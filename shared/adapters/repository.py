@@ -5,73 +5,32 @@ Services see `CaptureRepository` and domain models only; Cosmos and its errors s
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from shared.adapters.storage_errors import bounded
+from shared.adapters.cosmos_documents import CosmosStore
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
-from shared.domain.errors import StaleItem
 from shared.domain.filed import FILED_MODELS, FiledItem
 from shared.settings import INBOX
 
-# 449: Cosmos's "retry with" on conflicting writes. Every call is bounded in time.
 log = logging.getLogger(__name__)
 
-_translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
 
-if TYPE_CHECKING:
-    from azure.cosmos.aio import DatabaseProxy
-
-
-class CosmosCaptureRepository:
-    def __init__(self, database: DatabaseProxy) -> None:
-        self._db = database
-
-    def _container(self, name: str):
-        return self._db.get_container_client(name)
-
+class CosmosCaptureRepository(CosmosStore):
     async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
-        from azure.cosmos.exceptions import CosmosResourceExistsError
-
-        async with _translated():
-            try:
-                saved = await self._container(INBOX).create_item(item.to_json())
-                return InboxItem.model_validate(saved), True
-            except CosmosResourceExistsError:
-                existing = await self.get(item.user_id, item.id)
-                if existing is None:  # deleted in between: try once more
-                    saved = await self._container(INBOX).create_item(item.to_json())
-                    return InboxItem.model_validate(saved), True
-                return existing, False
+        saved, created = await self._add(INBOX, item.to_json(), item.user_id)
+        return InboxItem.model_validate(saved), created
 
     async def get(self, user_id: str, capture_id: str) -> InboxItem | None:
         doc = await self._read(INBOX, user_id, capture_id)
         return InboxItem.model_validate(doc) if doc else None
 
     async def save(self, item: InboxItem) -> InboxItem:
-        from azure.core import MatchConditions
-        from azure.cosmos.exceptions import (
-            CosmosAccessConditionFailedError,
-            CosmosResourceNotFoundError,
-        )
-
-        async with _translated():
-            try:
-                saved = await self._container(INBOX).replace_item(
-                    item.id,
-                    item.to_json(),
-                    etag=item.etag,
-                    match_condition=MatchConditions.IfNotModified if item.etag else None,
-                )
-            except (CosmosAccessConditionFailedError, CosmosResourceNotFoundError) as exc:
-                raise StaleItem(item.id) from exc  # changed, or deleted, since it was read
-        return InboxItem.model_validate(saved)
+        # StaleItem: changed, or deleted, since it was read.
+        return InboxItem.model_validate(await self._replace(INBOX, item.to_json(), item.etag))
 
     async def newest(
         self,
@@ -102,13 +61,7 @@ class CosmosCaptureRepository:
             )
             .by_page()
         )
-        while True:
-            # One page at a time, each within the time limit; the caller's pace is its own.
-            async with _translated():
-                page = await anext(pages, None)
-                docs = [doc async for doc in page] if page is not None else None
-            if docs is None:
-                return
+        async for docs in self._pages(pages):
             for item in _readable(docs):
                 yield item
 
@@ -119,18 +72,13 @@ class CosmosCaptureRepository:
             {"name": "@user", "value": user_id},
             {"name": "@thread", "value": thread_id},
         ]
-        async with _translated():
-            found = self._container(INBOX).query_items(
-                query, parameters=parameters, partition_key=user_id
-            )
-            docs = [doc async for doc in found]
-        return list(_readable(docs))
+        return list(_readable(await self._query(INBOX, user_id, query, parameters)))
 
     async def remove(self, user_id: str, capture_id: str) -> None:
         await self._delete(INBOX, user_id, capture_id)
 
     async def put_filed(self, item: FiledItem) -> None:
-        async with _translated():
+        async with self._translated():
             await self._container(item.bucket.value).upsert_item(item.to_json())
 
     async def get_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
@@ -139,22 +87,6 @@ class CosmosCaptureRepository:
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         await self._delete(bucket.value, user_id, capture_id)
-
-    async def _delete(self, container: str, user_id: str, item_id: str) -> None:
-        from azure.cosmos.exceptions import CosmosResourceNotFoundError
-
-        async with _translated():
-            with contextlib.suppress(CosmosResourceNotFoundError):
-                await self._container(container).delete_item(item_id, partition_key=user_id)
-
-    async def _read(self, container: str, user_id: str, item_id: str) -> dict | None:
-        from azure.cosmos.exceptions import CosmosResourceNotFoundError
-
-        async with _translated():
-            try:
-                return await self._container(container).read_item(item_id, partition_key=user_id)
-            except CosmosResourceNotFoundError:
-                return None
 
 
 def _readable(docs: list[dict]) -> Iterator[InboxItem]:

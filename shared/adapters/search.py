@@ -5,21 +5,21 @@ also runs, newest matches first (the service scores them)."""
 
 from __future__ import annotations
 
-import functools
 import logging
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from shared.adapters.storage_errors import bounded
+from shared.adapters.cosmos_documents import CosmosStore, Parameters
 from shared.domain.capture import InboxItem, Status
 from shared.domain.ports import Found
-from shared.settings import INBOX
+from shared.settings import INBOX, STORAGE_TIMEOUT_S
+
+if TYPE_CHECKING:
+    from azure.cosmos.aio import DatabaseProxy
 
 log = logging.getLogger(__name__)
 
-_translated = functools.partial(bounded, "Cosmos", frozenset({408, 429, 449}))
-
-Parameters = list[dict[str, object]]
 # Without a ranking engine, the newest this many matches are returned for the caller to score.
 LOCAL_CANDIDATES = 100
 
@@ -69,9 +69,11 @@ def contains_query(user_id: str, terms: list[str], limit: int) -> tuple[str, Par
     return query, [*_base(user_id), *parameters]
 
 
-class CosmosCaptureSearch:
-    def __init__(self, database, *, full_text: bool) -> None:
-        self._db = database
+class CosmosCaptureSearch(CosmosStore):
+    def __init__(
+        self, database: DatabaseProxy, *, full_text: bool, timeout_s: float = STORAGE_TIMEOUT_S
+    ) -> None:
+        super().__init__(database, timeout_s=timeout_s)
         self._full_text = full_text
 
     async def search(self, user_id: str, terms: list[str], limit: int) -> Found:
@@ -79,13 +81,8 @@ class CosmosCaptureSearch:
             query, parameters = full_text_query(user_id, terms, limit)
         else:
             query, parameters = contains_query(user_id, terms, max(limit, LOCAL_CANDIDATES))
-        async with _translated():
-            found = self._db.get_container_client(INBOX).query_items(
-                query, parameters=parameters, partition_key=user_id
-            )
-            docs = [doc async for doc in found]
         items = []
-        for doc in docs:
+        for doc in await self._query(INBOX, user_id, query, parameters):
             try:
                 items.append(InboxItem.model_validate(doc))
             except ValidationError:

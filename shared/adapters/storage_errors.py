@@ -7,7 +7,6 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from shared.domain.errors import StorageUnavailable
-from shared.settings import get_settings
 
 
 @contextlib.asynccontextmanager
@@ -31,11 +30,11 @@ async def unavailable_as(
 
 @contextlib.asynccontextmanager
 async def bounded(
-    service: str, transient: frozenset[int] = frozenset({408, 429})
+    service: str,
+    timeout_s: float,
+    transient: frozenset[int] = frozenset({408, 429}),
 ) -> AsyncIterator[None]:
-    """`unavailable_as`, within STORAGE_TIMEOUT_S: a store that hangs is a store that is down."""
-    async with (
-        unavailable_as(service, transient),
-        asyncio.timeout(get_settings().storage_timeout_s),
-    ):
+    """`unavailable_as`, within `timeout_s` (STORAGE_TIMEOUT_S, from the composition root): a
+    store that hangs is a store that is down."""
+    async with unavailable_as(service, transient), asyncio.timeout(timeout_s):
         yield

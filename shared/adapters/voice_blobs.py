@@ -13,7 +13,7 @@ from shared import tracing
 from shared.adapters.storage_errors import bounded, unavailable_as
 from shared.domain.documents import utcnow
 from shared.domain.errors import VoiceNoteTooLarge
-from shared.settings import VOICE_CONTAINER, get_settings
+from shared.settings import STORAGE_TIMEOUT_S, VOICE_CONTAINER
 
 if TYPE_CHECKING:
     from azure.storage.blob import UserDelegationKey
@@ -31,9 +31,12 @@ class BlobVoiceNotes:
     """Signs with the account key when the connection has one (Azurite, connection strings),
     else with a user delegation key obtained through the managed identity."""
 
-    def __init__(self, service: Callable[[], BlobServiceClient]) -> None:
+    def __init__(
+        self, service: Callable[[], BlobServiceClient], *, timeout_s: float = STORAGE_TIMEOUT_S
+    ) -> None:
         # A factory, so that the blob SDK loads only when a voice note needs it.
         self._service_factory = service
+        self._timeout_s = timeout_s
         self._delegation: UserDelegationKey | None = None
         self._delegation_lock = asyncio.Lock()
 
@@ -70,7 +73,7 @@ class BlobVoiceNotes:
         async with unavailable_as("Blob storage"), asyncio.timeout(None) as storage_time:
             # Bounded like every storage call, but by the time storage takes, not the client:
             # the clock runs only while the SDK works (between two chunks, and at the commit).
-            chunks = counter.counted(chunks, storage_time, get_settings().storage_timeout_s)
+            chunks = counter.counted(chunks, storage_time, self._timeout_s)
             with contextlib.suppress(ResourceExistsError):
                 # Unknown length: the SDK stages 4 MiB blocks as they come, then commits them,
                 # so the upload never sits in memory whole. Past the limit nothing is committed.
@@ -88,12 +91,12 @@ class BlobVoiceNotes:
         from azure.core.exceptions import ResourceNotFoundError
 
         blob = self._service.get_blob_client(VOICE_CONTAINER, name)
-        async with bounded("Blob storage"):
+        async with bounded("Blob storage", self._timeout_s):
             with contextlib.suppress(ResourceNotFoundError):
                 await blob.delete_blob(delete_snapshots="include")
 
     async def exists(self, name: str) -> bool:
-        async with bounded("Blob storage"):
+        async with bounded("Blob storage", self._timeout_s):
             return await self._service.get_blob_client(VOICE_CONTAINER, name).exists()
 
     async def _signing_key(self, expires_at: datetime) -> dict[str, Any]:
@@ -106,7 +109,7 @@ class BlobVoiceNotes:
             if key is None or _parse_time(key.signed_expiry) < expires_at + _CLOCK_SKEW:
                 now = utcnow()
                 lifetime = max(_DELEGATION_KEY_LIFETIME, expires_at - now + 2 * _CLOCK_SKEW)
-                async with bounded("Blob storage"):
+                async with bounded("Blob storage", self._timeout_s):
                     key = await self._service.get_user_delegation_key(
                         now - _CLOCK_SKEW, now + min(lifetime, _DELEGATION_KEY_MAX)
                     )

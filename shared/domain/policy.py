@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from shared.domain.push_services import PushServices
-
 
 class Policy(BaseModel):
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True)
 
     # When a write's safety-net check comes due (RECOVERY_DELAY_S).
     recovery_delay_s: float
@@ -23,5 +21,3 @@ class Policy(BaseModel):
     max_feeds_per_user: int
     events_timeout_s: float
     events_poll_s: float
-    # The push services a subscription may name.
-    push_services: PushServices

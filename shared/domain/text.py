@@ -13,8 +13,6 @@ from typing import Any
 
 from pydantic import BaseModel, model_validator
 
-REPLACEMENT = "\ufffd"
-
 
 def valid_text(value: str) -> str:
     """`value` with every lone surrogate replaced by U+FFFD (unchanged when it has none)."""

@@ -9,11 +9,11 @@ from azurefunctions.extensions.http.fastapi import Request, Response
 from shared.agui import narrator
 from shared.agui.events import Conversation
 from shared.agui.input import VoiceInput, base64_chars, parse_capture_input
-from shared.bootstrap import adapters
+from shared.bootstrap import Root
 from shared.domain.errors import Conflict
+from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
 from shared.http.contract import CAPTURE
-from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import parsed, read_body_with_audio
 from shared.http.sse import sse_response
@@ -22,17 +22,13 @@ from shared.services.inbox import get_capture, not_found
 from shared.services.pipeline import capture_text
 from shared.services.resume import ResumeRequest, resume
 from shared.services.voice import upload_voice_note
-from shared.settings import get_settings
-from shared.telemetry import traced
 
 bp = func.Blueprint()
 
 
-@bp.route(route=CAPTURE.route, methods=[CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS)
-@traced
-@http_function
-async def capture(req: Request) -> Response:
-    settings = get_settings()
+@http_route(bp, CAPTURE)
+async def capture(req: Request, root: Root) -> Response:
+    settings = root.settings
     user_id = authenticate(req)
     # Room for a voice note's audio as base64; the rest of any run must fit the text's limit.
     body, audio = await read_body_with_audio(
@@ -40,7 +36,7 @@ async def capture(req: Request) -> Response:
     )
     content_type, key = req.headers.get("content-type"), idempotency_key(req)
     run = await parsed(parse_capture_input, body, content_type, user_id, key, audio)
-    asked, conversation, app = run.asked, run.conversation, adapters()
+    asked, conversation, app = run.asked, run.conversation, root.adapters
     if isinstance(asked, ResumeRequest):
         request = asked
         return sse_response(
@@ -53,17 +49,19 @@ async def capture(req: Request) -> Response:
             )
         )
     if isinstance(asked, VoiceInput):
-        return await _voice_run(asked, user_id, conversation)
+        return await _voice_run(asked, user_id, conversation, root)
     progress = capture_text(asked, app)
     return sse_response(
         narrator.capture_run(asked.thread_id, asked.run_id, progress, conversation, app.repo)
     )
 
 
-async def _voice_run(voice: VoiceInput, user_id: str, conversation: Conversation) -> Response:
+async def _voice_run(
+    voice: VoiceInput, user_id: str, conversation: Conversation, root: Root
+) -> Response:
     """A voice note in one run: its upload (or the note it names), transcribing, classifying,
     the outcome, told from its inbox item as its events feed tells it."""
-    app = adapters()
+    app = root.adapters
     if voice.new is None:
         assert voice.capture_id is not None
         item = await get_capture(user_id, voice.capture_id, app.repo)
@@ -81,7 +79,7 @@ async def _voice_run(voice: VoiceInput, user_id: str, conversation: Conversation
         slot = FeedSlot(user_id, app.policy)
         try:
             item = await upload_voice_note(
-                voice.new, _once(voice.audio), app, get_settings().max_voice_bytes
+                voice.new, _once(voice.audio), app, root.settings.max_voice_bytes
             )
         except BaseException:
             slot.release()

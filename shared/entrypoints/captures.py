@@ -6,8 +6,9 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 from shared.agui import narrator
 from shared.agui.events import speaks_interrupts
 from shared.agui.input import parse_answer
-from shared.bootstrap import adapters
+from shared.bootstrap import Root
 from shared.domain.errors import Conflict, NotStored, StorageUnavailable
+from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
 from shared.http.contract import (
     CAPTURE_EVENTS,
@@ -18,7 +19,6 @@ from shared.http.contract import (
     PICK_BUCKET,
     PLAIN_CAPTURE,
 )
-from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import parse_json, parsed, read_body
 from shared.http.prefer import preferred_wait_s
@@ -36,77 +36,57 @@ from shared.services.feed import open_feed
 from shared.services.follow_up import answer_question, open_follow_up
 from shared.services.inbox import delete_capture, get_capture, list_inbox
 from shared.services.pipeline import capture_text_within
-from shared.settings import get_settings
-from shared.telemetry import traced
 
 bp = func.Blueprint()
 
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-@bp.route(
-    route=GET_CAPTURE.route, methods=[GET_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def capture_item(req: Request) -> Response:
+@http_route(bp, GET_CAPTURE)
+async def capture_item(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
-    item = await get_capture(user_id, req.path_params["id"], adapters().repo)
+    item = await get_capture(user_id, req.path_params["id"], root.adapters.repo)
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
 
-@bp.route(
-    route=DELETE_CAPTURE.route, methods=[DELETE_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def capture_delete(req: Request) -> Response:
+@http_route(bp, DELETE_CAPTURE)
+async def capture_delete(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
-    await delete_capture(user_id, req.path_params["id"], adapters())
+    await delete_capture(user_id, req.path_params["id"], root.adapters)
     return Response(status_code=204)
 
 
-@bp.route(
-    route=CAPTURE_EVENTS.route, methods=[CAPTURE_EVENTS.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def capture_events(req: Request) -> Response:
+@http_route(bp, CAPTURE_EVENTS)
+async def capture_events(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_feed_query(dict(req.query_params))
-    item = await get_capture(user_id, req.path_params["id"], adapters().repo)
+    app = root.adapters
+    item = await get_capture(user_id, req.path_params["id"], app.repo)
     interrupts = speaks_interrupts(query.protocol_version)
-    app = adapters()
     sightings = open_feed(item, app)
     return sse_response(narrator.feed_run(item, sightings, app.repo, interrupts=interrupts))
 
 
-@bp.route(
-    route=PICK_BUCKET.route, methods=[PICK_BUCKET.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def capture_bucket(req: Request) -> Response:
-    settings = get_settings()
+@http_route(bp, PICK_BUCKET)
+async def capture_bucket(req: Request, root: Root) -> Response:
+    settings = root.settings
     user_id = authenticate(req)
     body = await read_body(req, settings.max_body_bytes)
     choice = await parsed(
         parse_json, body, req.headers.get("content-type"), BucketChoice, "{bucket}"
     )
-    item = await pick_bucket(user_id, req.path_params["id"], choice.bucket, adapters())
+    item = await pick_bucket(user_id, req.path_params["id"], choice.bucket, root.adapters)
     return JSONResponse(item.to_json(), headers=NO_STORE)
 
 
-@bp.route(route=FOLLOW_UP.route, methods=[FOLLOW_UP.method], auth_level=func.AuthLevel.ANONYMOUS)
-@traced
-@http_function
-async def capture_follow_up(req: Request) -> Response:
-    settings = get_settings()
+@http_route(bp, FOLLOW_UP)
+async def capture_follow_up(req: Request, root: Root) -> Response:
+    settings = root.settings
     user_id = authenticate(req)
     body = await read_body(req, settings.max_text_body_bytes)
     content_type = req.headers.get("content-type")
     answer, conversation = await parsed(parse_answer, body, content_type, user_id)
-    app = adapters()
+    app = root.adapters
     item = await open_follow_up(req.path_params["id"], answer, app.repo)
     progress = answer_question(item, answer, app)
     # A run like a text capture's, on the capture's own thread.
@@ -115,32 +95,26 @@ async def capture_follow_up(req: Request) -> Response:
     )
 
 
-@bp.route(route=LIST_INBOX.route, methods=[LIST_INBOX.method], auth_level=func.AuthLevel.ANONYMOUS)
-@traced
-@http_function
-async def inbox(req: Request) -> Response:
+@http_route(bp, LIST_INBOX)
+async def inbox(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_inbox_query(dict(req.query_params))  # one value each: the last one given
-    page = await list_inbox(user_id, adapters().repo, query)
+    page = await list_inbox(user_id, root.adapters.repo, query)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 
-@bp.route(
-    route=PLAIN_CAPTURE.route, methods=[PLAIN_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def capture_plain(req: Request) -> Response:
+@http_route(bp, PLAIN_CAPTURE)
+async def capture_plain(req: Request, root: Root) -> Response:
     """The door for clients without AG-UI: the capture once settled (201), or where to find
     it (202)."""
-    settings = get_settings()
+    settings = root.settings
     user_id = authenticate(req)
     body = await read_body(req, settings.max_text_body_bytes)
     capture = await parsed(
         parse_plain_capture, body, req.headers.get("content-type"), user_id, idempotency_key(req)
     )
     wait_s = preferred_wait_s(req.headers.get("prefer"))
-    app = adapters()
+    app = root.adapters
     try:
         item = await capture_text_within(capture, app, wait_s)
     except NotStored as refused:

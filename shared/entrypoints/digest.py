@@ -4,12 +4,13 @@ the timer that finds whose digest time has passed, and the worker that sends eac
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
 
-from shared.bootstrap import adapters, digest_adapters, push_adapters
+from shared import bootstrap
+from shared.bootstrap import Root
 from shared.domain.digest import DigestJob
 from shared.domain.documents import utcnow
+from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
 from shared.http.contract import GET_DIGEST, GET_PREFERENCES, GET_REVIEW, PUT_PREFERENCES
-from shared.http.edge import http_function
 from shared.http.input import read_body
 from shared.http.requests import parse_digest_query, parse_preferences, parse_review_query
 from shared.services.digest import (
@@ -22,7 +23,7 @@ from shared.services.digest import (
     week_of,
     week_review,
 )
-from shared.settings import DIGEST_QUEUE, DIGEST_SCHEDULE, get_settings
+from shared.settings import DIGEST_QUEUE, DIGEST_SCHEDULE
 from shared.telemetry import traced
 
 bp = func.Blueprint()
@@ -30,57 +31,41 @@ bp = func.Blueprint()
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-@bp.route(
-    route=GET_PREFERENCES.route,
-    methods=[GET_PREFERENCES.method],
-    auth_level=func.AuthLevel.ANONYMOUS,
-)
-@traced
-@http_function
-async def preferences_get(req: Request) -> Response:
+@http_route(bp, GET_PREFERENCES)
+async def preferences_get(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
-    prefs = await get_preferences(user_id, digest_adapters().preferences)
+    prefs = await get_preferences(user_id, root.digest.preferences)
     return JSONResponse(PreferencesView.of(prefs).to_json(), headers=NO_STORE)
 
 
-@bp.route(
-    route=PUT_PREFERENCES.route,
-    methods=[PUT_PREFERENCES.method],
-    auth_level=func.AuthLevel.ANONYMOUS,
-)
-@traced
-@http_function
-async def preferences_put(req: Request) -> Response:
+@http_route(bp, PUT_PREFERENCES)
+async def preferences_put(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
-    body = await read_body(req, get_settings().max_body_bytes)
+    body = await read_body(req, root.settings.max_body_bytes)
     request = parse_preferences(body, req.headers.get("content-type"))
-    prefs = await put_preferences(user_id, request, digest_adapters().preferences, utcnow())
+    prefs = await put_preferences(user_id, request, root.digest.preferences, utcnow())
     return JSONResponse(PreferencesView.of(prefs).to_json(), headers=NO_STORE)
 
 
-@bp.route(route=GET_DIGEST.route, methods=[GET_DIGEST.method], auth_level=func.AuthLevel.ANONYMOUS)
-@traced
-@http_function
-async def digest_get(req: Request) -> Response:
+@http_route(bp, GET_DIGEST)
+async def digest_get(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_digest_query(dict(req.query_params))
-    prefs = await get_preferences(user_id, digest_adapters().preferences)
+    prefs = await get_preferences(user_id, root.digest.preferences)
     day = query.date or prefs.today(utcnow())
-    found = await day_digest(user_id, day, prefs, adapters().repo, adapters().filed)
+    found = await day_digest(user_id, day, prefs, root.adapters.repo, root.adapters.filed)
     return JSONResponse(found.to_json(), headers=NO_STORE)
 
 
-@bp.route(route=GET_REVIEW.route, methods=[GET_REVIEW.method], auth_level=func.AuthLevel.ANONYMOUS)
-@traced
-@http_function
-async def review_get(req: Request) -> Response:
+@http_route(bp, GET_REVIEW)
+async def review_get(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_review_query(dict(req.query_params))
-    prefs = await get_preferences(user_id, digest_adapters().preferences)
+    prefs = await get_preferences(user_id, root.digest.preferences)
     now = utcnow()
     week = query.week or week_of(prefs.today(now))
     found = await week_review(
-        user_id, week, prefs, now, adapters().repo, adapters().filed, digest_adapters()
+        user_id, week, prefs, now, root.adapters.repo, root.adapters.filed, root.digest
     )
     return JSONResponse(found.to_json(), headers=NO_STORE)
 
@@ -90,7 +75,7 @@ async def review_get(req: Request) -> Response:
 async def digest_timer(timer: func.TimerRequest) -> None:
     # The host's clock: a run that is late (past_due) still sends each user the day whose
     # digest time passed last, and only once.
-    await enqueue_due_digests(utcnow(), digest_adapters())
+    await enqueue_due_digests(utcnow(), bootstrap.root().digest)
 
 
 @bp.queue_trigger(arg_name="msg", queue_name=DIGEST_QUEUE, connection="AzureWebJobsStorage")
@@ -98,6 +83,7 @@ async def digest_timer(timer: func.TimerRequest) -> None:
 async def digest_worker(msg: func.QueueMessage) -> None:
     # A malformed job raises: the host retries it, then keeps it in digests-poison.
     job = DigestJob.model_validate_json(msg.get_body())
+    built = bootstrap.root()
     await send_digest(
-        job, utcnow(), adapters().repo, adapters().filed, push_adapters(), digest_adapters()
+        job, utcnow(), built.adapters.repo, built.adapters.filed, built.push, built.digest
     )

@@ -4,10 +4,9 @@ models warm up (which the first call starts)."""
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request
 
-from shared.adapters.health import check_health
-from shared.bootstrap import warm_models
+from shared.bootstrap import Root
+from shared.entrypoints.routes import http_route
 from shared.http.contract import HEALTH
-from shared.http.edge import http_function
 
 bp = func.Blueprint()
 
@@ -15,10 +14,9 @@ bp = func.Blueprint()
 WARMING_RETRY_AFTER_S = 3
 
 
-@bp.route(route=HEALTH.route, methods=[HEALTH.method], auth_level=func.AuthLevel.ANONYMOUS)
-@http_function
-async def health(req: Request) -> JSONResponse:
-    report = await check_health(warm_models())
+@http_route(bp, HEALTH, traced=False)
+async def health(req: Request, root: Root) -> JSONResponse:
+    report = await root.health()
     headers = {"Cache-Control": "no-store"}
     if report.status == "warming":
         headers["Retry-After"] = str(WARMING_RETRY_AFTER_S)

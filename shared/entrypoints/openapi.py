@@ -3,15 +3,15 @@
 import azure.functions as func
 from azurefunctions.extensions.http.fastapi import Request, Response
 
+from shared.bootstrap import Root
+from shared.entrypoints.routes import http_route
 from shared.http.contract import OPENAPI
-from shared.http.edge import http_function
 
 bp = func.Blueprint()
 
 
-@bp.route(route=OPENAPI.route, methods=[OPENAPI.method], auth_level=func.AuthLevel.ANONYMOUS)
-@http_function
-async def openapi(req: Request) -> Response:
+@http_route(bp, OPENAPI, traced=False)
+async def openapi(req: Request, root: Root) -> Response:
     # Imported on first call: the document pulls in every model, which cold start doesn't need.
     from shared.http.openapi import openapi_json
 

@@ -2,7 +2,7 @@
 
 import azure.functions as func
 
-from shared.bootstrap import adapters
+from shared.bootstrap import root
 from shared.services.poison import (
     BLOB_POISON_QUEUE,
     CLASSIFY_POISON_QUEUE,
@@ -19,10 +19,10 @@ bp = func.Blueprint()
 )
 @traced
 async def classify_poisoned(msg: func.QueueMessage) -> None:
-    await fail_poisoned_classify_job(msg.get_body(), adapters())
+    await fail_poisoned_classify_job(msg.get_body(), root().adapters)
 
 
 @bp.queue_trigger(arg_name="msg", queue_name=BLOB_POISON_QUEUE, connection="AzureWebJobsStorage")
 @traced
 async def voice_note_poisoned(msg: func.QueueMessage) -> None:
-    await settle_poisoned_voice_note(msg.get_body(), adapters())
+    await settle_poisoned_voice_note(msg.get_body(), root().adapters)

@@ -2,7 +2,7 @@
 
 import azure.functions as func
 
-from shared.bootstrap import adapters, push_adapters
+from shared.bootstrap import root
 from shared.domain.messages import OutcomeMessage
 from shared.services.push import push_outcome
 from shared.settings import OUTCOMES_QUEUE
@@ -17,4 +17,5 @@ async def push_worker(msg: func.QueueMessage) -> None:
     # A malformed message raises here, as a push service that is busy does (PushUnavailable):
     # the host retries it, then keeps it in captures-outcomes-poison.
     message = OutcomeMessage.model_validate_json(msg.get_body())
-    await push_outcome(message, adapters().repo, push_adapters())
+    built = root()
+    await push_outcome(message, built.adapters.repo, built.push)

@@ -5,8 +5,9 @@ import azure.functions as func
 from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Response
 from starlette.responses import StreamingResponse
 
-from shared.bootstrap import adapters
+from shared.bootstrap import Root
 from shared.domain.documents import utcnow
+from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
 from shared.http.contract import (
     EDIT_CAPTURE,
@@ -16,7 +17,6 @@ from shared.http.contract import (
     LIST_PEOPLE,
     SEARCH,
 )
-from shared.http.edge import http_function
 from shared.http.input import read_body
 from shared.http.requests import (
     parse_bucket_query,
@@ -27,81 +27,61 @@ from shared.http.requests import (
 from shared.services.edit import edit_filed
 from shared.services.export import export_filename, export_zip
 from shared.services.recall import bucket_named, bucket_page, people, person, search
-from shared.settings import get_settings
-from shared.telemetry import traced
 
 bp = func.Blueprint()
 
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-@bp.route(
-    route=LIST_BUCKET.route, methods=[LIST_BUCKET.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def bucket_items(req: Request) -> Response:
+@http_route(bp, LIST_BUCKET)
+async def bucket_items(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     bucket = bucket_named(req.path_params["bucket"])
     query = parse_bucket_query(dict(req.query_params))
-    page = await bucket_page(user_id, bucket, query, adapters().filed)
+    page = await bucket_page(user_id, bucket, query, root.adapters.filed)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 
-@bp.route(
-    route=LIST_PEOPLE.route, methods=[LIST_PEOPLE.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def people_named(req: Request) -> Response:
+@http_route(bp, LIST_PEOPLE)
+async def people_named(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
-    found = await people(user_id, adapters().filed)
+    found = await people(user_id, root.adapters.filed)
     return JSONResponse(found.to_json(), headers=NO_STORE)
 
 
-@bp.route(route=GET_PERSON.route, methods=[GET_PERSON.method], auth_level=func.AuthLevel.ANONYMOUS)
-@traced
-@http_function
-async def person_items(req: Request) -> Response:
+@http_route(bp, GET_PERSON)
+async def person_items(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_person_query(dict(req.query_params))
-    page = await person(user_id, req.path_params["name"], query, adapters().filed)
+    page = await person(user_id, req.path_params["name"], query, root.adapters.filed)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 
-@bp.route(route=SEARCH.route, methods=[SEARCH.method], auth_level=func.AuthLevel.ANONYMOUS)
-@traced
-@http_function
-async def search_captures(req: Request) -> Response:
+@http_route(bp, SEARCH)
+async def search_captures(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_search_query(dict(req.query_params))
-    results = await search(user_id, query, adapters().search)
+    results = await search(user_id, query, root.adapters.search)
     return JSONResponse(results.to_json(), headers=NO_STORE)
 
 
-@bp.route(
-    route=EDIT_CAPTURE.route, methods=[EDIT_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def capture_edit(req: Request) -> Response:
+@http_route(bp, EDIT_CAPTURE)
+async def capture_edit(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
-    body = await read_body(req, get_settings().max_body_bytes)
+    body = await read_body(req, root.settings.max_body_bytes)
     patch = parse_filed_patch(body, req.headers.get("content-type"))
     view = await edit_filed(
-        user_id, req.path_params["id"], patch, req.headers.get("if-match"), adapters()
+        user_id, req.path_params["id"], patch, req.headers.get("if-match"), root.adapters
     )
     return JSONResponse(view.to_json(), headers={**NO_STORE, "ETag": view.etag})
 
 
-@bp.route(route=EXPORT.route, methods=[EXPORT.method], auth_level=func.AuthLevel.ANONYMOUS)
-@traced
-@http_function
-async def export(req: Request) -> Response:
+@http_route(bp, EXPORT)
+async def export(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     now = utcnow()
     return StreamingResponse(
-        export_zip(user_id, adapters().repo, adapters().filed, now),
+        export_zip(user_id, root.adapters.repo, root.adapters.filed, now),
         media_type="application/zip",
         headers={
             **NO_STORE,

@@ -7,10 +7,10 @@ from azurefunctions.extensions.http.fastapi import JSONResponse, Request, Respon
 
 from shared.agui import narrator
 from shared.agui.events import speaks_interrupts
-from shared.bootstrap import adapters
+from shared.bootstrap import Root
+from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
 from shared.http.contract import START_VOICE_NOTE, VOICE_CAPTURE, VOICE_FILE
-from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import check_declared_length, parsed, read_body
 from shared.http.multipart import open_file_field
@@ -22,8 +22,6 @@ from shared.http.requests import (
 from shared.http.sse import sse_response
 from shared.services.feed import FeedSlot, open_feed
 from shared.services.voice import start_voice_note, upload_voice_note
-from shared.settings import get_settings
-from shared.telemetry import traced
 
 bp = func.Blueprint()
 
@@ -31,15 +29,9 @@ bp = func.Blueprint()
 _MULTIPART_OVERHEAD = 64 * 1024
 
 
-@bp.route(
-    route=START_VOICE_NOTE.route,
-    methods=[START_VOICE_NOTE.method],
-    auth_level=func.AuthLevel.ANONYMOUS,
-)
-@traced
-@http_function
-async def voice_notes(req: Request) -> Response:
-    settings = get_settings()
+@http_route(bp, START_VOICE_NOTE)
+async def voice_notes(req: Request, root: Root) -> Response:
+    settings = root.settings
     user_id = authenticate(req)
     body = await read_body(req, settings.max_body_bytes)
     new = await parsed(
@@ -50,7 +42,7 @@ async def voice_notes(req: Request) -> Response:
         idempotency_key(req),
     )
     ttl = timedelta(seconds=settings.upload_url_ttl_s)
-    upload = await start_voice_note(new, adapters(), ttl)
+    upload = await start_voice_note(new, root.adapters, ttl)
     return JSONResponse(
         upload.to_json(),
         status_code=201,
@@ -58,26 +50,22 @@ async def voice_notes(req: Request) -> Response:
     )
 
 
-@bp.route(
-    route=VOICE_CAPTURE.route, methods=[VOICE_CAPTURE.method], auth_level=func.AuthLevel.ANONYMOUS
-)
-@traced
-@http_function
-async def voice_capture(req: Request) -> Response:
-    settings = get_settings()
+@http_route(bp, VOICE_CAPTURE)
+async def voice_capture(req: Request, root: Root) -> Response:
+    settings = root.settings
     user_id = authenticate(req)
     query = parse_feed_query(dict(req.query_params))
     check_declared_length(req, settings.max_voice_bytes + _MULTIPART_OVERHEAD)
     part = await open_file_field(req.stream(), req.headers.get("content-type"), VOICE_FILE.field)
     new = new_voice_capture_for_file(part, user_id, idempotency_key(req))
     # The feed's slot first: a note that was accepted must not be answered with a 429.
-    slot = FeedSlot(user_id, adapters().policy)
+    app = root.adapters
+    slot = FeedSlot(user_id, app.policy)
     try:
-        item = await upload_voice_note(new, part.chunks, adapters(), settings.max_voice_bytes)
+        item = await upload_voice_note(new, part.chunks, app, settings.max_voice_bytes)
     except BaseException:
         slot.release()
         raise
     interrupts = speaks_interrupts(query.protocol_version)
-    repo = adapters().repo
-    sightings = open_feed(item, adapters(), slot)
-    return sse_response(narrator.feed_run(item, sightings, repo, interrupts=interrupts))
+    sightings = open_feed(item, app, slot)
+    return sse_response(narrator.feed_run(item, sightings, app.repo, interrupts=interrupts))

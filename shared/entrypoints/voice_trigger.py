@@ -2,9 +2,9 @@
 
 import azure.functions as func
 
-from shared.bootstrap import adapters
+from shared.bootstrap import root
 from shared.services.transcription import transcribe_voice_note
-from shared.settings import VOICE_CONTAINER, get_settings
+from shared.settings import VOICE_CONTAINER
 from shared.telemetry import traced
 
 bp = func.Blueprint()
@@ -19,13 +19,14 @@ bp = func.Blueprint()
 )
 @traced
 async def voice_note_uploaded(blob: func.InputStream) -> None:
-    settings = get_settings()
+    built = root()
+    settings = built.settings
     name = (blob.name or "").removeprefix(VOICE_CONTAINER + "/")
     await transcribe_voice_note(
         name,
         blob.length,
         blob.read,
-        adapters(),
+        built.adapters,
         max_bytes=settings.max_voice_bytes,
         max_seconds=settings.max_voice_seconds,
         keep_audio=settings.keep_voice_notes,

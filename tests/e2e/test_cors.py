@@ -183,11 +183,9 @@ def test_a_caller_without_origin_gets_no_allow_origin(client) -> None:
 async def blob_cors(provisioned: dict[str, str]) -> tuple[str, ...]:
     """Blob CORS as `make dev` provisions it for the app's origins."""
     from devhost.provision import provision
-    from shared.adapters.clients import close_clients
 
     origins = (APP, APP_BY_NAME)
     await provision(origins)
-    await close_clients()
     return origins
 
 
@@ -243,16 +241,13 @@ def test_the_blob_service_refuses_other_origins_and_methods(client, blob_cors, o
 
 async def test_provisioning_without_origins_leaves_the_blob_service_no_rule(client, blob_cors):
     from devhost.provision import provision
-    from shared.adapters.clients import close_clients
 
     upload = start_voice_note(client)
     try:
         await provision(())  # as `make dev` with CORS off: stale rules go too
-        await close_clients()
         assert upload_preflight(upload, APP).status_code == 403
     finally:
         await provision(blob_cors)
-        await close_clients()
     assert upload_preflight(upload, APP).status_code == 200
 
 

@@ -27,11 +27,14 @@ async def stores(backend: Any) -> AsyncIterator[tuple[PreferencesStore, DigestLo
     if backend is None:
         yield FakePreferences(), FakeDigestLog()
         return
-    from shared.adapters import clients
+    from shared import bootstrap
     from shared.adapters.digest_store import CosmosDigestLog, CosmosPreferences
     from shared.bootstrap import reset
 
-    yield CosmosPreferences(clients.cosmos_database()), CosmosDigestLog(clients.cosmos_database())
+    yield (
+        CosmosPreferences(bootstrap.root().clients.cosmos_database()),
+        CosmosDigestLog(bootstrap.root().clients.cosmos_database()),
+    )
     await reset()
 
 

@@ -40,12 +40,12 @@ class OnFake(Subject):
 
 class OnCosmos(Subject):
     def __init__(self) -> None:
-        from shared.adapters import clients
+        from shared import bootstrap
         from shared.adapters.filed_items import CosmosFiledItems
         from shared.adapters.repository import CosmosCaptureRepository
         from shared.adapters.search import CosmosCaptureSearch
 
-        database = clients.cosmos_database()
+        database = bootstrap.root().clients.cosmos_database()
         self.repo = CosmosCaptureRepository(database)
         self.filed = CosmosFiledItems(database)
         self.search = CosmosCaptureSearch(database, full_text=False)

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 from azure.storage.queue import QueueClient
 
-from shared.bootstrap import adapters, reset
+from shared.bootstrap import adapters, reset, root
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import CaptureDeleted
@@ -102,7 +102,7 @@ def outcomes_at_once(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setenv("PUSH_DELAY_S", "0")
     get_settings.cache_clear()
-    adapters.cache_clear()
+    root.cache_clear()
     yield
     get_settings.cache_clear()  # read again, once the environment is restored
 

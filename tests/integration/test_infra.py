@@ -223,7 +223,7 @@ def test_the_app_runs_on_exactly_the_settings_the_templates_give(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every template value stood in for by an https URL or a name, loaded as in Azure."""
-    from shared.adapters import clients
+    from shared.adapters.clients import Clients
     from shared.adapters.openai_client import model_configured
     from shared.settings import get_settings
 
@@ -235,22 +235,19 @@ def test_the_app_runs_on_exactly_the_settings_the_templates_give(
             stand_in = f"https://{name.lower().replace('_', '-')}.example/"
         monkeypatch.setenv(name, str(stand_in))
     get_settings.cache_clear()
-    clients.azure_credential.cache_clear()
     try:
         settings = get_settings()
+        clients = Clients(settings)
         assert settings.cosmos_key is None and settings.storage_connection_string is None
-        assert model_configured() and settings.azure_openai_api_key is None
+        assert model_configured(settings) and settings.azure_openai_api_key is None
         assert settings.azure_client_id == app_settings()["AZURE_CLIENT_ID"]
-        service = clients.blob_service()
+        service = clients.blob_service
         # Built on the identity, not a key: the credential is the process's one.
-        assert service.credential is clients.azure_credential()
+        assert service.credential is clients.credential
         assert service.url.startswith(settings.blob_service_uri or "?")
-        queue = clients.queue_client("captures-classify")
-        assert queue.credential is clients.azure_credential()
+        queue = clients.queue("captures-classify")
+        assert queue.credential is clients.credential
     finally:
-        clients._queues.clear()
-        clients.blob_service.cache_clear()
-        clients.azure_credential.cache_clear()
         get_settings.cache_clear()
 
 
@@ -695,7 +692,7 @@ def test_without_a_model_setting_the_package_says_what_is_missing(
     get_settings.cache_clear()
     try:
         with pytest.raises(RuntimeError, match="set AZURE_OPENAI_ENDPOINT"):
-            getattr(bootstrap, build)()
+            getattr(bootstrap.Root(get_settings()), build)()
     finally:
         get_settings.cache_clear()
 

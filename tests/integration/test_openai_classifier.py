@@ -115,14 +115,11 @@ async def test_azure_route_with_api_key() -> None:
 
 @pytest.fixture
 def fresh_credential() -> Iterator[None]:
-    """The process's settings and credential are cached: start and end this test without."""
-    from shared.adapters import clients
+    """The process's settings are cached: start and end this test without."""
     from shared.settings import get_settings
 
     get_settings.cache_clear()
-    clients.azure_credential.cache_clear()
     yield
-    clients.azure_credential.cache_clear()
     get_settings.cache_clear()
 
 
@@ -423,7 +420,6 @@ async def test_resetting_the_app_closes_the_shared_client(
 ) -> None:
     """bootstrap.reset (shutdown, and between test setups) leaves no connection pool open."""
     from shared import bootstrap
-    from shared.adapters.openai_client import openai_client
     from shared.settings import get_settings
 
     monkeypatch.delenv("AZURE_OPENAI_ENDPOINT", raising=False)
@@ -431,13 +427,13 @@ async def test_resetting_the_app_closes_the_shared_client(
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("COSMOS_ENDPOINT", "https://127.0.0.1:9/")  # required, never called
     get_settings.cache_clear()
-    openai_client.cache_clear()
+    await bootstrap.reset()
     try:
-        client = openai_client()
+        client = bootstrap.root().clients.openai
         assert not client.is_closed()
         await bootstrap.reset()
         assert client.is_closed()
-        assert openai_client() is not client  # the next use builds a fresh one
+        assert bootstrap.root().clients.openai is not client  # the next use builds a fresh one
     finally:
         await bootstrap.reset()
         get_settings.cache_clear()
@@ -460,8 +456,9 @@ async def test_the_answer_cap_setting_reaches_the_request(
     else:
         monkeypatch.setenv("MODEL_MAX_COMPLETION_TOKENS", setting)
     get_settings.cache_clear()
+    await bootstrap.reset()
     try:
-        await bootstrap.openai_classifier().classify("Buy stamps")
+        await bootstrap.root().openai_classifier().classify("Buy stamps")
     finally:
         await bootstrap.reset()
         get_settings.cache_clear()

@@ -20,11 +20,11 @@ async def store(backend: Any) -> AsyncIterator[PushSubscriptions]:
     if backend is None:
         yield FakePushSubscriptions()
         return
-    from shared.adapters import clients
+    from shared import bootstrap
     from shared.adapters.push_subscriptions import CosmosPushSubscriptions
     from shared.bootstrap import reset
 
-    yield CosmosPushSubscriptions(clients.cosmos_database())
+    yield CosmosPushSubscriptions(bootstrap.root().clients.cosmos_database())
     await reset()
 
 

@@ -7,8 +7,8 @@ import uuid
 
 from azure.storage.queue import QueueClient
 
-from shared.adapters.clients import close_clients
 from shared.adapters.queues import StorageQueues
+from shared.bootstrap import reset, root
 from shared.domain.messages import ClassifyJob
 from shared.settings import CLASSIFY_QUEUE
 
@@ -21,7 +21,7 @@ def _count(storage_conn: str) -> int:
 async def test_a_delayed_check_cancelled_with_its_receipt_is_gone(
     provisioned: dict[str, str], storage_conn: str
 ) -> None:
-    queues = StorageQueues()
+    queues = StorageQueues(root().clients.queue)
     job = ClassifyJob(capture_id=str(uuid.uuid4()), user_id="u-cancel")
     try:
         before = _count(storage_conn)
@@ -31,4 +31,4 @@ async def test_a_delayed_check_cancelled_with_its_receipt_is_gone(
         assert _count(storage_conn) == before
         await queues.cancel(receipt)  # gone already: no error
     finally:
-        await close_clients()
+        await reset()

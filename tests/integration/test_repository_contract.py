@@ -39,10 +39,10 @@ class OnFake:
 
 class OnCosmos:
     def __init__(self, database) -> None:
-        from shared.adapters import clients
+        from shared import bootstrap
         from shared.adapters.repository import CosmosCaptureRepository
 
-        self.repo = CosmosCaptureRepository(clients.cosmos_database())
+        self.repo = CosmosCaptureRepository(bootstrap.root().clients.cosmos_database())
         self._database = database  # a sync client, for looking at what was stored
 
     def filed(self, user_id: str, bucket: Bucket, capture_id: str) -> dict[str, Any] | None:
@@ -244,11 +244,11 @@ async def test_on_thread_finds_the_users_captures_of_that_thread_only(
 async def test_a_document_cosmos_cannot_read_is_left_out_of_lists(cosmos, user: str) -> None:
     """Cosmos only: a stored document the app cannot read (an old or hand-made one) leaves the
     user's inbox list and thread readable rather than failing them."""
-    from shared.adapters import clients
+    from shared import bootstrap
     from shared.adapters.repository import CosmosCaptureRepository
     from shared.bootstrap import reset
 
-    repo = CosmosCaptureRepository(clients.cosmos_database())
+    repo = CosmosCaptureRepository(bootstrap.root().clients.cosmos_database())
     good = text_item(user_id=user, thread_id="t-broken")
     await repo.add(good)
     broken = {"id": new_id(), "userId": user, "threadId": "t-broken", "status": "no-such-status"}

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from shared.adapters import clients
+from shared.adapters.clients import Clients
 from shared.settings import get_settings
 
 AZURITE = (
@@ -33,15 +33,15 @@ def _trusts_env(client: object) -> bool:
 
 
 def test_no_proxy_in_the_environment_means_no_lookup_per_call(storage: pytest.MonkeyPatch) -> None:
-    assert _trusts_env(clients._make_queue_client("captures-classify")) is False
+    assert _trusts_env(Clients(get_settings())._make_queue_client("captures-classify")) is False
 
 
 def test_a_proxy_in_the_environment_is_still_used(storage: pytest.MonkeyPatch) -> None:
     storage.setenv("HTTPS_PROXY", "http://127.0.0.1:3128")
-    assert _trusts_env(clients._make_queue_client("captures-classify")) is True
+    assert _trusts_env(Clients(get_settings())._make_queue_client("captures-classify")) is True
 
 
 def test_the_cosmos_client_skips_the_lookup_too(storage: pytest.MonkeyPatch) -> None:
-    client = clients.cosmos_client.__wrapped__()
+    client = Clients(get_settings()).cosmos
     transport = client.client_connection.pipeline_client._pipeline._transport
     assert transport._use_env_settings is False

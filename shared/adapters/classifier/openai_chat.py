@@ -29,8 +29,6 @@ REPHRASE_QUESTION = "I couldn't make sense of that. Could you rephrase it in a s
 # A capture the model says fits two buckets is asked about, whatever confidence came with it:
 # "about equally" is at most an even chance for either.
 TWO_BUCKETS_CONFIDENCE = 0.5
-# A null bucket with no question from the model still needs something to show the user.
-FALLBACK_QUESTION = "Which is this: a person, a project, an idea or an admin task?"
 
 # Kept short on purpose: it is paid for on every capture. The bucket examples are one line each
 # and the confidence bands mirror the server-side thresholds in `shared.domain.outcomes`.
