@@ -1,5 +1,6 @@
 """The composition root: the production adapters, chosen by the settings and built once per
-process. Only entrypoints (and the local tools) import it; services get `Adapters` passed in."""
+process. Only entrypoints (and the local tools) import it; services get `Adapters` passed in,
+the outbox (what follows a write) among them."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from shared.adapters.voice_blobs import BlobVoiceNotes
 from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import Adapters, Classifier, DigestAdapters, PushAdapters, Transcriber
+from shared.services.outbox import QueueOutbox
 from shared.settings import get_settings
 
 if TYPE_CHECKING:
@@ -32,10 +34,12 @@ if TYPE_CHECKING:
 @cache
 def adapters() -> Adapters:
     policy = get_settings().policy()
+    repo = CosmosCaptureRepository(clients.cosmos_database())
+    queues = StorageQueues(outcome_delay_s=policy.push_delay_s)
     return Adapters(
-        repo=CosmosCaptureRepository(clients.cosmos_database()),
+        repo=repo,
         classifier=build_classifier(),
-        queues=StorageQueues(outcome_delay_s=policy.push_delay_s),
+        queues=queues,
         voice=BlobVoiceNotes(clients.blob_service),
         transcriber=build_transcriber(),
         filed=CosmosFiledItems(clients.cosmos_database()),
@@ -43,6 +47,8 @@ def adapters() -> Adapters:
             clients.cosmos_database(), full_text=get_settings().cosmos_full_text
         ),
         policy=policy,
+        # One per process: it holds the outcomes this process's live runs have not delivered.
+        outbox=QueueOutbox(queues, repo),
     )
 
 

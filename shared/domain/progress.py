@@ -58,8 +58,8 @@ def stage_of(item: InboxItem) -> Stage:
 
 
 @dataclass(frozen=True)
-class Sighting:
-    """A capture seen by a reader that follows it, at a stage further than the last one."""
+class StageReached:
+    """A capture, as a reader following it read it, at a stage further than the last one."""
 
     item: InboxItem
     stage: Stage

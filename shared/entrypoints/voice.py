@@ -78,6 +78,7 @@ async def voice_capture(req: Request) -> Response:
         slot.release()
         raise
     interrupts = speaks_interrupts(query.protocol_version)
-    repo = adapters().repo
-    sightings = open_feed(item, adapters(), slot)
-    return sse_response(narrator.feed_run(item, sightings, repo, interrupts=interrupts))
+    stages = open_feed(item, adapters(), slot)
+    return sse_response(
+        narrator.feed_run(item, stages, adapters().outbox.delivered, interrupts=interrupts)
+    )
