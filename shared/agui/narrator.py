@@ -14,8 +14,16 @@ from shared.agui.events import Conversation
 from shared.domain.capture import InboxItem
 from shared.domain.errors import NotStored
 from shared.domain.outcomes import failure_message
-from shared.domain.progress import Progress, Settled, Stage, StageReached, Stopped
-from shared.services.resume import Answered, Resumed, ResumeRefused
+from shared.domain.progress import (
+    Answered,
+    Progress,
+    Resumed,
+    Settled,
+    Stage,
+    StageReached,
+    Stopped,
+)
+from shared.services.resume import ResumeRefused
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable

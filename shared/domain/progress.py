@@ -3,6 +3,7 @@ the stage a reader sees it at. Any door (AG-UI, plain JSON) tells a client from 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -33,6 +34,26 @@ class Deferred:
 
 # A store-and-file reports Stored (or NotStored), then Settled, Deferred or NotStored.
 Progress = Stored | Settled | Deferred | NotStored
+
+
+# What a resume's last answer did (services/resume.py), for the door to tell.
+@dataclass(frozen=True)
+class Answered:
+    """The capture as the answer left it (or, replayed, as it stands): to be told with its
+    outcome when `with_outcome` and it has one, else by its status."""
+
+    item: InboxItem
+    with_outcome: bool
+
+
+@dataclass(frozen=True)
+class Refiling:
+    """An answer to "what did you mean?": the capture is filed again, with this progress."""
+
+    progress: AsyncIterator[Progress]
+
+
+Resumed = Answered | Refiling
 
 
 class Stage(IntEnum):

@@ -14,8 +14,17 @@ from shared.agui.events import Conversation
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.errors import NotStored
-from shared.domain.progress import Deferred, Settled, Stage, StageReached, Stopped, Stored
-from shared.services.resume import Answered, Refiling, ResumeRefused
+from shared.domain.progress import (
+    Answered,
+    Deferred,
+    Refiling,
+    Settled,
+    Stage,
+    StageReached,
+    Stopped,
+    Stored,
+)
+from shared.services.resume import ResumeRefused
 from tests.fakes import Fakes, guess, text_item, voice_item
 
 LIVE_OUTCOME = [
