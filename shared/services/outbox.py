@@ -1,9 +1,10 @@
-"""The outbox: what follows a write, one owner (the transactional-outbox pattern over Storage
-queues). The delayed check each write of a capture sends before it writes; the outcome it
-publishes after it, or, for a live run, holds for the run's own stream; and, once a stream
-delivered an outcome to its client, taking back what it published or marking it seen live. Each
-runs beside the write, on tasks this outbox keeps, best effort: none fails or holds up the
-write, but for the check, which the write waits for up to CHECK_FIRST_S.
+"""The outbox: what follows a write, with one owner (outbox-style, as the transactional outbox
+and after-commit hooks are, over Storage queues). The delayed check each write of a capture
+sends before it writes; the outcome it publishes after it, or, for a live run, holds for the
+run's own stream; and, once a stream delivered an outcome to its client, taking back what it
+published or marking it seen live. Each runs beside the write, on tasks this outbox keeps, best
+effort: none fails or holds up the write, but for the check, which the write waits for up to
+CHECK_FIRST_S.
 
 The delayed check is the safety net: when it comes due, the classify worker
 (worker.handle_classify_job) finishes whatever the writer's process did not: classifying,

@@ -21,6 +21,14 @@ def check_of(item: InboxItem) -> ClassifyJob:
     return ClassifyJob(capture_id=item.id, user_id=USER, tells_outcome=True)
 
 
+async def held(fakes: Fakes) -> InboxItem:
+    """A live run's outcome, held under the check the run sent before its write."""
+    item = settled(fakes)
+    check = await fakes.outbox.send_check(check_of(item), 120)
+    fakes.outbox.hold(item, check)
+    return item
+
+
 def told(fakes: Fakes, item: InboxItem) -> bool:
     return any(o.settled_at == item.updated_at for o in fakes.queues.outcomes)
 
@@ -28,9 +36,7 @@ def told(fakes: Fakes, item: InboxItem) -> bool:
 async def test_a_held_outcome_delivered_sends_nothing_but_the_checks_deletion(
     fakes: Fakes,
 ) -> None:
-    item = settled(fakes)
-    check = await fakes.outbox.send_check(check_of(item), 120)
-    fakes.outbox.hold(item, check)
+    item = await held(fakes)
     fakes.outbox.delivered(item)
     await fakes.drain()
     assert not fakes.queues.outcomes and not fakes.queues.pending
@@ -41,9 +47,7 @@ async def test_a_held_outcome_delivered_sends_nothing_but_the_checks_deletion(
 async def test_a_held_outcome_nobody_delivered_is_published_then_its_check_deleted(
     fakes: Fakes,
 ) -> None:
-    item = settled(fakes)
-    check = await fakes.outbox.send_check(check_of(item), 120)
-    fakes.outbox.hold(item, check)
+    item = await held(fakes)
     assert not fakes.queues.outcomes  # held, for the queues' outcome delay
     await fakes.drain()
     assert told(fakes, item) and not fakes.queues.pending
@@ -89,9 +93,7 @@ async def test_an_unseen_outcome_is_told_at_once_a_seen_one_not(fakes: Fakes) ->
 
 async def test_what_an_outbox_holds_is_its_own(fakes: Fakes) -> None:
     """A process's outbox: another one (another process) has nothing of it to release."""
-    item = settled(fakes)
-    check = await fakes.outbox.send_check(check_of(item), 120)
-    fakes.outbox.hold(item, check)
+    item = await held(fakes)
     other = QueueOutbox(fakes.queues, fakes.repo)
     other.delivered(item)  # it held nothing: it marks the version seen
     await other.drain()
@@ -100,9 +102,7 @@ async def test_what_an_outbox_holds_is_its_own(fakes: Fakes) -> None:
 
 
 async def test_a_process_that_dies_holding_an_outcome_leaves_its_check(fakes: Fakes) -> None:
-    item = settled(fakes)
-    check = await fakes.outbox.send_check(check_of(item), 120)
-    fakes.outbox.hold(item, check)
+    item = await held(fakes)
     fakes.outbox.abandon()
     await fakes.drain()
     assert not fakes.queues.outcomes and not fakes.queues.cancelled
