@@ -24,6 +24,7 @@ from shared.adapters.voice_blobs import BlobVoiceNotes
 from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import Adapters, Classifier, DigestAdapters, PushAdapters, Transcriber
+from shared.services.outbox import QueueOutbox
 from shared.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -46,18 +47,22 @@ class Root:
         s, clients = self.settings, self.clients
         policy = s.policy()
         database, timeout_s = clients.cosmos_database(), s.storage_timeout_s
+        repo = CosmosCaptureRepository(database, timeout_s=timeout_s)
+        queues = StorageQueues(
+            clients.queue, outcome_delay_s=policy.push_delay_s, timeout_s=timeout_s
+        )
         return Adapters(
-            repo=CosmosCaptureRepository(database, timeout_s=timeout_s),
+            repo=repo,
             classifier=self.build_classifier(),
-            queues=StorageQueues(
-                clients.queue, outcome_delay_s=policy.push_delay_s, timeout_s=timeout_s
-            ),
+            queues=queues,
             # The blob SDK loads when a voice note first needs it.
             voice=BlobVoiceNotes(lambda: clients.blob_service, timeout_s=timeout_s),
             transcriber=self.build_transcriber(),
             filed=CosmosFiledItems(database, timeout_s=timeout_s),
             search=CosmosCaptureSearch(database, full_text=s.cosmos_full_text, timeout_s=timeout_s),
             policy=policy,
+            # One per process: it holds the outcomes this process's live runs have not delivered.
+            outbox=QueueOutbox(queues, repo),
         )
 
     @cached_property

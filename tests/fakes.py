@@ -49,6 +49,8 @@ from shared.domain.ports import (
 from shared.domain.preferences import Preferences
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
 from shared.domain.transcript import Transcript
+from shared.services import background
+from shared.services.outbox import QueueOutbox
 from shared.settings import get_settings
 
 Hook = Callable[[], Awaitable[Any] | Any]
@@ -674,10 +676,19 @@ class Fakes:
     # Over `repo`'s documents: what the pipeline files, these read back.
     filed: FakeFiledItems = field(init=False)
     search: FakeCaptureSearch = field(init=False)
+    # The real outbox, over these fakes: one per test, as one per process.
+    outbox: QueueOutbox = field(init=False)
 
     def __post_init__(self) -> None:
         self.filed = FakeFiledItems(self.repo)
         self.search = FakeCaptureSearch(self.repo)
+        self.outbox = QueueOutbox(self.queues, self.repo)
+
+    async def drain(self) -> None:
+        """Wait for the work the services left running beside their answers: a run's own
+        work, then what the outbox does after the writes (publishing, sending checks)."""
+        await background.drain()
+        await self.outbox.drain()
 
     @property
     def push(self) -> PushAdapters:
@@ -698,6 +709,7 @@ class Fakes:
             filed=self.filed,
             search=self.search,
             policy=get_settings().policy(),
+            outbox=self.outbox,
         )
 
 

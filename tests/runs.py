@@ -23,13 +23,15 @@ def text_capture_run(
 ) -> AsyncIterator[Any]:
     told = conversation or Conversation(interrupts=capture.answers_in_thread)
     progress = capture_text(capture, adapters)
-    return narrator.capture_run(capture.thread_id, capture.run_id, progress, told, adapters.repo)
+    return narrator.capture_run(
+        capture.thread_id, capture.run_id, progress, told, adapters.outbox.delivered
+    )
 
 
 def follow_up_run(item: InboxItem, answer: TextCapture, adapters: Adapters) -> AsyncIterator[Any]:
     progress = answer_question(item, answer, adapters)
     return narrator.capture_run(
-        item.thread_id, answer.run_id, progress, Conversation(), adapters.repo
+        item.thread_id, answer.run_id, progress, Conversation(), adapters.outbox.delivered
     )
 
 
@@ -41,12 +43,16 @@ def resume_run(
         request.run_id,
         lambda: resume(request, adapters),
         conversation,
-        adapters.repo,
+        adapters.outbox.delivered,
     )
 
 
 def feed_run(
-    item: InboxItem, repo: CaptureRepository, *, interrupts: bool = False
+    item: InboxItem,
+    repo: CaptureRepository,
+    delivered: narrator.Delivered,
+    *,
+    interrupts: bool = False,
 ) -> AsyncIterator[Any]:
-    sightings = follow_capture(item, repo, get_settings().policy())
-    return narrator.feed_run(item, sightings, repo, interrupts=interrupts)
+    stages = follow_capture(item, repo, get_settings().policy())
+    return narrator.feed_run(item, stages, delivered, interrupts=interrupts)

@@ -1,11 +1,12 @@
 """The one narrator: a capture's progress, stages and resumed answers told as AG-UI runs, live
 (a text capture, a follow-up), replayed and followed (an events feed, a voice note) and resumed
-(answers to interrupts). Once an outcome's events went to a client, it is marked shown.
+(answers to interrupts). Once an outcome's events went out to a client, the run says so through
+its `delivered` callback (the door wires it to the outbox); the narrator writes nothing itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
 from shared.agui import events as ev
@@ -13,15 +14,25 @@ from shared.agui.events import Conversation
 from shared.domain.capture import InboxItem
 from shared.domain.errors import NotStored
 from shared.domain.outcomes import failure_message
-from shared.domain.ports import CaptureRepository
-from shared.domain.progress import Progress, Settled, Sighting, Stage, Stopped
-from shared.services.after_write import shown
-from shared.services.resume import Answered, Resumed, ResumeRefused
+from shared.domain.progress import (
+    Answered,
+    Progress,
+    Resumed,
+    Settled,
+    Stage,
+    StageReached,
+    Stopped,
+)
+from shared.services.resume import ResumeRefused
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable
 
     from ag_ui.core import BaseEvent
+
+# Told, once a run's outcome (or failure) frames were handed to the client, which version of
+# the capture they told: the outbox then keeps a push from telling it again.
+Delivered = Callable[[InboxItem], None]
 
 
 async def capture_run(
@@ -29,12 +40,12 @@ async def capture_run(
     run_id: str,
     progress: AsyncIterator[Progress],
     conversation: Conversation,
-    repo: CaptureRepository,
+    delivered: Delivered,
 ) -> AsyncIterator[BaseEvent]:
     """A capture stored, classified and filed, as one AG-UI run."""
     # The first bytes leave before any storage or model call.
     yield ev.run_started(thread_id, run_id)
-    async for event in filing_events(thread_id, run_id, progress, conversation, repo):
+    async for event in filing_events(thread_id, run_id, progress, conversation, delivered):
         yield event
 
 
@@ -43,7 +54,7 @@ async def filing_events(
     run_id: str,
     progress: AsyncIterator[Progress],
     conversation: Conversation,
-    repo: CaptureRepository,
+    delivered: Delivered,
 ) -> AsyncIterator[BaseEvent]:
     """The events of `capture_run` after RUN_STARTED (a resumed run starts its own)."""
     steps = aiter(progress)
@@ -60,7 +71,7 @@ async def filing_events(
         for event in ev.outcome_events(final.item, run_id, conversation):
             yield event
         # Past the last yield: the response asked for more, so the outcome's frames were sent.
-        shown(final.item, repo)
+        delivered(final.item)
     else:
         yield ev.run_finished(thread_id, run_id, _status(final.item))
 
@@ -74,7 +85,7 @@ async def resume_run(
     run_id: str,
     resume: Callable[[], Awaitable[Resumed]],
     conversation: Conversation,
-    repo: CaptureRepository,
+    delivered: Delivered,
 ) -> AsyncIterator[BaseEvent]:
     """A resume as one AG-UI run: the last answer's story, or RUN_ERROR with the rule it broke.
     `resume` does the work, once RUN_STARTED is out."""
@@ -85,7 +96,7 @@ async def resume_run(
         yield ev.run_error(refused.message, refused.code)
         return
     if not isinstance(done, Answered):
-        async for event in filing_events(thread_id, run_id, done.progress, conversation, repo):
+        async for event in filing_events(thread_id, run_id, done.progress, conversation, delivered):
             yield event
         return
     item = done.item
@@ -94,13 +105,13 @@ async def resume_run(
         return
     for event in ev.outcome_events(item, run_id, conversation):
         yield event
-    shown(item, repo)
+    delivered(item)
 
 
 async def feed_run(
     item: InboxItem,
-    sightings: AsyncIterator[Sighting | Stopped],
-    repo: CaptureRepository,
+    stages: AsyncIterator[StageReached | Stopped],
+    delivered: Delivered,
     *,
     interrupts: bool = False,
     run_id: str | None = None,
@@ -112,19 +123,19 @@ async def feed_run(
     run_id = run_id or item.run_id
     yield ev.run_started(item.thread_id, run_id)
     stage = Stage.WAITING
-    async for seen in sightings:
-        if isinstance(seen, Stopped):
-            yield ev.run_error(seen.message, seen.code)
+    async for reached in stages:
+        if isinstance(reached, Stopped):
+            yield ev.run_error(reached.message, reached.code)
             return
         told = conversation or Conversation(
-            interrupts=interrupts, messages=ev.capture_messages(seen.item)
+            interrupts=interrupts, messages=ev.capture_messages(reached.item)
         )
-        for event in events_between(seen.item, stage, seen.stage, told, run_id):
+        for event in events_between(reached.item, stage, reached.stage, told, run_id):
             yield event
-        stage = seen.stage
-        if stage in (Stage.SETTLED, Stage.FAILED) and seen.item.has_ended:
+        stage = reached.stage
+        if stage in (Stage.SETTLED, Stage.FAILED) and reached.item.has_ended:
             # Past the last yield: the outcome's (or failure's) frames were sent.
-            shown(seen.item, repo)
+            delivered(reached.item)
 
 
 def events_between(

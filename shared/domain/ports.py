@@ -7,6 +7,7 @@ says which errors of shared/domain/errors.py it may raise.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -160,6 +161,42 @@ class CaptureQueues(Protocol):
         ...
 
 
+# A message on its way to a queue: the task whose result is its receipt (None: not sent).
+Sending = asyncio.Task[QueueReceipt | None]
+
+
+class Outbox(Protocol):
+    """What follows a write of a capture (shared/services/outbox.py): the delayed check sent
+    before it, the outcome told after it, and what a stream delivered live. Best effort, beside
+    the write: nothing here raises."""
+
+    async def send_check(self, job: ClassifyJob, delay_s: float) -> Sending:
+        """Send the delayed check that finishes the capture if this process does not; waits
+        for it a moment at most."""
+        ...
+
+    def cancel_check(self, check: Sending) -> None:
+        """Delete the check: another job stands in for it."""
+        ...
+
+    def publish(self, item: InboxItem) -> None:
+        """Tell the settled (or failed) version `item` to the outcomes' readers (push)."""
+        ...
+
+    def hold(self, item: InboxItem, check: Sending) -> None:
+        """A live run settled `item`: its stream delivers it, else it is published; `check`,
+        the run's, stands until then."""
+        ...
+
+    def tell_unseen(self, item: InboxItem) -> None:
+        """A check found `item` settled: publish it, unless it was seen or needs no telling."""
+        ...
+
+    def delivered(self, item: InboxItem) -> None:
+        """A stream sent the client `item`'s outcome (or failure): no push is to say it again."""
+        ...
+
+
 class VoiceNoteStore(Protocol):
     """The voice-notes container. StorageUnavailable."""
 
@@ -209,6 +246,7 @@ class Adapters:
     filed: FiledItems
     search: CaptureSearch
     policy: Policy
+    outbox: Outbox
 
 
 # Web Push: a bundle of its own, used by the push routes and the push worker only.

@@ -3,6 +3,7 @@ the stage a reader sees it at. Any door (AG-UI, plain JSON) tells a client from 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -35,6 +36,26 @@ class Deferred:
 Progress = Stored | Settled | Deferred | NotStored
 
 
+# What a resume's last answer did (services/resume.py), for the door to tell.
+@dataclass(frozen=True)
+class Answered:
+    """The capture as the answer left it (or, replayed, as it stands): to be told with its
+    outcome when `with_outcome` and it has one, else by its status."""
+
+    item: InboxItem
+    with_outcome: bool
+
+
+@dataclass(frozen=True)
+class Refiling:
+    """An answer to "what did you mean?": the capture is filed again, with this progress."""
+
+    progress: AsyncIterator[Progress]
+
+
+Resumed = Answered | Refiling
+
+
 class Stage(IntEnum):
     """How far a capture is, as a reader following it sees it (it never steps back)."""
 
@@ -58,8 +79,8 @@ def stage_of(item: InboxItem) -> Stage:
 
 
 @dataclass(frozen=True)
-class Sighting:
-    """A capture seen by a reader that follows it, at a stage further than the last one."""
+class StageReached:
+    """A capture, as a reader following it read it, at a stage further than the last one."""
 
     item: InboxItem
     stage: Stage

@@ -45,14 +45,16 @@ async def capture(req: Request, root: Root) -> Response:
                 request.run_id,
                 lambda: resume(request, app),
                 conversation,
-                app.repo,
+                app.outbox.delivered,
             )
         )
     if isinstance(asked, VoiceInput):
         return await _voice_run(asked, user_id, conversation, root)
     progress = capture_text(asked, app)
     return sse_response(
-        narrator.capture_run(asked.thread_id, asked.run_id, progress, conversation, app.repo)
+        narrator.capture_run(
+            asked.thread_id, asked.run_id, progress, conversation, app.outbox.delivered
+        )
     )
 
 
@@ -84,12 +86,12 @@ async def _voice_run(
         except BaseException:
             slot.release()
             raise
-    sightings = open_feed(item, app, slot)
+    stages = open_feed(item, app, slot)
     return sse_response(
         narrator.feed_run(
             item,
-            sightings,
-            app.repo,
+            stages,
+            app.outbox.delivered,
             interrupts=conversation.interrupts,
             run_id=voice.run_id,
             conversation=conversation,

@@ -30,7 +30,6 @@ from shared.http.requests import (
     parse_plain_capture,
 )
 from shared.http.sse import sse_response
-from shared.services.after_write import shown
 from shared.services.bucket_pick import pick_bucket
 from shared.services.feed import open_feed
 from shared.services.follow_up import answer_question, open_follow_up
@@ -63,8 +62,10 @@ async def capture_events(req: Request, root: Root) -> Response:
     app = root.adapters
     item = await get_capture(user_id, req.path_params["id"], app.repo)
     interrupts = speaks_interrupts(query.protocol_version)
-    sightings = open_feed(item, app)
-    return sse_response(narrator.feed_run(item, sightings, app.repo, interrupts=interrupts))
+    stages = open_feed(item, app)
+    return sse_response(
+        narrator.feed_run(item, stages, app.outbox.delivered, interrupts=interrupts)
+    )
 
 
 @http_route(bp, PICK_BUCKET)
@@ -91,7 +92,9 @@ async def capture_follow_up(req: Request, root: Root) -> Response:
     progress = answer_question(item, answer, app)
     # A run like a text capture's, on the capture's own thread.
     return sse_response(
-        narrator.capture_run(item.thread_id, answer.run_id, progress, conversation, app.repo)
+        narrator.capture_run(
+            item.thread_id, answer.run_id, progress, conversation, app.outbox.delivered
+        )
     )
 
 
@@ -127,7 +130,7 @@ async def capture_plain(req: Request, root: Root) -> Response:
     if not item.has_ended:
         return JSONResponse(item.to_json(), status_code=202, headers=headers)
     # The answer tells the outcome, as a live run does: no push to say it again.
-    shown(item, app.repo)
+    app.outbox.delivered(item)
     return JSONResponse(item.to_json(), status_code=201, headers=headers)
 
 

@@ -67,5 +67,7 @@ async def voice_capture(req: Request, root: Root) -> Response:
         slot.release()
         raise
     interrupts = speaks_interrupts(query.protocol_version)
-    sightings = open_feed(item, app, slot)
-    return sse_response(narrator.feed_run(item, sightings, app.repo, interrupts=interrupts))
+    stages = open_feed(item, app, slot)
+    return sse_response(
+        narrator.feed_run(item, stages, app.outbox.delivered, interrupts=interrupts)
+    )

@@ -1,5 +1,6 @@
-"""Work that must not hold up an answer (best-effort publishing, the safety-net job): tasks on
-the running loop, referenced until they are done so that none is collected half way."""
+"""A run's work, apart from the stream that tells it (the pipeline's store-and-file, and its
+model call asked ahead): tasks on the running loop, referenced until they are done so that none
+is collected half way. What follows a write runs on the outbox's own (services/outbox.py)."""
 
 from __future__ import annotations
 

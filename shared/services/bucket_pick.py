@@ -11,7 +11,6 @@ from shared.domain.interrupts import BucketPayload, response_of
 from shared.domain.messages import ClassifyJob
 from shared.domain.outcomes import Outcome
 from shared.domain.ports import Adapters
-from shared.services.after_write import schedule_check
 from shared.services.filing import file_capture
 from shared.services.inbox import get_capture, not_found
 from shared.services.retry_stale import on_latest
@@ -31,7 +30,7 @@ async def pick_bucket(
     item = await get_capture(user_id, capture_id, adapters.repo)
     # If this process dies between the filed item and its save, the check tidies up after it.
     job = ClassifyJob(capture_id=capture_id, user_id=user_id)
-    await schedule_check(job, adapters, adapters.policy.recovery_delay_s)
+    await adapters.outbox.send_check(job, adapters.policy.recovery_delay_s)
 
     async def attempt(item: InboxItem) -> InboxItem:
         if answering is not None:
@@ -47,7 +46,7 @@ async def pick_bucket(
             raise Conflict("This capture has no text to file yet.", "NO_TEXT_YET")
         try:
             picked = item.picked(bucket, _title(item))
-            return await file_capture(item, picked, adapters.repo, adapters.queues)
+            return await file_capture(item, picked, adapters.repo, adapters.outbox)
         except CaptureDeleted:
             raise not_found() from None
 

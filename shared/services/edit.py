@@ -20,7 +20,6 @@ from shared.domain.errors import (
 from shared.domain.filed import FiledItem
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
-from shared.services.after_write import schedule_check
 from shared.services.inbox import get_capture, not_found
 from shared.services.placement import agrees, converge
 from shared.services.recall import FiledView
@@ -104,7 +103,7 @@ async def edit_filed(
             # If this process dies between the inbox item and the filed item, the check
             # converges the filed item to the edit.
             job = ClassifyJob(capture_id=capture_id, user_id=user_id)
-            await schedule_check(job, adapters, adapters.policy.recovery_delay_s)
+            await adapters.outbox.send_check(job, adapters.policy.recovery_delay_s)
             checked.append(True)
         return await repo.save(holding.edited(changes))
 

@@ -18,7 +18,7 @@ from shared.domain.capture import InboxItem
 from shared.domain.errors import LimitReached, StorageUnavailable
 from shared.domain.policy import Policy
 from shared.domain.ports import Adapters, CaptureRepository
-from shared.domain.progress import Sighting, Stage, Stopped, stage_of
+from shared.domain.progress import Stage, StageReached, Stopped, stage_of
 
 log = logging.getLogger(__name__)
 
@@ -67,28 +67,28 @@ class FeedSlot:
 
 def open_feed(
     item: InboxItem, adapters: Adapters, slot: FeedSlot | None = None
-) -> AsyncIterator[Sighting | Stopped]:
+) -> AsyncIterator[StageReached | Stopped]:
     """`follow_capture`, holding a feed slot (taken here unless the caller took it first)
     until the feed ends."""
     held = slot or FeedSlot(item.user_id, adapters.policy)
 
-    async def feed() -> AsyncIterator[Sighting | Stopped]:
+    async def feed() -> AsyncIterator[StageReached | Stopped]:
         try:
-            async for seen in follow_capture(item, adapters.repo, adapters.policy):
-                yield seen
+            async for reached in follow_capture(item, adapters.repo, adapters.policy):
+                yield reached
         finally:
             held.release()
 
-    sightings = feed()
+    stages = feed()
     # A feed never read (the client left first) never runs `finally`: the slot is given back
     # when the feed is collected.
-    weakref.finalize(sightings, held.release)
-    return sightings
+    weakref.finalize(stages, held.release)
+    return stages
 
 
 async def follow_capture(
     item: InboxItem, repo: CaptureRepository, policy: Policy
-) -> AsyncIterator[Sighting | Stopped]:
+) -> AsyncIterator[StageReached | Stopped]:
     """The capture where it is, then at each further stage, up to its end (SETTLED or FAILED);
     or Stopped: deleted, or TIMEOUT after EVENTS_TIMEOUT_S (the capture goes on regardless;
     following it again resumes)."""
@@ -100,7 +100,7 @@ async def follow_capture(
         # Never step back: a poll may read a replica a moment behind the last one.
         reached = max(stage, stage_of(item))
         if reached > stage:
-            yield Sighting(item, reached)
+            yield StageReached(item, reached)
         if reached in (Stage.SETTLED, Stage.FAILED):
             return
         now = loop.time()

@@ -15,8 +15,7 @@ from shared.domain.capture import InboxItem
 from shared.domain.classification import excerpt_to_classify
 from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.outcomes import FailureCode
-from shared.domain.ports import CaptureQueues, CaptureRepository, Classifier
-from shared.services.after_write import publish_outcome
+from shared.domain.ports import CaptureRepository, Classifier, Outbox
 from shared.services.answers import settled_on_answer
 from shared.services.placement import converge, filed_item_for
 
@@ -27,7 +26,7 @@ async def classify_and_file(
     item: InboxItem,
     repo: CaptureRepository,
     classifier: Classifier,
-    queues: CaptureQueues,
+    outbox: Outbox,
     *,
     publish: bool = True,
 ) -> InboxItem:
@@ -44,10 +43,10 @@ async def classify_and_file(
     with tracing.span("classify"):
         if item.clarifications:
             settled = await settled_on_answer(item, classifier)
-            return await file_capture(item, settled, repo, queues, publish=publish)
+            return await file_capture(item, settled, repo, outbox, publish=publish)
         guess = await classifier.classify(excerpt_to_classify(text))
     try:
-        return await file_capture(item, item.classified(guess), repo, queues, publish=publish)
+        return await file_capture(item, item.classified(guess), repo, outbox, publish=publish)
     except StaleItem:
         # Marked queued meanwhile (a run handing the capture over while the worker already
         # had it): the same words still waiting get the same answer, with no second model call.
@@ -56,14 +55,14 @@ async def classify_and_file(
             raise
         if current.text_to_classify() != text:
             raise
-        return await file_capture(current, current.classified(guess), repo, queues, publish=publish)
+        return await file_capture(current, current.classified(guess), repo, outbox, publish=publish)
 
 
 async def file_capture(
     item: InboxItem,
     settled: InboxItem,
     repo: CaptureRepository,
-    queues: CaptureQueues,
+    outbox: Outbox,
     *,
     publish: bool = True,
 ) -> InboxItem:
@@ -72,7 +71,7 @@ async def file_capture(
     yields to whoever settled the capture first; the user's choice does not (StaleItem
     propagates, and the caller reads again and retries)."""
     with tracing.span("file capture"):
-        saved = await _file(item, settled, repo, queues, publish)
+        saved = await _file(item, settled, repo, outbox, publish)
         assert saved.outcome is not None
         outcome = saved.outcome.value
         tracing.annotate(capture_id=saved.id, user_id=saved.user_id, outcome=outcome)
@@ -85,7 +84,7 @@ async def _file(
     item: InboxItem,
     settled: InboxItem,
     repo: CaptureRepository,
-    queues: CaptureQueues,
+    outbox: Outbox,
     publish: bool,
 ) -> InboxItem:
     by_user = settled.chosen_by == "user"
@@ -114,12 +113,12 @@ async def _file(
         # Someone may have moved it since: the caller tells where it really is.
         told = current if current.has_ended else saved
     if publish:
-        publish_outcome(saved, queues)
+        outbox.publish(saved)
     return told
 
 
 async def fail(
-    item: InboxItem, code: FailureCode, repo: CaptureRepository, queues: CaptureQueues
+    item: InboxItem, code: FailureCode, repo: CaptureRepository, outbox: Outbox
 ) -> InboxItem:
     """Save `item` failed with `code` and publish the failure, as an outcome is published, so
     that a user who left is told. If the item changed since it was read, the stored one stands
@@ -128,7 +127,7 @@ async def fail(
         saved = await repo.save(item.failed(code))
     except StaleItem:
         return await repo.get(item.user_id, item.id) or item
-    publish_outcome(saved, queues)
+    outbox.publish(saved)
     return saved
 
 

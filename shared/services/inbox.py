@@ -15,7 +15,6 @@ from shared.domain.ids import is_capture_id
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
 from shared.services import keyset
-from shared.services.after_write import schedule_check
 from shared.services.placement import converge
 from shared.services.retry_stale import retry_stale
 
@@ -122,7 +121,7 @@ async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> N
     if item is None:
         return
     job = ClassifyJob(capture_id=capture_id, user_id=user_id)
-    await schedule_check(job, adapters, adapters.policy.recovery_delay_s)
+    await adapters.outbox.send_check(job, adapters.policy.recovery_delay_s)
 
     async def tombstone(current: InboxItem | None) -> InboxItem | None:
         if current is None or current.is_deleted:

@@ -20,7 +20,6 @@ from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, Classifier
 from shared.domain.progress import Deferred, Progress, Settled, Stored
-from shared.services.after_write import cancel_check, hold_outcome, schedule_check
 from shared.services.background import spawn
 from shared.services.capture import TextCapture, inbox_item_for, store_text_capture
 from shared.services.filing import classify_and_file
@@ -104,9 +103,9 @@ async def _store_and_file_with(
 ) -> None:
     # The safety net goes out first: if this process dies before the capture is settled, the
     # worker finds it `received` when the job comes due, and files it; if it dies before the
-    # outcome was shown or published, the worker publishes it.
+    # outcome was delivered or published, the worker publishes it.
     job = capture.model_copy(update={"tells_outcome": True})
-    check = await schedule_check(job, adapters, adapters.policy.recovery_delay_s)
+    check = await adapters.outbox.send_check(job, adapters.policy.recovery_delay_s)
     try:
         with tracing.span("store capture"):
             item = await store()
@@ -128,10 +127,10 @@ async def _store_and_file_with(
     tracing.log_capture_text(log, "text", item.id, item.text_to_classify())
     try:
         settled = await classify_and_file(
-            item, adapters.repo, classifier, adapters.queues, publish=False
+            item, adapters.repo, classifier, adapters.outbox, publish=False
         )
-        # Shown by the run's stream, the outcome needs no message and the check no run.
-        hold_outcome(settled, adapters.queues, check)
+        # Delivered by the run's stream, the outcome needs no message and the check no run.
+        adapters.outbox.hold(settled, check)
         report(Settled(settled))
     except CaptureDeleted:
         report(NotStored("CAPTURE_DELETED", "This capture was deleted."))
@@ -142,7 +141,7 @@ async def _store_and_file_with(
         deferred = await defer_to_worker(item, adapters)
         if deferred.status is not Status.RECEIVED:
             # Queued (or filed already by the worker): its job stands in for the check.
-            cancel_check(check, adapters.queues)
+            adapters.outbox.cancel_check(check)
         report(Deferred(deferred))
 
 

@@ -82,4 +82,4 @@ async def _fail(item: InboxItem | None, code: FailureCode, adapters: Adapters) -
         return item
     log.warning("capture %s failed: %s", item.id, code)
     # ETag-guarded: if the capture moved on since it was read, the stored one stands.
-    return await fail(item, code, adapters.repo, adapters.queues)
+    return await fail(item, code, adapters.repo, adapters.outbox)

@@ -7,7 +7,6 @@ without filing twice. What the last answer did is returned for the door to tell.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,7 +22,7 @@ from shared.domain.interrupts import (
     response_of,
 )
 from shared.domain.ports import Adapters, CaptureRepository
-from shared.domain.progress import Progress
+from shared.domain.progress import Answered, Refiling, Resumed
 from shared.services.bucket_pick import pick_bucket
 from shared.services.capture import TextCapture
 from shared.services.follow_up import answer_question
@@ -61,25 +60,6 @@ class _Step:
     answer: ResumeAnswer
     payload: AnswerPayload | BucketPayload | None
     replay: bool
-
-
-@dataclass(frozen=True)
-class Answered:
-    """The capture as the answer left it (or, replayed, as it stands): to be told with its
-    outcome when `with_outcome` and it has one, else by its status."""
-
-    item: InboxItem
-    with_outcome: bool
-
-
-@dataclass(frozen=True)
-class Refiling:
-    """An answer to "what did you mean?": the capture is filed again, with this progress."""
-
-    progress: AsyncIterator[Progress]
-
-
-Resumed = Answered | Refiling
 
 
 async def resume(request: ResumeRequest, adapters: Adapters) -> Resumed:

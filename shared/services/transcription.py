@@ -92,9 +92,9 @@ async def _transcribe(
         silent = Classification(
             bucket=None, confidence=0.0, title="Empty voice note", question=SAY_AGAIN_QUESTION
         )
-        return await file_capture(item, item.classified(silent), adapters.repo, adapters.queues)
+        return await file_capture(item, item.classified(silent), adapters.repo, adapters.outbox)
     return item
 
 
 async def _fail(item: InboxItem, code: FailureCode, adapters: Adapters) -> InboxItem:
-    return await fail(item, code, adapters.repo, adapters.queues)
+    return await fail(item, code, adapters.repo, adapters.outbox)

@@ -18,7 +18,6 @@ from shared.domain.errors import Conflict, Invalid, TooLarge, VoiceNoteTooLarge
 from shared.domain.ids import voice_capture_id
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
-from shared.services.after_write import schedule_check
 from shared.services.worker import upload_deadline
 
 log = logging.getLogger(__name__)
@@ -117,7 +116,7 @@ async def _store(new: NewVoiceCapture, adapters: Adapters) -> InboxItem:
     # Sent with the store: once the upload URL has expired, the worker removes the capture
     # if its audio never came (or files it, if a process died after transcribing it).
     job = ClassifyJob(capture_id=capture_id, user_id=new.user_id)
-    await schedule_check(job, adapters, upload_deadline(adapters.policy).total_seconds())
+    await adapters.outbox.send_check(job, upload_deadline(adapters.policy).total_seconds())
     with tracing.span("store capture"):
         stored, _created = await adapters.repo.add(item)
     if stored.is_deleted:

@@ -14,7 +14,6 @@ from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.messages import ClassifyJob
 from shared.domain.policy import Policy
 from shared.domain.ports import Adapters
-from shared.services.after_write import tell_unshown
 from shared.services.filing import classify_and_file, record
 from shared.services.inbox import finish_delete
 from shared.services.placement import converge
@@ -59,7 +58,7 @@ async def handle_classify_job(
         return await _expire_upload(item, job, adapters)
     if item.may_be_classified():
         try:
-            filed = await classify_and_file(item, repo, adapters.classifier, adapters.queues)
+            filed = await classify_and_file(item, repo, adapters.classifier, adapters.outbox)
         except CaptureDeleted:
             log.info("classify job for capture %s: deleted meanwhile", job.capture_id)
             return None
@@ -74,7 +73,7 @@ async def handle_classify_job(
     elif job.tells_outcome or (job.handed_over and not first_delivery):
         # Its run may have died holding the outcome, or an earlier delivery of this job
         # between its save and its publish.
-        tell_unshown(item, adapters.queues)
+        adapters.outbox.tell_unseen(item)
     # A process that died between its filed item and its save may have left a copy elsewhere.
     return await converge(item.user_id, item.id, repo, known=item)
 

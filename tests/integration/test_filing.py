@@ -19,7 +19,6 @@ from shared.domain.classification import Bucket, Classification
 from shared.domain.errors import CaptureDeleted
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
-from shared.services import background
 from shared.services.bucket_pick import pick_bucket
 from shared.services.filing import file_capture, filed_item_for
 from shared.services.inbox import delete_capture
@@ -39,7 +38,7 @@ async def filed_capture(app: Adapters, bucket: Bucket, text: str = "order tiles"
     )
     item, _ = await app.repo.add(item)
     guess = Classification(bucket=bucket, confidence=0.45, title="Tiles")
-    return await file_capture(item, item.classified(guess), app.repo, app.queues)
+    return await file_capture(item, item.classified(guess), app.repo, app.outbox)
 
 
 def filed_in(cosmos, capture_id: str) -> list[str]:
@@ -79,7 +78,7 @@ async def test_filing_a_capture_deleted_meanwhile_leaves_no_filed_item(app, cosm
     await delete_capture("dev", item.id, app)
     guess = Classification(bucket=Bucket.ADMIN, confidence=0.9, title="X")
     with pytest.raises(CaptureDeleted):
-        await file_capture(item, item.classified(guess), app.repo, app.queues)
+        await file_capture(item, item.classified(guess), app.repo, app.outbox)
     assert filed_in(cosmos, item.id) == [] and docs(cosmos, "Inbox", item.id) == []
 
 
@@ -89,7 +88,7 @@ async def test_the_classifier_yields_to_a_capture_settled_first(app, cosmos) -> 
     # A late duplicate delivery still holds the old copy: the user's choice stands.
     late = Classification(bucket=Bucket.PEOPLE, confidence=0.9, title="Late")
     stale = item.model_copy(update={"status": Status.QUEUED})
-    result = await file_capture(stale, stale.classified(late), app.repo, app.queues)
+    result = await file_capture(stale, stale.classified(late), app.repo, app.outbox)
     assert result.filed_bucket is Bucket.ADMIN and result.chosen_by == "user"
     assert filed_in(cosmos, item.id) == ["Admin"]
 
@@ -143,7 +142,7 @@ async def test_two_deliveries_at_once_both_ask_the_model_and_file_once(
     assert filed_in(cosmos, item.id) == ["Projects"]
     (inbox,) = docs(cosmos, "Inbox", item.id)
     assert inbox["status"] == "filed" and inbox["filedBucket"] == "Projects"
-    await background.drain()  # outcomes are published off the answer's path
+    await app.outbox.drain()  # outcomes are published off the answer's path
     outcomes = QueueClient.from_connection_string(storage_conn, "captures-outcomes")
     published = [json.loads(base64.b64decode(m.content)) for m in outcomes.peek_messages(32)]
     assert [m["captureId"] for m in published] == [item.id]  # only the winner publishes

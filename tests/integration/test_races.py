@@ -36,6 +36,7 @@ from shared.domain.ports import Adapters
 from shared.services import background
 from shared.services.capture import TextCapture
 from shared.services.inbox import delete_capture
+from shared.services.outbox import QueueOutbox
 from shared.services.transcription import transcribe_voice_note
 from shared.services.worker import handle_classify_job
 from shared.settings import CLASSIFY_QUEUE, OUTCOMES_QUEUE, VOICE_CONTAINER, get_settings
@@ -50,9 +51,9 @@ class Killed(BaseException):
     """The process died here: nothing after this step happens in it."""
 
 
-# Best-effort work a write starts beside itself (sending its check, publishing its outcome):
-# nothing waits for it, so it is no step of the write's. A text capture's model call, asked
-# while the capture is stored, writes nothing: the write's steps are its storage calls, and a
+# Best-effort work a write starts beside itself (the outbox sending its check, publishing its
+# outcome): nothing waits for it, so it is no step of the write's. A text capture's model call,
+# asked while the capture is stored, writes nothing: the write's steps are its storage calls, and a
 # kill before the filed item's write is the death during that call.
 BESIDE_THE_WRITE = {"_send_check", "_publish", "_classify_ahead"}
 
@@ -73,13 +74,18 @@ class Steps:
         return self.died.is_set()
 
     def wrap(self, app: Adapters) -> Adapters:
+        repo, queues = self._proxy(app.repo, "repo"), self._proxy(app.queues, "queues")
+        # The process's outbox, over the counted adapters: what it does after a write counts.
+        self.outbox = QueueOutbox(queues, repo)
+        OUTBOXES.append(self.outbox)
         return dataclasses.replace(
             app,
-            repo=self._proxy(app.repo, "repo"),
-            queues=self._proxy(app.queues, "queues"),
+            repo=repo,
+            queues=queues,
             voice=self._proxy(app.voice, "voice"),
             classifier=self._proxy(app.classifier, "classifier"),
             transcriber=self._proxy(app.transcriber, "transcriber"),
+            outbox=self.outbox,
         )
 
     def _proxy(self, inner: Any, kind: str) -> Any:
@@ -110,6 +116,19 @@ class Steps:
         self.seen.append(name)
 
 
+# The outboxes of the counted writes, for `settle` to wait for.
+OUTBOXES: list[QueueOutbox] = []
+
+
+async def settle(app: Adapters) -> None:
+    """Wait for what the writes left running beside them: a run's own work, then what the
+    outboxes do after the writes (publishing, sending and deleting checks)."""
+    await background.drain()
+    await app.outbox.drain()
+    while OUTBOXES:
+        await OUTBOXES.pop().drain()
+
+
 @pytest.fixture(scope="module", autouse=True)
 def quick_checks(provisioned: dict[str, str]):
     """The delayed check comes due in a second, so the "worker" can take it here."""
@@ -138,12 +157,13 @@ async def app(provisioned: dict[str, str], fake: fake_openai.FakeOpenAI) -> Asyn
         fake_openai.transcription("Call Sarah about the budget"), fake_openai.TRANSCRIBE
     )
     client = fake.openai_client()
-    yield dataclasses.replace(
+    made = dataclasses.replace(
         adapters(),
         classifier=OpenAIClassifier(client, "gpt-4o-mini"),
         transcriber=OpenAITranscriber(client, "whisper"),
     )
-    await background.drain()
+    yield made
+    await settle(made)
     await client.close()
     await reset()
 
@@ -196,7 +216,7 @@ async def low_confidence(app: Adapters) -> InboxItem:
 
     item = await stored(app, text="tiles for the kitchen")
     guess = Classification(bucket=Bucket.IDEAS, confidence=0.45, title="Tiles")
-    return await file_capture(item, item.classified(guess), app.repo, app.queues)
+    return await file_capture(item, item.classified(guess), app.repo, app.outbox)
 
 
 async def misunderstood(app: Adapters) -> InboxItem:
@@ -205,7 +225,7 @@ async def misunderstood(app: Adapters) -> InboxItem:
 
     item = await stored(app, text="zzz budget thing")
     guess = Classification(bucket=None, confidence=0.0, title="?", question="What about it?")
-    return await file_capture(item, item.classified(guess), app.repo, app.queues)
+    return await file_capture(item, item.classified(guess), app.repo, app.outbox)
 
 
 async def run_text_capture(app: Adapters, capture: TextCapture) -> list[str]:
@@ -329,7 +349,7 @@ async def steps_of(app: Adapters, name: str) -> list[str]:
     make, write = WRITES[name]
     steps = Steps()
     await _swallow(write(steps.wrap(app), await make(app)))
-    await background.drain()
+    await settle(app)
     return steps.seen
 
 
@@ -370,12 +390,12 @@ async def race(app: Adapters, name: str, write_at: int, delete_at: int) -> tuple
 
     writer = Steps(write_at, start_delete)
     await _swallow(write(writer.wrap(app), subject))
-    await background.drain()
+    await settle(app)
     if not deleting:  # the write had fewer steps: the DELETE comes after it
         await start_delete()
     resume.set()
     await _swallow(deleting[0])
-    await background.drain()
+    await settle(app)
     where = f"{name}: DELETE from write step {write_at} of {writer.seen}, paused at {delete_at}"
     return capture_id, existed[0], where
 
@@ -434,7 +454,10 @@ async def die_at(app: Adapters, name: str, at: int) -> tuple[Any, Steps]:
     # Everything the process was doing dies with it.
     for task in [work, *background._tasks]:
         task.cancel()
-    await asyncio.gather(work, *list(background._tasks), return_exceptions=True)
+    steps.outbox.abandon()
+    await asyncio.gather(
+        work, *list(background._tasks), steps.outbox.drain(), return_exceptions=True
+    )
     return subject, steps
 
 
@@ -469,7 +492,7 @@ async def test_a_process_killed_between_any_two_steps_leaves_a_capture_that_sett
         if name in LIVE or (item is not None and item.status in UNSETTLED):
             for job in await jobs_for(storage_conn, capture_id):
                 await handle_classify_job(job, app)
-        await background.drain()
+        await settle(app)
         doc = assert_consistent(cosmos, capture_id)
         assert doc is not None, where
         assert Status(doc["status"]) not in UNSETTLED, (where, doc["status"])
@@ -623,7 +646,7 @@ async def interleave(
         await start_second()
     go_on.set()
     told_second = await started[0]
-    await background.drain()
+    await settle(app)
     return subject, told_first, told_second, steps.seen
 
 
@@ -631,7 +654,7 @@ def count_steps(app: Adapters, make, writer: Writer) -> Awaitable[int]:
     async def count() -> int:
         steps = Steps()
         await writer(steps.wrap(app), await make(app))
-        await background.drain()
+        await settle(app)
         return len(steps.seen)
 
     return count()
@@ -723,7 +746,7 @@ async def test_an_edit_killed_between_any_two_steps_converges_to_one_title(
             # The restart: the check the edit sent before it saved comes due.
             for job in await jobs_for(storage_conn, subject.id):
                 await handle_classify_job(job, app)
-        await background.drain()
+        await settle(app)
         doc = assert_consistent(cosmos, subject.id)
         assert doc is not None, where
         (filed,) = docs(cosmos, doc["filedBucket"], subject.id)

@@ -41,8 +41,8 @@ def unit_settings() -> Iterator[Callable[..., Settings]]:
 async def fakes(unit_settings: Callable[..., Settings], offline: list[str]) -> AsyncIterator[Fakes]:
     """A fresh set of fakes; work the services left running in the background (publishing an
     outcome, sending a check) is finished before the test ends."""
-    from shared.services import background
     from tests.fakes import Fakes
 
-    yield Fakes()
-    await background.drain()
+    made = Fakes()
+    yield made
+    await made.drain()

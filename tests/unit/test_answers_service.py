@@ -12,7 +12,6 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.interrupts import InterruptKind, parse_payload, response_schema
 from shared.domain.outcomes import Outcome
-from shared.services import background
 from shared.services.capture import TextCapture
 from shared.services.filing import classify_and_file, file_capture
 from shared.services.follow_up import open_follow_up, store_clarification
@@ -29,8 +28,8 @@ async def asked(
     item = fakes.repo.seed(text_item(text, thread_id="t-1"))
     title = title or (text.capitalize() if bucket else "Unclear capture")
     question = guess(bucket, confidence, title, "Ideas or Projects?" if bucket else "What?")
-    settled = await file_capture(item, item.classified(question), fakes.repo, fakes.queues)
-    await background.drain()
+    settled = await file_capture(item, item.classified(question), fakes.repo, fakes.outbox)
+    await fakes.drain()
     return settled
 
 
@@ -41,7 +40,7 @@ async def answered(fakes: Fakes, item: InboxItem, payload: Any) -> list[dict]:
         e.model_dump(mode="json", by_alias=True, exclude_none=True)
         async for e in resume_run(req, fakes.adapters, SPEAKS)
     ]
-    await background.drain()
+    await fakes.drain()
     return run
 
 
@@ -151,9 +150,9 @@ async def test_the_rest_follow_up_takes_an_answer_to_a_which_bucket_question(
     opened = await open_follow_up(item.id, answer, fakes.repo)
     reopened = await store_clarification(opened, answer, fakes.repo)
     assert reopened.status is Status.RECEIVED and reopened.open_interrupt is None
-    filed = await classify_and_file(reopened, fakes.repo, fakes.classifier, fakes.queues)
+    filed = await classify_and_file(reopened, fakes.repo, fakes.classifier, fakes.outbox)
     assert (filed.filed_bucket, filed.title) == (Bucket.PROJECTS, "Think about the website")
-    await background.drain()
+    await fakes.drain()
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PROJECTS]
 
 

@@ -20,7 +20,7 @@ NOT_FOUND = (None, "There is no such capture.")
 async def settled(fakes: Fakes, text: str, bucket: Bucket | None, confidence: float, title: str):
     item = fakes.repo.seed(text_item(text))
     classified = item.classified(guess(bucket, confidence, title))
-    result = await file_capture(item, classified, fakes.repo, fakes.queues)
+    result = await file_capture(item, classified, fakes.repo, fakes.outbox)
     fakes.repo.calls.clear()
     return result
 
@@ -109,7 +109,7 @@ async def test_the_users_choice_wins_over_a_classifier_finishing_meanwhile(fakes
     async def classifier_files_it() -> None:
         current = await fakes.repo.get(USER, item.id)
         classified = current.classified(guess(Bucket.PEOPLE, 0.9, "Sarah"))
-        await file_capture(current, classified, fakes.repo, fakes.queues)
+        await file_capture(current, classified, fakes.repo, fakes.outbox)
 
     fakes.repo.before_next("save", classifier_files_it)
     picked = await pick(fakes, item, Bucket.ADMIN)

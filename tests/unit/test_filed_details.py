@@ -21,7 +21,7 @@ from tests.fakes import USER, Fakes, text_item
 async def classified(fakes: Fakes, text: str, bucket: Bucket, title: str):
     item = fakes.repo.seed(text_item(text))
     guess = Classification(bucket=bucket, confidence=0.9, title=title)
-    return await file_capture(item, item.classified(guess), fakes.repo, fakes.queues)
+    return await file_capture(item, item.classified(guess), fakes.repo, fakes.outbox)
 
 
 async def test_a_filed_capture_holds_its_filed_items_details(fakes: Fakes) -> None:

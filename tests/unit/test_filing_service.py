@@ -17,14 +17,13 @@ from shared.domain.errors import (
     StorageUnavailable,
 )
 from shared.domain.outcomes import DEFAULT_QUESTION, FailureCode, Outcome
-from shared.services import background
 from shared.services.filing import classify_and_file, file_capture, record
 from shared.services.inbox import delete_capture
 from tests.fakes import USER, Fakes, guess, text_item
 
 
 async def classify(fakes: Fakes, item):
-    return await classify_and_file(item, fakes.repo, fakes.classifier, fakes.queues)
+    return await classify_and_file(item, fakes.repo, fakes.classifier, fakes.outbox)
 
 
 @pytest.mark.parametrize(
@@ -50,7 +49,7 @@ async def test_the_thresholds_decide_the_status_and_what_is_filed(
     assert result.chosen_by == ("classifier" if filed else None)
     assert fakes.repo.stored(USER, item.id) == result  # what was returned is what is stored
     assert fakes.repo.filed_buckets(USER, item.id) == ([bucket] if filed else [])
-    await background.drain()
+    await fakes.drain()
     (published,) = fakes.queues.outcomes
     assert (published.capture_id, published.outcome) == (item.id, outcome)
     assert published.bucket == result.filed_bucket
@@ -106,7 +105,7 @@ async def test_what_a_model_read_stands_and_the_rules_fill_in_the_rest(fakes: Fa
     assert project.due_date is not None and project.due_date.weekday() == 4  # the rules'
     # A user's move keeps what the model read.
     stored = fakes.repo.stored(USER, item.id)
-    await file_capture(stored, stored.picked(Bucket.PEOPLE, "Lunch"), fakes.repo, fakes.queues)
+    await file_capture(stored, stored.picked(Bucket.PEOPLE, "Lunch"), fakes.repo, fakes.outbox)
     assert fakes.repo.filed(USER, item.id)[Bucket.PEOPLE].people == ["Fatima Z"]
 
 
@@ -156,7 +155,7 @@ async def test_a_settled_capture_is_returned_as_it_is(fakes: Fakes, status: Stat
     result = await classify(fakes, item)
     assert result == item
     assert fakes.classifier.texts == [] and fakes.repo.calls == []
-    await background.drain()
+    await fakes.drain()
     assert fakes.queues.outcomes == []
 
 
@@ -167,7 +166,7 @@ async def test_a_duplicate_delivery_after_the_first_files_nothing_more(fakes: Fa
     again = await classify(fakes, await fakes.repo.get(USER, item.id))
     assert again == first and len(fakes.classifier.texts) == 1
     assert fakes.repo.filed_count() == 1
-    await background.drain()
+    await fakes.drain()
     assert len(fakes.queues.outcomes) == 1
 
 
@@ -191,7 +190,7 @@ async def test_two_deliveries_at_once_file_once(fakes: Fakes, second: Bucket) ->
     assert len(fakes.classifier.texts) == 2
     assert results[0] == results[1] == fakes.repo.stored(USER, item.id)
     assert fakes.repo.filed_buckets(USER, item.id) == [results[0].filed_bucket]
-    await background.drain()
+    await fakes.drain()
     assert [m.capture_id for m in fakes.queues.outcomes] == [item.id]  # the winner's only
 
 
@@ -224,7 +223,7 @@ async def test_publishing_is_best_effort(fakes: Fakes) -> None:
     fakes.queues.fail_next("publish_outcome", StorageUnavailable("Queue storage answered 503"))
     result = await classify(fakes, item)
     assert result.status is Status.FILED
-    await background.drain()
+    await fakes.drain()
     assert fakes.queues.calls == ["publish_outcome"] and fakes.queues.outcomes == []
     assert fakes.repo.stored(USER, item.id).status is Status.FILED
 
@@ -235,7 +234,7 @@ async def test_publishing_is_best_effort(fakes: Fakes) -> None:
 async def low_confidence(fakes: Fakes, bucket: Bucket = Bucket.IDEAS):
     item = fakes.repo.seed(text_item("tiles for the kitchen"))
     low = item.classified(guess(bucket, 0.45, "Tiles"))
-    filed = await file_capture(item, low, fakes.repo, fakes.queues)
+    filed = await file_capture(item, low, fakes.repo, fakes.outbox)
     fakes.repo.calls.clear()
     return filed
 
@@ -245,7 +244,7 @@ async def test_a_move_files_the_new_item_then_the_inbox_item_then_deletes_the_ol
 ) -> None:
     item = await low_confidence(fakes)
     moved = await file_capture(
-        item, item.picked(Bucket.PROJECTS, "Tiles"), fakes.repo, fakes.queues
+        item, item.picked(Bucket.PROJECTS, "Tiles"), fakes.repo, fakes.outbox
     )
     assert (moved.status, moved.filed_bucket, moved.chosen_by) == (
         Status.FILED,
@@ -263,12 +262,12 @@ async def test_a_move_interrupted_before_deleting_the_old_item_converges(fakes: 
     item = await low_confidence(fakes)
     fakes.repo.fail_next("delete_filed", StorageUnavailable("Cosmos answered 503"))
     with pytest.raises(StorageUnavailable):
-        await file_capture(item, item.picked(Bucket.PROJECTS, "Tiles"), fakes.repo, fakes.queues)
+        await file_capture(item, item.picked(Bucket.PROJECTS, "Tiles"), fakes.repo, fakes.outbox)
     assert fakes.repo.stored(USER, item.id).filed_bucket is Bucket.PROJECTS
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PROJECTS, Bucket.IDEAS]
 
     current = fakes.repo.stored(USER, item.id)
-    await file_capture(current, current.picked(Bucket.PROJECTS, "Tiles"), fakes.repo, fakes.queues)
+    await file_capture(current, current.picked(Bucket.PROJECTS, "Tiles"), fakes.repo, fakes.outbox)
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PROJECTS]
 
 
@@ -277,7 +276,7 @@ async def test_the_classifier_moving_a_capture_deletes_its_old_filed_item(fakes:
     # A late delivery that still holds the capture from before it was settled.
     reopened = fakes.repo.seed(item.model_copy(update={"status": Status.QUEUED}))
     admin = reopened.classified(guess(Bucket.ADMIN, 0.9))
-    moved = await file_capture(reopened, admin, fakes.repo, fakes.queues)
+    moved = await file_capture(reopened, admin, fakes.repo, fakes.outbox)
     assert moved.filed_bucket is Bucket.ADMIN
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.ADMIN]
 
@@ -291,7 +290,7 @@ async def test_the_classifier_yields_to_a_capture_settled_first(fakes: Fakes) ->
 
     async def user_picks_admin() -> None:
         current = await fakes.repo.get(USER, item.id)
-        await file_capture(current, current.picked(Bucket.ADMIN, "Mine"), fakes.repo, fakes.queues)
+        await file_capture(current, current.picked(Bucket.ADMIN, "Mine"), fakes.repo, fakes.outbox)
 
     fakes.repo.before_next("save", user_picks_admin)
     result = await classify(fakes, item)
@@ -300,7 +299,7 @@ async def test_the_classifier_yields_to_a_capture_settled_first(fakes: Fakes) ->
     assert (result.filed_bucket, result.chosen_by, result.title) == (Bucket.ADMIN, "user", "Mine")
     assert fakes.repo.stored(USER, item.id) == result
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.ADMIN]
-    await background.drain()
+    await fakes.drain()
     assert [m.bucket for m in fakes.queues.outcomes] == [Bucket.ADMIN]  # the user's only
 
 
@@ -343,11 +342,11 @@ async def test_the_users_choice_does_not_yield(fakes: Fakes) -> None:
 
     async def another_pick() -> None:
         current = await fakes.repo.get(USER, item.id)
-        await file_capture(current, current.picked(Bucket.ADMIN, "Tiles"), fakes.repo, fakes.queues)
+        await file_capture(current, current.picked(Bucket.ADMIN, "Tiles"), fakes.repo, fakes.outbox)
 
     fakes.repo.before_next("save", another_pick)
     with pytest.raises(StaleItem):  # the caller reads again and retries
-        await file_capture(item, item.picked(Bucket.PROJECTS, "Tiles"), fakes.repo, fakes.queues)
+        await file_capture(item, item.picked(Bucket.PROJECTS, "Tiles"), fakes.repo, fakes.outbox)
     assert fakes.repo.stored(USER, item.id).filed_bucket is Bucket.ADMIN
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.ADMIN]
 
@@ -373,7 +372,7 @@ async def test_a_capture_deleted_meanwhile_raises_and_its_filed_item_is_taken_ba
     assert fakes.repo.filed_count() == 0
     stored = fakes.repo.stored(USER, item.id)
     assert stored is None if how == "deleted" else stored.is_deleted
-    await background.drain()
+    await fakes.drain()
     assert fakes.queues.outcomes == []
 
 

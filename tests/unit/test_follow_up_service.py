@@ -24,7 +24,7 @@ def answer(text: str = "Call Sarah about the budget", run_id: str = "f-1") -> Te
 async def misunderstood(fakes: Fakes, text: str = "budget thing w/ S"):
     item = fakes.repo.seed(text_item(text))
     unclear = guess(None, 0.1, "Unclear", question="What did you mean?")
-    settled = await file_capture(item, item.classified(unclear), fakes.repo, fakes.queues)
+    settled = await file_capture(item, item.classified(unclear), fakes.repo, fakes.outbox)
     fakes.repo.calls.clear()
     return settled
 
@@ -48,7 +48,7 @@ async def test_the_reopened_capture_is_classified_on_the_answer(fakes: Fakes) ->
     item = await misunderstood(fakes)
     reopened = await store_clarification(item, answer(), fakes.repo)
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
-    filed = await classify_and_file(reopened, fakes.repo, fakes.classifier, fakes.queues)
+    filed = await classify_and_file(reopened, fakes.repo, fakes.classifier, fakes.outbox)
     # Confident on its own: the words before it are not asked about.
     assert fakes.classifier.texts == ["Call Sarah about the budget"]
     assert (filed.outcome, filed.filed_bucket) == (Outcome.CLASSIFIED, Bucket.PEOPLE)
@@ -71,7 +71,7 @@ async def test_a_retry_after_the_capture_was_filed_still_answers(fakes: Fakes) -
     item = await misunderstood(fakes)
     reopened = await store_clarification(item, answer(), fakes.repo)
     fakes.classifier.then(guess(Bucket.ADMIN, 0.8, "Pay the rent"))
-    await classify_and_file(reopened, fakes.repo, fakes.classifier, fakes.queues)
+    await classify_and_file(reopened, fakes.repo, fakes.classifier, fakes.outbox)
     stored = fakes.repo.stored(USER, item.id)
     assert await open_follow_up(item.id, answer(), fakes.repo) == stored
     assert await store_clarification(stored, answer(), fakes.repo) == stored
@@ -82,7 +82,7 @@ async def test_two_rounds_that_still_cannot_be_classified_end_unresolved(fakes: 
     for n in (1, 2):
         item = await store_clarification(item, answer(f"round {n}", f"f-{n}"), fakes.repo)
         fakes.classifier.then(guess(None, 0.1, "?"), guess(None, 0.1, "?"))
-        item = await classify_and_file(item, fakes.repo, fakes.classifier, fakes.queues)
+        item = await classify_and_file(item, fakes.repo, fakes.classifier, fakes.outbox)
     assert [c.text for c in item.clarifications] == ["round 1", "round 2"]
     assert (item.status, item.outcome) == (Status.UNRESOLVED, Outcome.UNRESOLVED)
     with pytest.raises(NotStored) as refused:
@@ -123,7 +123,7 @@ async def test_a_capture_that_changed_before_the_save_refuses_the_answer(
             await fakes.repo.remove(USER, item.id)
         else:  # the user filed it by hand
             mine = current.picked(Bucket.ADMIN, "Mine")
-            await file_capture(current, mine, fakes.repo, fakes.queues)
+            await file_capture(current, mine, fakes.repo, fakes.outbox)
 
     fakes.repo.before_next("save", change)
     with pytest.raises(NotStored) as refused:

@@ -19,7 +19,7 @@ from tests.fakes import USER, Fakes, guess, new_id, text_item, voice_item
 
 async def filed(fakes: Fakes, bucket: Bucket = Bucket.PEOPLE) -> InboxItem:
     item = fakes.repo.seed(text_item())
-    result = await file_capture(item, item.classified(guess(bucket, 0.9)), fakes.repo, fakes.queues)
+    result = await file_capture(item, item.classified(guess(bucket, 0.9)), fakes.repo, fakes.outbox)
     fakes.repo.calls.clear()
     return result
 
@@ -55,7 +55,7 @@ async def test_delete_tombstones_then_removes_filed_items_audio_and_the_item(fak
     item = fakes.repo.seed(voice_item(status=Status.RECEIVED, text="Call Sarah"))
     fakes.voice.put(item.audio_blob, b"audio")
     item = await file_capture(
-        item, item.classified(guess(Bucket.PEOPLE, 0.9)), fakes.repo, fakes.queues
+        item, item.classified(guess(Bucket.PEOPLE, 0.9)), fakes.repo, fakes.outbox
     )
     fakes.repo.calls.clear()
     steps: list[str] = []
@@ -116,7 +116,7 @@ async def test_a_write_racing_the_tombstone_is_read_again_then_swept(fakes: Fake
     async def worker_files_it() -> None:
         current = await fakes.repo.get(USER, item.id)
         filed = current.classified(guess(Bucket.PROJECTS, 0.9))
-        await file_capture(current, filed, fakes.repo, fakes.queues)
+        await file_capture(current, filed, fakes.repo, fakes.outbox)
 
     fakes.repo.before_next("save", worker_files_it)
     await delete_capture(USER, item.id, fakes.adapters)

@@ -73,7 +73,7 @@ async def test_an_answer_to_a_long_capture_is_classified_with_an_excerpt_of_both
     text = long_text()
     item = fakes.repo.seed(text_item(text))
     unclear = guess(None, 0.1, "Unclear", question="What did you mean?")
-    item = await file_capture(item, item.classified(unclear), fakes.repo, fakes.queues)
+    item = await file_capture(item, item.classified(unclear), fakes.repo, fakes.outbox)
     fakes.classifier.then(guess(None, 0.1, "Still unclear"), guess(Bucket.IDEAS, 0.9, "Idea"))
     said = TextCapture(user_id=USER, thread_id="t", run_id="f-1", text="notes", capture_key="f-1")
     [_ async for _ in answer_question(item, said, fakes.adapters)]
@@ -98,7 +98,7 @@ async def test_the_worker_classifies_on_the_same_excerpt(fakes: Fakes) -> None:
     text = long_text(50_000)
     item = fakes.repo.seed(text_item(text))
     fakes.classifier.then(guess(Bucket.PROJECTS, 0.9, "Plan"))
-    await classify_and_file(item, fakes.repo, fakes.classifier, fakes.queues)
+    await classify_and_file(item, fakes.repo, fakes.classifier, fakes.outbox)
     assert fakes.classifier.texts == [excerpt_to_classify(text)]
 
 

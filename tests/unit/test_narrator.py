@@ -14,8 +14,17 @@ from shared.agui.events import Conversation
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.errors import NotStored
-from shared.domain.progress import Deferred, Settled, Sighting, Stage, Stopped, Stored
-from shared.services.resume import Answered, Refiling, ResumeRefused
+from shared.domain.progress import (
+    Answered,
+    Deferred,
+    Refiling,
+    Settled,
+    Stage,
+    StageReached,
+    Stopped,
+    Stored,
+)
+from shared.services.resume import ResumeRefused
 from tests.fakes import Fakes, guess, text_item, voice_item
 
 LIVE_OUTCOME = [
@@ -53,7 +62,7 @@ def filed(confidence: float = 0.9) -> InboxItem:
 
 async def live(fakes: Fakes, *progress: Any, conversation: Conversation | None = None) -> list:
     events = narrator.capture_run(
-        "t", "r", stream(*progress), conversation or Conversation(), fakes.repo
+        "t", "r", stream(*progress), conversation or Conversation(), fakes.outbox.delivered
     )
     return await told(events)
 
@@ -100,8 +109,8 @@ async def test_a_question_ends_an_interrupt_aware_run_with_an_interrupt(fakes: F
 async def test_a_feed_replays_a_voice_note_through_both_steps(fakes: Fakes) -> None:
     item = fakes.repo.seed(voice_item(status=Status.RECEIVED, text="Call Sarah"))
     settled = item.classified(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
-    sightings = stream(Sighting(item, Stage.CLASSIFYING), Sighting(settled, Stage.SETTLED))
-    run = await told(narrator.feed_run(item, sightings, fakes.repo))
+    stages = stream(StageReached(item, Stage.CLASSIFYING), StageReached(settled, Stage.SETTLED))
+    run = await told(narrator.feed_run(item, stages, fakes.outbox.delivered))
     assert types(run) == [
         "RUN_STARTED",
         "STEP_STARTED",
@@ -118,16 +127,16 @@ async def test_a_feed_replays_a_voice_note_through_both_steps(fakes: Fakes) -> N
 
 async def test_a_feed_in_a_callers_run_tells_that_run(fakes: Fakes) -> None:
     item = fakes.repo.seed(filed())
-    sightings = stream(Sighting(item, Stage.SETTLED))
-    run = await told(narrator.feed_run(item, sightings, fakes.repo, run_id="R"))
+    stages = stream(StageReached(item, Stage.SETTLED))
+    run = await told(narrator.feed_run(item, stages, fakes.outbox.delivered, run_id="R"))
     assert run[0]["threadId"] == run[-1]["threadId"] == item.thread_id
     assert run[0]["runId"] == run[-1]["runId"] == "R"
 
 
 async def test_a_feed_that_stops_ends_in_its_error(fakes: Fakes) -> None:
     item = text_item()
-    sightings = stream(Sighting(item, Stage.CLASSIFYING), Stopped("TIMEOUT", "later"))
-    run = await told(narrator.feed_run(item, sightings, fakes.repo))
+    stages = stream(StageReached(item, Stage.CLASSIFYING), Stopped("TIMEOUT", "later"))
+    run = await told(narrator.feed_run(item, stages, fakes.outbox.delivered))
     # As the feed always did: a run that errors may leave its step open.
     assert types(run) == ["RUN_STARTED", "STEP_STARTED", "RUN_ERROR"]
     assert run[-1]["code"] == "TIMEOUT"
@@ -139,7 +148,7 @@ async def resumed(fakes: Fakes, result: Any) -> list[dict]:
             raise result
         return result
 
-    run = narrator.resume_run("t", "r", work, Conversation(interrupts=True), fakes.repo)
+    run = narrator.resume_run("t", "r", work, Conversation(interrupts=True), fakes.outbox.delivered)
     return await told(run)
 
 

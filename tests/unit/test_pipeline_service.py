@@ -88,7 +88,7 @@ async def test_a_capture_settled_in_its_run_cancels_its_check(fakes: Fakes) -> N
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
     capture = a_capture()
     [_ async for _ in capture_text(capture, fakes.adapters)]
-    await background.drain()
+    await fakes.drain()
     assert [s.job.capture_id for s in fakes.queues.sent] == [capture.capture_id]
     assert [j.capture_id for j in fakes.queues.cancelled] == [capture.capture_id]
     assert not fakes.queues.pending
@@ -98,7 +98,7 @@ async def test_a_deferred_capture_trades_its_check_for_the_workers_job(fakes: Fa
     fakes.classifier.then(ClassifierUnavailable("down"))
     capture = a_capture()
     [_ async for _ in capture_text(capture, fakes.adapters)]
-    await background.drain()
+    await fakes.drain()
     (check,) = fakes.queues.cancelled
     assert check.tells_outcome
     (job,) = [s.job for s in fakes.queues.pending if s.job.capture_id == capture.capture_id]
@@ -112,7 +112,7 @@ async def test_a_check_that_could_not_be_cancelled_comes_due_and_finds_nothing_t
     fakes.queues.fail_next("cancel", StorageUnavailable("down"))
     capture = a_capture()
     [_ async for _ in capture_text(capture, fakes.adapters)]
-    await background.drain()
+    await fakes.drain()
     assert not fakes.queues.cancelled
     (check,) = [s for s in fakes.queues.pending if s.job.capture_id == capture.capture_id]
     before = await fakes.repo.get(USER, capture.capture_id)
@@ -134,13 +134,14 @@ async def test_a_process_that_died_holding_its_outcome_leaves_it_to_the_check(
     settled = progress[-1].item
     for task in list(background._tasks):  # the process dies: its hold with it
         task.cancel()
-    await asyncio.gather(*background._tasks, return_exceptions=True)
+    fakes.outbox.abandon()
+    await asyncio.gather(*background._tasks, fakes.outbox.drain(), return_exceptions=True)
     assert not fakes.queues.outcomes and not fakes.queues.cancelled
 
     (check,) = [s.job for s in fakes.queues.pending if s.job.capture_id == settled.id]
     assert check.tells_outcome
     await fakes.queues.deliver(lambda job: handle_classify_job(job, fakes.adapters))
-    await background.drain()
+    await fakes.drain()
     (told,) = fakes.queues.outcomes
     assert (told.capture_id, told.settled_at, told.bucket) == (
         settled.id,
@@ -157,7 +158,7 @@ async def test_an_outcome_no_stream_showed_is_published_and_its_check_deleted(
     capture = a_capture()
     [_ async for _ in capture_text(capture, fakes.adapters)]  # nobody shows it
     assert not fakes.queues.outcomes  # held, for the outcome delay
-    await background.drain()
+    await fakes.drain()
     assert [o.capture_id for o in fakes.queues.outcomes] == [capture.capture_id]
     assert [j.capture_id for j in fakes.queues.cancelled] == [capture.capture_id]
     assert not fakes.queues.pending
@@ -166,17 +167,15 @@ async def test_an_outcome_no_stream_showed_is_published_and_its_check_deleted(
 async def test_a_shown_outcome_whose_check_stays_is_marked_so_the_check_tells_nothing(
     fakes: Fakes,
 ) -> None:
-    from shared.services.after_write import shown
-
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
     fakes.queues.fail_next("cancel", StorageUnavailable("down"))
     capture = a_capture()
     settled = [p async for p in capture_text(capture, fakes.adapters)][-1].item
-    shown(settled, fakes.repo)
-    await background.drain()
+    fakes.outbox.delivered(settled)
+    await fakes.drain()
     assert fakes.repo.stored(USER, settled.id).was_shown_live
     await fakes.queues.deliver(lambda job: handle_classify_job(job, fakes.adapters))
-    await background.drain()
+    await fakes.drain()
     assert not fakes.queues.outcomes
 
 
@@ -234,7 +233,7 @@ async def test_a_capture_that_is_not_stored_stops_its_model_call(fakes: Fakes, s
     (refused,) = [p async for p in capture_text(a_capture(), fakes.adapters)]
     assert isinstance(refused, NotStored) and refused.code == "STORAGE_UNAVAILABLE"
     await asyncio.wait_for(cancelled.wait(), timeout=5)
-    await background.drain()
+    await fakes.drain()
     assert fakes.repo.calls == ["add"]
 
 
@@ -242,12 +241,12 @@ async def test_a_replayed_capture_already_filed_is_not_filed_again(fakes: Fakes)
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
     capture = a_capture()
     first = [p async for p in capture_text(capture, fakes.adapters)][-1].item
-    await background.drain()
+    await fakes.drain()
     # The replay's early call gets another answer: it must not be what the capture says.
     fakes.classifier.then(guess(Bucket.IDEAS, 0.9, "Something else"))
     fakes.repo.calls.clear()
     again = [p async for p in capture_text(capture, fakes.adapters)][-1].item
-    await background.drain()
+    await fakes.drain()
     assert again == first and again.filed_bucket is Bucket.PEOPLE
     assert "put_filed" not in fakes.repo.calls and "save" not in fakes.repo.calls
 
@@ -274,7 +273,7 @@ async def test_while_storage_is_down_the_model_waits_for_the_store(
     for _ in range(2):
         (refused,) = [p async for p in capture_text(a_capture(), fakes.adapters)]
         assert refused.code == "STORAGE_UNAVAILABLE"
-    await background.drain()
+    await fakes.drain()
     # The first went to the model beside its store; once that failed, the next one waited.
     assert len(fakes.classifier.texts) == 1
 

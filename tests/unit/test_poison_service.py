@@ -11,7 +11,6 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.messages import ClassifyJob
 from shared.domain.outcomes import FailureCode
-from shared.services import background
 from shared.services.poison import fail_poisoned_classify_job, settle_poisoned_voice_note
 from shared.settings import VOICE_CONTAINER
 from tests.fakes import USER, Fakes, guess, job_for, new_id, text_item, voice_item
@@ -51,14 +50,14 @@ async def test_a_poisoned_job_fails_its_waiting_capture(fakes: Fakes, status: St
 async def test_a_failure_is_published_as_an_outcome_is(fakes: Fakes) -> None:
     item = fakes.repo.seed(text_item(status=Status.QUEUED))
     failed = await fail_poisoned_classify_job(poisoned_job(item), fakes.adapters)
-    await background.drain()
+    await fakes.drain()
     (published,) = fakes.queues.outcomes
     assert (published.capture_id, published.outcome) == (item.id, None)
     assert published.error is FailureCode.CLASSIFY_FAILED
     assert published.settled_at == failed.updated_at
     # Nothing is published again for a redelivered poison message: nothing was written.
     await fail_poisoned_classify_job(poisoned_job(item), fakes.adapters)
-    await background.drain()
+    await fakes.drain()
     assert len(fakes.queues.outcomes) == 1
 
 
@@ -81,7 +80,7 @@ async def test_a_capture_settled_just_before_the_failure_is_kept(fakes: Fakes) -
     result = await fail_poisoned_classify_job(poisoned_job(item), fakes.adapters)
     assert result.status is Status.FILED and result.error is None
     assert fakes.repo.stored(USER, item.id).status is Status.FILED
-    await background.drain()
+    await fakes.drain()
     assert fakes.queues.outcomes == []  # the filing tells its own story, not this failure
 
 

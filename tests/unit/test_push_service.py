@@ -22,11 +22,10 @@ from shared.domain.errors import (
 from shared.domain.messages import OutcomeMessage
 from shared.domain.outcomes import FailureCode
 from shared.domain.push import MAX_SUBSCRIPTIONS, Delivery, PushKeys, b64url
-from shared.services import background
 from shared.services.bucket_pick import pick_bucket
 from shared.services.filing import fail, file_capture
+from shared.services.outbox import mark_seen_live
 from shared.services.push import push_outcome
-from shared.services.shown import mark_shown
 from shared.services.subscriptions import NewSubscription, push_key, subscribe, unsubscribe
 from tests.fakes import USER, Fakes, guess, new_id, text_item
 
@@ -183,7 +182,7 @@ async def test_unsubscribing_removes_the_callers_own_only_and_is_idempotent(
 
 async def outcome_of(fakes: Fakes, settled: InboxItem) -> OutcomeMessage:
     """The message filing published for the settled (or failed) version `settled`."""
-    await background.drain()
+    await fakes.drain()
     message = fakes.queues.outcomes[-1]
     assert message.capture_id == settled.id and message.settled_at == settled.updated_at
     return message
@@ -192,7 +191,7 @@ async def outcome_of(fakes: Fakes, settled: InboxItem) -> OutcomeMessage:
 async def filed(fakes: Fakes, bucket: Bucket = Bucket.PEOPLE) -> tuple[InboxItem, OutcomeMessage]:
     item = fakes.repo.seed(text_item("Call Sarah about the budget review"))
     settled = await file_capture(
-        item, item.classified(guess(bucket, 0.92, "Call Sarah re budget")), fakes.repo, fakes.queues
+        item, item.classified(guess(bucket, 0.92, "Call Sarah re budget")), fakes.repo, fakes.outbox
     )
     return settled, await outcome_of(fakes, settled)
 
@@ -246,7 +245,7 @@ async def test_two_deliveries_at_once_record_both_and_a_third_sends_nothing(fake
 async def test_a_failure_is_pushed_with_its_message(fakes: Fakes) -> None:
     await devices(fakes, 1)
     item = fakes.repo.seed(text_item(status=Status.QUEUED))
-    failed = await fail(item, FailureCode.CLASSIFY_FAILED, fakes.repo, fakes.queues)
+    failed = await fail(item, FailureCode.CLASSIFY_FAILED, fakes.repo, fakes.outbox)
     await push_outcome(await outcome_of(fakes, failed), fakes.repo, fakes.push)
     (push,) = fakes.sender.pushes
     assert push.payload["outcome"] == "FAILED"
@@ -256,7 +255,7 @@ async def test_a_failure_is_pushed_with_its_message(fakes: Fakes) -> None:
 async def test_an_outcome_shown_live_is_not_pushed(fakes: Fakes) -> None:
     await devices(fakes)
     item, message = await filed(fakes)
-    await mark_shown(item, fakes.repo)
+    await mark_seen_live(item, fakes.repo)
     assert await push_outcome(message, fakes.repo, fakes.push) == {}
     assert fakes.sender.attempts == []
 

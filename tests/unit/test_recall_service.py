@@ -59,7 +59,7 @@ async def file(fakes: Fakes, text: str, bucket: Bucket, n: int, title: str = "")
     """A capture made n minutes after START, filed in `bucket` by the user."""
     item = fakes.repo.seed(text_item(text, created_at=START + timedelta(minutes=n)))
     return await file_capture(
-        item, item.picked(bucket, title or text[:30]), fakes.repo, fakes.queues
+        item, item.picked(bucket, title or text[:30]), fakes.repo, fakes.outbox
     )
 
 

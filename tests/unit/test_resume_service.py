@@ -11,7 +11,6 @@ from shared.agui.events import Conversation, interrupt_for
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.interrupts import InterruptKind, response_schema
-from shared.services import background
 from shared.services.filing import file_capture
 from shared.services.resume import ResumeAnswer, ResumeRequest
 from tests.fakes import USER, Fakes, guess, text_item
@@ -23,7 +22,7 @@ SPEAKS = Conversation(interrupts=True)
 async def asking(fakes: Fakes, confidence: float, thread_id: str = "t-1") -> InboxItem:
     item = fakes.repo.seed(text_item("tiles", thread_id=thread_id))
     question = guess(Bucket.PROJECTS if confidence >= 0.3 else None, confidence, "Tiles", "Why?")
-    return await file_capture(item, item.classified(question), fakes.repo, fakes.queues)
+    return await file_capture(item, item.classified(question), fakes.repo, fakes.outbox)
 
 
 def request(*answers: ResumeAnswer, thread_id: str = "t-1") -> ResumeRequest:
@@ -41,7 +40,7 @@ async def events(fakes: Fakes, req: ResumeRequest) -> list[dict]:
         e.model_dump(mode="json", by_alias=True, exclude_none=True)
         async for e in resume_run(req, fakes.adapters, SPEAKS)
     ]
-    await background.drain()
+    await fakes.drain()
     return run
 
 
@@ -204,7 +203,7 @@ async def test_a_question_naming_two_buckets_offers_them_and_takes_one(fakes: Fa
     item = fakes.repo.seed(text_item("the hall tiles thing", thread_id="t-1"))
     unsure = guess(Bucket.PROJECTS, 0.2, "Hall tiles", "Projects or Admin? Or tell me what it is")
     unsure = unsure.model_copy(update={"named_buckets": [Bucket.PROJECTS, Bucket.ADMIN]})
-    item = await file_capture(item, item.classified(unsure), fakes.repo, fakes.queues)
+    item = await file_capture(item, item.classified(unsure), fakes.repo, fakes.outbox)
     assert item.status is Status.NEEDS_CLARIFICATION
     asked = interrupt_for(item, item.open_interrupt)
     assert asked.metadata == {

@@ -19,7 +19,6 @@ from shared.domain.errors import (
 )
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode, Outcome
 from shared.domain.transcript import Transcript
-from shared.services import background
 from shared.services.transcription import transcribe_voice_note
 from shared.services.worker import handle_classify_job
 from testkit.support import SARAH  # plays for 3.06 s
@@ -179,7 +178,7 @@ async def test_undecodable_audio_fails_once_with_its_code(fakes: Fakes) -> None:
     assert fakes.queues.sent == [] and fakes.voice.blobs == {}
     assert await trigger(fakes, item.audio_blob) == result  # a repeated event
     assert len(fakes.transcriber.heard) == 1
-    await background.drain()
+    await fakes.drain()
     (published,) = fakes.queues.outcomes  # the user is told, once
     assert (published.error, published.settled_at) == (
         FailureCode.AUDIO_UNDECODABLE,
@@ -198,7 +197,7 @@ async def test_silence_asks_to_say_it_again_without_asking_a_model(
     assert result.question_text == SAY_AGAIN_QUESTION and result.text == ""
     assert fakes.classifier.texts == [] and fakes.queues.sent == []
     assert fakes.repo.filed_count() == 0 and fakes.voice.blobs == {}
-    await background.drain()
+    await fakes.drain()
     (published,) = fakes.queues.outcomes
     assert published.outcome is Outcome.MISUNDERSTOOD
     assert published.question_text == SAY_AGAIN_QUESTION
@@ -284,5 +283,5 @@ async def test_a_silent_capture_deleted_before_it_is_settled_is_dropped(fakes: F
     fakes.transcriber.then(silent_then_deleted)
     assert await trigger(fakes, item.audio_blob) is None
     assert fakes.repo.armed == [] and fakes.repo.stored(USER, item.id).is_deleted
-    await background.drain()
+    await fakes.drain()
     assert fakes.queues.outcomes == []

@@ -13,8 +13,7 @@ from shared.domain.classification import Bucket
 from shared.domain.documents import utcnow
 from shared.domain.errors import ClassifierUnavailable, StorageUnavailable
 from shared.domain.messages import ClassifyJob
-from shared.services import after_write, background
-from shared.services.after_write import schedule_check
+from shared.services import background, outbox
 from shared.services.placement import filed_item_for
 from shared.services.worker import handle_classify_job, queue_for_worker, upload_deadline
 from tests.fakes import USER, Fakes, guess, job_for, new_id, text_item, voice_item
@@ -60,7 +59,7 @@ async def test_a_job_delivered_twice_files_once(fakes: Fakes) -> None:
     assert first == second and first.status is Status.FILED
     assert len(fakes.classifier.texts) == 1  # the second found it settled
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PEOPLE]
-    await background.drain()
+    await fakes.drain()
     assert len(fakes.queues.outcomes) == 1
 
 
@@ -77,7 +76,7 @@ async def test_a_job_delivered_twice_at_once_files_once(fakes: Fakes) -> None:
     assert len(fakes.classifier.texts) == 2
     assert [r.status for r in results] == [Status.FILED] * 2
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PEOPLE]
-    await background.drain()
+    await fakes.drain()
     assert len(fakes.queues.outcomes) == 1
 
 
@@ -161,7 +160,7 @@ async def test_a_capture_with_no_text_is_left_as_it_is(fakes: Fakes) -> None:
 
 async def test_the_check_is_sent_with_its_delay(fakes: Fakes) -> None:
     job = ClassifyJob(capture_id=new_id(), user_id=USER)
-    await schedule_check(job, fakes.adapters, 120)
+    await fakes.outbox.send_check(job, 120)
     (sent,) = fakes.queues.sent
     assert sent.job == job and sent.delay_s == 120
 
@@ -169,22 +168,22 @@ async def test_the_check_is_sent_with_its_delay(fakes: Fakes) -> None:
 async def test_a_check_that_cannot_be_sent_does_not_stop_the_capture(fakes: Fakes) -> None:
     job = ClassifyJob(capture_id=new_id(), user_id=USER)
     fakes.queues.fail_next("enqueue_classify", StorageUnavailable("Queue storage answered 503"))
-    await schedule_check(job, fakes.adapters, 120)  # logged, not raised
+    await fakes.outbox.send_check(job, 120)  # logged, not raised
     assert fakes.queues.calls == ["enqueue_classify"] and fakes.queues.sent == []
 
 
 async def test_a_slow_queue_holds_the_capture_up_no_longer_than_check_first_s(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(after_write, "CHECK_FIRST_S", 0.05)
+    monkeypatch.setattr(outbox, "CHECK_FIRST_S", 0.05)
     answered = asyncio.Event()
     fakes.queues.before_next("enqueue_classify", answered.wait)  # a queue that hangs
     job = ClassifyJob(capture_id=new_id(), user_id=USER)
-    await schedule_check(job, fakes.adapters, 120)
+    await fakes.outbox.send_check(job, 120)
     assert fakes.queues.sent == []  # it went on without waiting for the answer
 
     answered.set()
-    await background.drain()
+    await fakes.drain()
     assert [s.job for s in fakes.queues.sent] == [job]  # and the check still went out
 
 
@@ -257,11 +256,12 @@ async def test_a_redelivered_job_tells_the_outcome_its_dead_attempt_did_not(fake
     filed = await handle_classify_job(sent.job, fakes.adapters, first_delivery=True)
     for task in list(background._tasks):  # the process dies before its publish went out
         task.cancel()
-    await asyncio.gather(*background._tasks, return_exceptions=True)
+    fakes.outbox.abandon()
+    await asyncio.gather(*background._tasks, fakes.outbox.drain(), return_exceptions=True)
     assert not fakes.queues.outcomes
 
     await handle_classify_job(sent.job, fakes.adapters, first_delivery=False)
-    await background.drain()
+    await fakes.drain()
     (told,) = fakes.queues.outcomes
     assert (told.capture_id, told.settled_at) == (item.id, filed.updated_at)
     assert len(fakes.classifier.texts) == 1
