@@ -74,13 +74,18 @@ class Recorded(BaseModel):
 
     def merged(self, newer: Recorded) -> Recorded:
         """These figures with each of `newer`'s rows in place of the row of the same area and
-        measure (or added), and runs no row names left out."""
+        measure (or added) unless that row is from a later run, and runs no row names left
+        out. (A results file older than the seed's figures changes nothing.)"""
+        runs = {**self.runs, **newer.runs}
         areas = {k: list(v) for k, v in self.areas.items()}
         for area, rows in newer.areas.items():
-            replaced = {r.measure: r for r in rows}
-            kept = [replaced.pop(r.measure, r) for r in areas.get(area, [])]
-            areas[area] = kept + list(replaced.values())
-        runs = {**self.runs, **newer.runs}
+            offered = {r.measure: r for r in rows}
+            kept = []
+            for row in areas.get(area, []):
+                new = offered.pop(row.measure, None)
+                later = new is not None and runs[new.run].date >= runs[row.run].date
+                kept.append(new if later else row)
+            areas[area] = kept + list(offered.values())
         named = {r.run for rows in areas.values() for r in rows}
         return Recorded(runs={k: v for k, v in runs.items() if k in named}, areas=areas)
 

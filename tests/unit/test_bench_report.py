@@ -107,6 +107,10 @@ def test_a_newer_run_replaces_its_rows_and_keeps_the_others() -> None:
     )
     assert figures.areas["recall"][0].run == "old"  # a bench run does not measure recall
     assert set(figures.runs) == {"old", "bench 2026-12-01T10:00:00+00:00"}
+    # Results older than the figures they would replace change nothing.
+    stale = _bench_results() | {"date": "2026-11-01T10:00:00+00:00"}
+    kept = {r.measure: r for r in _seed().merged(report.from_bench(stale)).areas["first_byte"]}
+    assert kept["first SSE byte, 300 ms model, p50 / p95 / p99"].run == "old"
     # A run no row names any more is left out.
     seed = _seed()
     seed.areas.pop("recall")
