@@ -3,8 +3,8 @@
 import azure.functions as func
 
 from shared.entrypoints import (
-    capture,
-    captures,
+    agui_capture,
+    capture_resources,
     classify_worker,
     digest,
     health,
@@ -20,9 +20,9 @@ from shared.entrypoints import (
 app = func.FunctionApp(http_auth_level=func.AuthLevel.ANONYMOUS)
 app.register_functions(health.bp)
 app.register_functions(openapi.bp)
-app.register_functions(capture.bp)
+app.register_functions(agui_capture.bp)
 app.register_functions(voice.bp)
-app.register_functions(captures.bp)
+app.register_functions(capture_resources.bp)
 app.register_functions(recall.bp)
 app.register_functions(voice_trigger.bp)
 app.register_functions(classify_worker.bp)

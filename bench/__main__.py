@@ -1,5 +1,6 @@
 """`python -m bench` (or `make bench`): every benchmark, several times, against the local stack;
-prints a table against the project's bars (BENCHMARKS.md) and writes bench/results/latest.json.
+prints a table against the project's bars, writes bench/results/latest.json and rewrites
+BENCHMARKS.md from it (bench/report.py; `worker` and `peer` below rewrite it too).
 `python -m bench classify --model offline|openai`: classification quality (bench/classify.py).
 `python -m bench details --set FILE`: the filing rules alone, people and due dates against a
 labelled set's (bench/details.py).
@@ -44,6 +45,7 @@ from bench import (
     voice,
     worker,
 )
+from bench import report as benchmarks
 from bench.measure import machine
 from bench.stack import Stack, stack
 from testkit import fake_openai, webapp
@@ -102,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),
+        "commit": benchmarks.commit(),
         "command": "python -m bench " + " ".join(argv),
         "repeat": args.repeat,
         "summary": summary,
@@ -109,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(table(summary))
     _write(report, "bench")
+    print(f"written: {benchmarks.write()}")
     return 0
 
 
@@ -170,6 +174,7 @@ def run_part(
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),
         "load_average": os.getloadavg(),
+        "commit": benchmarks.commit(),
         "command": "python -m bench " + " ".join(argv if argv is not None else sys.argv[1:]),
         "repeat": repeat,
         "summary": runs[0],
@@ -185,6 +190,8 @@ def run_part(
     else:
         print(json.dumps(report["summary"], indent=1))
     _write(report, part)
+    if f"{part}-latest.json" in benchmarks.READERS:
+        print(f"written: {benchmarks.write()}")
     return 0
 
 

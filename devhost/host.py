@@ -39,7 +39,7 @@ def run(main: Coroutine[Any, Any, Any]) -> Any:
     """Run the host's event loop to the end of `main`: uvloop's where it is installed (it is
     in requirements-dev.txt, but for Windows, which it does not support), as the Functions
     Python worker's can be: its loop, written in C, costs the host less CPU a capture than
-    asyncio's own (BENCHMARKS.md, issue 32)."""
+    asyncio's own (bench/HISTORY.md, issue 32)."""
     try:
         import uvloop
     except ImportError:

@@ -42,7 +42,7 @@ param openAiApiVersion string = '2024-10-21'
 @description('Flex Consumption scale-out limit.')
 param maximumInstanceCount int = 40
 
-// Sizing from BENCHMARKS.md ("Streams per instance"), where one worker process held N open
+// Sizing from bench/HISTORY.md ("Streams per instance"), where one worker process held N open
 // streams at once. Python's default on Flex is one HTTP invocation per instance, and every
 // stream here stays open (a capture for the model's seconds, an events feed up to 120 s), so
 // each stream would hold, and bill, a whole instance. Memory is not what limits: 128 streams
@@ -59,8 +59,8 @@ param httpPerInstanceConcurrency int = 16
 
 // 0 scales to zero: one person's captures cost about a dollar a month on demand, and one
 // always-ready 2048 MB instance would add about $21 (2 GB, $0.000004 per GB-s) to spare the
-// first capture after a quiet spell a cold start (BENCHMARKS.md, "Cold start and costs").
-@description('Instances kept running for the HTTP functions; 0 scales to zero (BENCHMARKS.md, "Cold start and costs").')
+// first capture after a quiet spell a cold start (bench/HISTORY.md, "Cold start and costs").
+@description('Instances kept running for the HTTP functions; 0 scales to zero (bench/HISTORY.md, "Cold start and costs").')
 param alwaysReadyHttpInstances int = 0
 
 @description('Region of the web app\'s Static Web App (one of the few it offers; pages are served globally).')

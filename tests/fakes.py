@@ -265,7 +265,7 @@ class FakeFiledItems(Faults):
         docs.sort(key=lambda d: d["listOrder"])
         return [filed_model(d) for d in docs[:limit]]
 
-    async def naming(
+    async def newest_mentioning(
         self, user_id: str, person_key: str, limit: int, at_or_before: str | None = None
     ) -> list[FiledItem]:
         await self._step("naming")

@@ -45,7 +45,7 @@ class CosmosFiledItems(CosmosStore):
         )
         return list(_readable(await self._query(bucket.value, user_id, query, parameters)))
 
-    async def naming(
+    async def newest_mentioning(
         self, user_id: str, person_key: str, limit: int, at_or_before: str | None = None
     ) -> list[FiledItem]:
         clauses, parameters = filter_clauses(user_id, FiledFilter(person_key=person_key))

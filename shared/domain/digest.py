@@ -92,7 +92,7 @@ class OpenQuestion(Document):
         )
 
 
-class Capture(Document):
+class YesterdayItem(Document):
     """A capture that came in, as the digest's "yesterday" lists it."""
 
     id: str
@@ -102,7 +102,7 @@ class Capture(Document):
     created_at: Timestamp
 
     @classmethod
-    def of(cls, item: InboxItem) -> Capture:
+    def of(cls, item: InboxItem) -> YesterdayItem:
         return cls(
             id=item.id,
             title=item.title or _short(item.text or ""),
@@ -123,7 +123,7 @@ class Digest(Document):
     questions: list[OpenQuestion] = Field(description="Captures waiting for an answer.")
     next_actions: list[DigestEntry] = Field(description="Open projects with a next action.")
     follow_ups: list[DigestEntry] = Field(description="People to follow up.")
-    yesterday: list[Capture] = Field(description="What came in the day before.")
+    yesterday: list[YesterdayItem] = Field(description="What came in the day before.")
     review_day: bool = Field(description="The day of the user's weekly review.")
 
     @property
@@ -198,7 +198,7 @@ def compose_digest(
         questions=[OpenQuestion.of(q) for q in _newest(asked)[:SECTION_ITEMS]],
         next_actions=[DigestEntry.of(i) for i in _newest(actions)[:SECTION_ITEMS]],
         follow_ups=[DigestEntry.of(i) for i in _newest(follow)[:SECTION_ITEMS]],
-        yesterday=[Capture.of(i) for i in _newest(came_in)[:SECTION_ITEMS]],
+        yesterday=[YesterdayItem.of(i) for i in _newest(came_in)[:SECTION_ITEMS]],
         review_day=review_day,
     )
 

@@ -106,7 +106,7 @@ class FiledItems(Protocol):
         """Up to `limit` items in the bucket's order (`list_order` ascending), after `after`."""
         ...
 
-    async def naming(
+    async def newest_mentioning(
         self, user_id: str, person_key: str, limit: int, at_or_before: str | None = None
     ) -> list[FiledItem]:
         """The newest `limit` items of all four buckets that mention the person, newest first;

@@ -241,7 +241,11 @@ async def person(user_id: str, name: str, query: PersonQuery, filed: FiledItems)
     cursor = keyset.decode(query.continuation_token) if query.continuation_token else None
     # One more than a page, and as many again as the ids the cursor says were sent already.
     wanted = query.limit + 1 + (len(cursor.ids) if cursor else 0)
-    found = await filed.naming(user_id, key, wanted, cursor.t if cursor else None) if key else []
+    found = (
+        await filed.newest_mentioning(user_id, key, wanted, cursor.t if cursor else None)
+        if key
+        else []
+    )
     found = [i for i in found if not (cursor and cursor.sent(i))]
     if not found and cursor is None:
         raise NotFound("Nobody by that name is named in your items.", "NO_SUCH_PERSON")

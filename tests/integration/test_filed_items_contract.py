@@ -155,10 +155,10 @@ async def test_naming_reads_all_buckets_newest_first(subject: Subject, user: str
     c = filed(user, Bucket.IDEAS, 1, people=["Zoe Ng"])  # another person
     d = filed(user, Bucket.PEOPLE, 3, people=["Zoë"])
     await put(subject, a, b, c, d, filed(f"{user}-other", Bucket.PEOPLE, 4, people=["Zoë"]))
-    found = await subject.filed.naming(user, person_key("ZOË"), 10)
+    found = await subject.filed.newest_mentioning(user, person_key("ZOË"), 10)
     assert [i.id for i in found] == [d.id, b.id, a.id]
-    assert [i.id for i in await subject.filed.naming(user, "zoe", 2)] == [d.id, b.id]
-    assert await subject.filed.naming(user, "nobody", 10) == []
+    assert [i.id for i in await subject.filed.newest_mentioning(user, "zoe", 2)] == [d.id, b.id]
+    assert await subject.filed.newest_mentioning(user, "nobody", 10) == []
 
 
 async def test_naming_goes_on_at_or_before_an_instant(subject: Subject, user: str) -> None:
@@ -167,12 +167,12 @@ async def test_naming_goes_on_at_or_before_an_instant(subject: Subject, user: st
     c = filed(user, Bucket.IDEAS, 1, people=["Ana"])  # the same instant as b
     d = filed(user, Bucket.PEOPLE, 2, people=["Ana"])
     await put(subject, a, b, c, d)
-    first = await subject.filed.naming(user, "ana", 2)
+    first = await subject.filed.newest_mentioning(user, "ana", 2)
     assert first[0].id == d.id and first[1].id in (b.id, c.id)
     # At or before the tie's instant: both of it (the caller leaves out what it sent), then a.
-    rest = await subject.filed.naming(user, "ana", 10, utc_text(b.created_at))
+    rest = await subject.filed.newest_mentioning(user, "ana", 10, utc_text(b.created_at))
     assert {i.id for i in rest[:2]} == {b.id, c.id} and [i.id for i in rest[2:]] == [a.id]
-    oldest = await subject.filed.naming(user, "ana", 1, utc_text(a.created_at))
+    oldest = await subject.filed.newest_mentioning(user, "ana", 1, utc_text(a.created_at))
     assert [i.id for i in oldest] == [a.id]
 
 

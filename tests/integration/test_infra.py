@@ -99,7 +99,7 @@ ROLES = {
     "Key Vault Secrets User": "4633458b-17de-408a-b874-0445c86b69e6",
 }
 COSMOS_DATA_CONTRIBUTOR = "00000000-0000-0000-0000-000000000002"
-# Chosen from the concurrency curve in BENCHMARKS.md ("Streams per instance").
+# Chosen from the concurrency curve in bench/HISTORY.md ("Streams per instance").
 HTTP_PER_INSTANCE = 16
 INSTANCE_MEMORY_MB = 2048
 
@@ -340,7 +340,7 @@ def test_the_function_app_is_flex_consumption_with_the_user_assigned_identity() 
 
 
 def test_flex_scales_on_the_measured_http_concurrency_memory_and_always_ready_default() -> None:
-    """The figures BENCHMARKS.md ("Streams per instance") chose, passed through to the app."""
+    """The figures bench/HISTORY.md ("Streams per instance") chose, passed through to the app."""
     app = one("function.bicep", "Microsoft.Web/sites")
     scale = app["properties"]["functionAppConfig"]["scaleAndConcurrency"]
     assert scale["triggers"]["http"]["perInstanceConcurrency"] == "httpPerInstanceConcurrency"

@@ -124,7 +124,7 @@ async def test_an_answer_cut_by_the_cap_is_invalid_json_and_misunderstood(
 
 def test_the_benchmark_runs_against_it(llama: LlamaServer, tmp_path: Path) -> None:
     """`python -m bench classify --model openai` with the server as OPENAI_BASE_URL (as
-    BENCHMARKS.md's SmolLM2 figures were taken): every capture is answered and judged."""
+    bench/HISTORY.md's SmolLM2 figures were taken): every capture is answered and judged."""
     rows = [
         {"text": CAPTURE, "label": "People", "people": ["Sarah"]},
         {"text": "asdf qwer zxcv", "label": "unintelligible"},

@@ -390,7 +390,7 @@ def test_the_schema_sent_is_the_one_the_sdk_parse_helper_would_send() -> None:
 
 def test_fake_server_in_a_thread_answers_like_chat_completions() -> None:
     # Delayed, as the bench serves its "300 ms model" (whose figures show the delay held:
-    # BENCHMARKS.md, "Outcome, 300 ms model" and "Server overhead"); here only the answer counts.
+    # BENCHMARKS.md, "outcome - 300 ms model"); here only the answer counts.
     with FakeOpenAI(default=classification("Ideas", 0.9, "Bench", delay_s=0.05)) as fake:
         request = urllib.request.Request(
             f"{fake.base_url}/chat/completions",
