@@ -4,7 +4,7 @@ settings say. The classifier and the transcriber share it (one connection pool).
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from shared.settings import get_settings
 
@@ -56,10 +56,10 @@ def build_openai_client(
     """
     import openai  # here, not at the top: importing the app must not load the SDK
 
-    http = {"http_client": openai.DefaultAioHttpClient()}
+    http: dict[str, Any] = {"http_client": openai.DefaultAioHttpClient()}
 
     if azure_endpoint:
-        auth: dict[str, object] = {"api_key": api_key} if api_key else {}
+        auth: dict[str, Any] = {"api_key": api_key} if api_key else {}
         if not api_key:
             # Imported here: azure.identity is heavy and only the keyless path needs it.
             from azure.identity.aio import get_bearer_token_provider

@@ -35,7 +35,8 @@ async def mark_shown(item: InboxItem, repo: CaptureRepository) -> None:
         log.warning("capture %s: its outcome could not be marked shown (kept changing)", item.id)
 
     try:
-        await retry_stale(item, mark, lambda: _read(item, repo), busy)
+        first: InboxItem | None = item  # as a reread may find it: gone
+        await retry_stale(first, mark, lambda: _read(item, repo), busy)
     except StorageUnavailable:
         # At worst the user gets a push for what they saw: not worth failing anything.
         log.warning("capture %s: could not mark its outcome shown", item.id)
