@@ -277,6 +277,6 @@ def watch_app_enqueues(on_enqueue: Callable[[str], None]) -> None:
             wake.cancel()
         return await original_delete(self, message, *args, **kwargs)
 
-    send_message._devhost_watched = True  # type: ignore[attr-defined]
-    QueueClient.send_message = send_message  # type: ignore[method-assign]
-    QueueClient.delete_message = delete_message  # type: ignore[method-assign]
+    send_message._devhost_watched = True  # type: ignore[attr-defined]  # marks the patch as done
+    QueueClient.send_message = send_message  # type: ignore[method-assign]  # patched on purpose
+    QueueClient.delete_message = delete_message  # type: ignore[method-assign]  # patched on purpose
