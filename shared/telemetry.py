@@ -187,8 +187,7 @@ def _message_span(
         carrier = _job_carrier(trigger.get_body())
         attributes = {"faas.trigger": "pubsub", "messaging.message.id": trigger.id or ""}
     elif isinstance(trigger, func.InputStream):
-        # The worker binds azure.functions.blob.InputStream, which has the blob's metadata.
-        carrier = {k.lower(): v for k, v in (trigger.metadata or {}).items()}  # type: ignore[attr-defined]  # see above
+        carrier = {k.lower(): v for k, v in (trigger.metadata or {}).items()}  # type: ignore[attr-defined]  # the bound class has it
         attributes = {"faas.trigger": "datasource"}
     else:
         carrier, attributes = {}, {"faas.trigger": "other"}
