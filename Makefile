@@ -20,6 +20,7 @@ test: install $(INFRA_STAMP) web chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(PY) -m mypy
 	$(PY) -m devhost check
 	$(VENV)/bin/azure-functions-doctor doctor --path . --profile minimal
 	$(INFRA_VENV)/bin/checkov --directory infra --framework bicep --compact --quiet --skip-download

@@ -27,6 +27,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from bench import (
     app,
@@ -170,7 +171,7 @@ def run_part(
                 runs = [followups.run(s, followup_set)]
             else:
                 runs = [_PART_RUNS[part](s, repeat)]
-    report = {
+    report: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": machine(),
         "load_average": os.getloadavg(),
@@ -212,7 +213,7 @@ def _concurrency(s: Stack, repeat: int) -> dict:
             "MAX_FEEDS_PER_USER": "1000",
         }
         with s.devhost(f"concurrency-{number}", scripted=True, **only_http) as host:
-            pid = host.proc.pid
+            pid = host.pid
             for name, delay_s, rounds in (("text_300ms", 0.3, 4), ("text_2s", 2.0, 2)):
                 s.model.reset()
                 s.model.set_default(

@@ -98,7 +98,7 @@ def run(model: str, captures: list[LabelledCapture], prices: Prices | None = Non
     classifier = build(model, on_usage=usage.append)
     report: dict = {"model": model}
     if model == "offline":
-        classifier.warm_up()  # type: ignore[attr-defined]
+        classifier.warm_up()  # type: ignore[attr-defined]  # the offline one has it; the port not
         report["warm_up_s"] = round(time.perf_counter() - started, 2)
     else:
         from shared.settings import get_settings

@@ -54,7 +54,7 @@ def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
                 LabelledCapture(
                     id=f"{group}-{n}",
                     text=text,
-                    label=_LABELS.get(group, group),
+                    label=_LABELS.get(group, group),  # type: ignore[arg-type]  # pydantic checks it
                 )
                 for group, texts in part.items()
                 for n, text in enumerate(texts)

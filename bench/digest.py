@@ -13,6 +13,7 @@ import asyncio
 import sys
 import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 from aiohttp import web
@@ -27,7 +28,7 @@ USERS = 10_000
 ITEMS = 3
 SEED_CONCURRENCY = 32
 # The rest of what a user's PUT sets when it gives a zone and a time only (the request's defaults).
-DIGEST_ON = {"digest": True, "weekly_review_day": "sunday", "reminders": True}
+DIGEST_ON: dict[str, Any] = {"digest": True, "weekly_review_day": "sunday", "reminders": True}
 # Azure's request charges for ~1 KB documents (serverless; docs "Request units"): a point read
 # 1 RU, a write ~5.7 RU, a replace ~10 RU (the old and new index entries), a small query of a
 # page in one partition ~2.5-3 RU. The local server charges nothing: estimates, labelled.
@@ -168,7 +169,7 @@ async def _seed(users: int, push_origin: str, items: int) -> None:
 
 async def _seed_user(database, user: str, prefs, endpoint: str | None, items: int) -> None:
     from shared.domain.capture import InboxItem, Status
-    from shared.domain.filed import AdminItem, PersonItem, ProjectItem
+    from shared.domain.filed import AdminItem, FiledItem, PersonItem, ProjectItem
     from shared.domain.push import PushKeys, PushSubscription, subscription_id
 
     now = datetime.now(UTC)
@@ -177,7 +178,7 @@ async def _seed_user(database, user: str, prefs, endpoint: str | None, items: in
     for n in range(items):
         kind = n % 3
         capture_id = f"{user}-{n}"
-        common = {
+        common: dict[str, Any] = {
             "id": capture_id,
             "user_id": user,
             "inbox_item_id": capture_id,
@@ -186,6 +187,7 @@ async def _seed_user(database, user: str, prefs, endpoint: str | None, items: in
             "confidence": 0.9,
             "created_at": now - timedelta(hours=n + 1),
         }
+        filed: FiledItem
         if kind == 0:
             filed = AdminItem(**common, due_date=today - timedelta(days=n % 2))
         elif kind == 1:

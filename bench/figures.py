@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from bench.labelled import AMBIGUOUS, BUCKETS, UNINTELLIGIBLE, LabelledCapture
 from bench.measure import percentiles
@@ -147,7 +148,7 @@ def confusion(judged: list[Judged]) -> dict:
 def calibration(judged: list[Judged]) -> dict:
     """Confidence against how often the bucket is right, per bin, over the captures given a
     bucket that have one right answer (an ambiguous capture has none)."""
-    bins = []
+    bins: list[dict[str, Any]] = []
     for low, high in itertools.pairwise(BIN_EDGES):
         inside = [
             j

@@ -131,7 +131,7 @@ def run(s: Stack, repeat: int) -> dict:
     for number in range(1, repeat + 1):
         print(f"round {number} of {repeat} ...", file=sys.stderr, flush=True)
         with s.devhost(f"peer-ours-{number}", scripted=True) as host:
-            ours = measure(host.base_url, host.proc.pid)
+            ours = measure(host.base_url, host.pid)
         with peer_server(s.model.base_url, s.workdir / f"peer-{number}.log") as (url, pid):
             peer = measure(url, pid)
         rounds.append({"ours": ours, "peer": peer})

@@ -39,7 +39,7 @@ def record(out: Path, captures: int = 100) -> None:
             with httpx.Client(base_url=host.base_url, timeout=60) as client:
                 for _ in range(10):
                     capture(client, next(texts))
-                proc = _spy(host.proc.pid, out)
+                proc = _spy(host.pid, out)
                 time.sleep(2)  # py-spy attached
                 for _ in range(captures):
                     capture(client, next(texts))
@@ -54,7 +54,7 @@ def record_worker(out: Path, captures: int = 500) -> None:
         @contextmanager
         def host() -> Iterator:
             with s.devhost("profile-worker", scripted=True, **_NO_PUSH) as started:
-                spy = _spy(started.proc.pid, out)
+                spy = _spy(started.pid, out)
                 yield started
                 spy.send_signal(2)
                 spy.wait(60)

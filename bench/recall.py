@@ -162,7 +162,7 @@ async def _seed(n: int) -> None:
     from shared.domain.capture import InboxItem
     from shared.domain.classification import Bucket, Classification
     from shared.domain.documents import utcnow
-    from shared.services.filing import filed_item_for
+    from shared.services.placement import filed_item_for
 
     repo = CosmosCaptureRepository(bootstrap.root().clients.cosmos_database())
     rng = random.Random(2026)

@@ -80,11 +80,11 @@ class Recorded(BaseModel):
         areas = {k: list(v) for k, v in self.areas.items()}
         for area, rows in newer.areas.items():
             offered = {r.measure: r for r in rows}
-            kept = []
+            kept: list[Row] = []
             for row in areas.get(area, []):
                 new = offered.pop(row.measure, None)
                 later = new is not None and runs[new.run].date >= runs[row.run].date
-                kept.append(new if later else row)
+                kept.append(new if new is not None and later else row)
             areas[area] = kept + list(offered.values())
         named = {r.run for rows in areas.values() for r in rows}
         return Recorded(runs={k: v for k, v in runs.items() if k in named}, areas=areas)

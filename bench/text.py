@@ -35,7 +35,7 @@ def sequential(base_url: str, count: int, warm_up: int = 10) -> dict:
         for _ in range(warm_up):  # models loaded, connections open, code paths warm
             capture(client, next(texts))
         timings = [capture(client, next(texts)) for _ in range(count)]
-    statuses = {}
+    statuses: dict[str | None, int] = {}
     for t in timings:
         statuses[t.result.get("status")] = statuses.get(t.result.get("status"), 0) + 1
     return {

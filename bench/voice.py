@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -25,7 +26,7 @@ def upload_to_outcome(base_url: str, runs: int) -> dict:
             upload = client.post(
                 "/api/voice-notes", json={"contentType": "audio/mp4"}, headers=KEY
             ).json()
-            ended: dict[str, object] = {}
+            ended: dict[str, Any] = {}
             feed = threading.Thread(target=_follow, args=(client, upload["eventsUrl"], ended))
             feed.start()
             time.sleep(0.1)  # the feed is open before the upload, as the app does it
@@ -33,8 +34,8 @@ def upload_to_outcome(base_url: str, runs: int) -> dict:
             put = httpx.put(upload["uploadUrl"], content=clip, headers=upload["uploadHeaders"])
             put.raise_for_status()
             feed.join(timeout=60)
-            run: RunTiming = ended["run"]  # type: ignore[assignment]
-            seconds.append(ended["at"] - start)  # type: ignore[operator]
+            run: RunTiming = ended["run"]
+            seconds.append(ended["at"] - start)
             outcomes.append(run.result.get("outcome") or run.result.get("code"))
     return {
         "runs": runs,

@@ -57,10 +57,10 @@ def drain(
     outcomes = QueueClient.from_connection_string(storage, "captures-outcomes")
     with start_host() as host:
         ready = time.perf_counter()
-        host_cpu, emulator_cpu = cpu_s(host.proc.pid), cpu_s(*emulator_pids)
+        host_cpu, emulator_cpu = cpu_s(host.pid), cpu_s(*emulator_pids)
         first = None
         while True:
-            done = outcomes.get_queue_properties().approximate_message_count
+            done = outcomes.get_queue_properties().approximate_message_count or 0
             now = time.perf_counter()
             if done and first is None:
                 first = now
@@ -69,9 +69,10 @@ def drain(
             if now - ready > 600:
                 raise RuntimeError(f"only {done} of {count} captures filed in 10 minutes")
             time.sleep(0.05)
-        peak_kib = _peak_rss_kib(host.proc.pid)
-        host_cpu = cpu_s(host.proc.pid) - host_cpu
+        peak_kib = _peak_rss_kib(host.pid)
+        host_cpu = cpu_s(host.pid) - host_cpu
         emulator_cpu = cpu_s(*emulator_pids) - emulator_cpu
+    assert first is not None  # set when the first capture was filed
     result = {
         "captures": count,
         "per_s_from_ready": round(count / (now - ready), 1),

@@ -158,7 +158,7 @@ class DevHost:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, server.stop)
-        triggers = [*self.queue_listeners, *self.blob_scanners]
+        triggers: list[QueueListener | BlobScanner] = [*self.queue_listeners, *self.blob_scanners]
         if self.blob_queue.listener is not None:
             triggers.append(self.blob_queue.listener)
         workers = [asyncio.create_task(t.run()) for t in triggers]

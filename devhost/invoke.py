@@ -43,7 +43,7 @@ class InvocationContext(func.Context):
         return self._invocation_id
 
     @property
-    def thread_local_storage(self) -> threading.local:
+    def thread_local_storage(self) -> threading.local:  # type: ignore[override]  # the SDK's abstract type says the class; the worker gives an instance
         return self._local
 
     @property

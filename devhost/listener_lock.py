@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from azure.core.exceptions import HttpResponseError, ResourceExistsError
 from azure.storage.blob.aio import BlobLeaseClient, ContainerClient
@@ -38,7 +39,7 @@ class ListenerLock:
         self._period = round(options.listener_lock_period.total_seconds())
         self._retry = options.listener_lock_recovery_polling_interval.total_seconds()
 
-    async def hold_while(self, listen: Callable[[], Awaitable[None]]) -> None:
+    async def hold_while(self, listen: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """Run `listen` while this host holds the lock; wait for the lock until it does."""
         said = False
         while True:

@@ -13,6 +13,7 @@ from typing import Any
 
 import azure.functions as func
 from azure.functions import meta
+from azure.functions.decorators.function_app import Function
 from starlette.requests import Request as StarletteRequest
 from starlette.responses import Response as StarletteResponse
 
@@ -76,8 +77,10 @@ def import_app(app_dir: Path, module: str = "function_app") -> list[LoadedFuncti
     return [validate(f) for f in functions]
 
 
-def validate(function: func.FunctionBuilder | Any) -> LoadedFunction:
+def validate(function: Function) -> LoadedFunction:
     name = function.get_function_name()
+    if name is None:  # get_functions() names each one; the SDK's type allows none
+        raise AppLoadError("a function has no name")
     user_fn = function.get_user_function()
     bindings = [_binding(json.loads(raw)) for raw in function.get_raw_bindings()]
     triggers = [b for b in bindings if b.type.endswith("Trigger")]

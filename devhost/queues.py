@@ -156,7 +156,8 @@ class QueueListener:
 
     async def _process(self, message: SdkMessage) -> None:
         max_dequeue = self._options.max_dequeue_count
-        if message.dequeue_count > max_dequeue:
+        attempt = message.dequeue_count or 0  # a received message always has its count
+        if attempt > max_dequeue:
             await self._move_to_poison(message, "dequeue count over the limit")
             return
         try:
@@ -174,7 +175,7 @@ class QueueListener:
                 "%s failed on message %s (attempt %d of %d)",
                 self._label,
                 message.id,
-                message.dequeue_count,
+                attempt,
                 max_dequeue,
             )
             succeeded = False
@@ -184,7 +185,7 @@ class QueueListener:
             await lease.end()
         if succeeded:
             await self._queue.delete_message(message, pop_receipt=message.pop_receipt)
-        elif message.dequeue_count >= max_dequeue:
+        elif attempt >= max_dequeue:
             await self._move_to_poison(message, "maxDequeueCount reached")
         else:
             await self._queue.update_message(
@@ -276,6 +277,6 @@ def watch_app_enqueues(on_enqueue: Callable[[str], None]) -> None:
             wake.cancel()
         return await original_delete(self, message, *args, **kwargs)
 
-    send_message._devhost_watched = True  # type: ignore[attr-defined]
-    QueueClient.send_message = send_message  # type: ignore[method-assign]
-    QueueClient.delete_message = delete_message  # type: ignore[method-assign]
+    send_message._devhost_watched = True  # type: ignore[attr-defined]  # marks the patch as done
+    QueueClient.send_message = send_message  # type: ignore[method-assign]  # patched on purpose
+    QueueClient.delete_message = delete_message  # type: ignore[method-assign]  # patched on purpose

@@ -50,7 +50,11 @@ class StorageClients:
         return self._queues[connection]
 
     async def close(self) -> None:
-        for client in [*self._blobs.values(), *self._queues.values()]:
+        clients: list[BlobServiceClient | QueueServiceClient] = [
+            *self._blobs.values(),
+            *self._queues.values(),
+        ]
+        for client in clients:
             await client.close()
         self._blobs.clear()
         self._queues.clear()

@@ -143,8 +143,9 @@ class TimerListener:
 
     def _occurrences(self, after: datetime, count: int) -> list[datetime]:
         found: list[datetime] = []
-        while len(found) < count and (after := self.spec.next_after(after)) is not None:
-            found.append(after)
+        while len(found) < count and (later := self.spec.next_after(after)) is not None:
+            found.append(later)
+            after = later
         return found
 
     async def manual_value(self) -> TimerRequest:

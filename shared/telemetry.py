@@ -9,8 +9,8 @@ import functools
 import json
 import logging
 import threading
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 # Only the OpenTelemetry API (already loaded by the FastAPI extension); the SDK and the
 # exporters load on the first invocation, and only when a setting asks for them.
@@ -30,6 +30,9 @@ from shared.tracing import (
     failed,
     tracer,
 )
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace.export import SpanExporter
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +80,7 @@ def _install_tracing(settings: Settings) -> None:
             **sampling,
         )
         return
+    exporter: SpanExporter
     if settings.otel_exporter_otlp_endpoint:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
@@ -136,7 +140,7 @@ def traced(function: F) -> F:
             finally:
                 current.end()
 
-    return invoke  # type: ignore[return-value]
+    return cast(F, invoke)  # functools.wraps keeps the signature; its type says otherwise
 
 
 def _is_trigger(value: Any) -> bool:
@@ -183,7 +187,7 @@ def _message_span(
         carrier = _job_carrier(trigger.get_body())
         attributes = {"faas.trigger": "pubsub", "messaging.message.id": trigger.id or ""}
     elif isinstance(trigger, func.InputStream):
-        carrier = {k.lower(): v for k, v in (trigger.metadata or {}).items()}
+        carrier = {k.lower(): v for k, v in (trigger.metadata or {}).items()}  # type: ignore[attr-defined]  # the bound class has it
         attributes = {"faas.trigger": "datasource"}
     else:
         carrier, attributes = {}, {"faas.trigger": "other"}
@@ -223,8 +227,9 @@ def _within(current: Span, invocation: Invocation | None = None) -> Iterator[Inv
 
 
 async def _streamed(
-    chunks: AsyncIterator[Any], current: Span, invocation: Invocation
+    body: AsyncIterable[Any], current: Span, invocation: Invocation
 ) -> AsyncIterator[Any]:
+    chunks = aiter(body)  # a StreamingResponse's body may be any async iterable
     try:
         while True:
             with _within(current, invocation):

@@ -394,7 +394,7 @@ class FakeOpenAI(LoopbackServer):
         prompt_chars = sum(len(str(m.get("content") or "")) for m in sent.get("messages", []))
         completion_tokens = len(step.content or "") // 4 + 1
         prompt_tokens = prompt_chars // 4 + 1
-        body = {
+        body: dict[str, Any] = {
             "id": f"chatcmpl-fake-{next(self._ids)}",
             "object": "chat.completion",
             "created": int(time.time()),

@@ -215,14 +215,14 @@ class _Framer:
             end = self.buf.find(b"\r\n")
             if end < 0:
                 return False
-            line = bytes(self.buf[:end])
+            size_line = bytes(self.buf[:end])
             del self.buf[: end + 2]
             if self.state == "chunk-end":  # the CRLF after a chunk's data
                 self.state = "chunk-size"
             elif self.state == "trailer":
-                if not line:
+                if not size_line:
                     self._end()
-            elif (size := int(line.split(b";", 1)[0], 16)) == 0:
+            elif (size := int(size_line.split(b";", 1)[0], 16)) == 0:
                 self.state = "trailer"
             else:
                 self.state, self.remaining = "chunk-data", size

@@ -103,6 +103,13 @@ class DevhostProcess:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def pid(self) -> int:
+        """The running devhost's process id."""
+        if self.proc is None:
+            raise RuntimeError("devhost is not running")
+        return self.proc.pid
+
     def start(self, timeout: float = 30.0) -> DevhostProcess:
         log = open(self.log_path, "ab")  # noqa: SIM115  (lives with the process)
         cmd = [sys.executable, "-m", "devhost", "serve", "--app-dir", str(self.app_dir)]

@@ -785,13 +785,13 @@ class FakePreferences(Faults):
             raise StaleItem(preferences.user_id)
         etag = f'"{next(self._etags):08x}-prefs"'
         self._docs[preferences.user_id] = json.dumps({**preferences.to_json(), "_etag": etag})
-        return self.stored(preferences.user_id)  # type: ignore[return-value]
+        return self.stored(preferences.user_id)  # type: ignore[return-value]  # just written
 
     async def replace(self, preferences: Preferences) -> Preferences:
         await self._step("replace")
         etag = f'"{next(self._etags):08x}-prefs"'
         self._docs[preferences.user_id] = json.dumps({**preferences.to_json(), "_etag": etag})
-        return self.stored(preferences.user_id)  # type: ignore[return-value]
+        return self.stored(preferences.user_id)  # type: ignore[return-value]  # just written
 
     async def due(self, now: datetime) -> AsyncIterator[Preferences]:
         await self._step("due")
@@ -821,9 +821,9 @@ class FakeDigestLog(Faults):
         await self._step("add")
         key = (record.user_id, record.id)
         if key in self._docs:
-            return self.stored(*key), False  # type: ignore[return-value]
+            return self.stored(*key), False  # type: ignore[return-value]  # just written
         self._write(record)
-        return self.stored(*key), True  # type: ignore[return-value]
+        return self.stored(*key), True  # type: ignore[return-value]  # just written
 
     async def save(self, record: DigestRecord) -> DigestRecord:
         await self._step("save")
@@ -832,7 +832,7 @@ class FakeDigestLog(Faults):
         if stored is None or json.loads(stored)["_etag"] != record.etag:
             raise StaleItem(record.id)
         self._write(record)
-        return self.stored(*key)  # type: ignore[return-value]
+        return self.stored(*key)  # type: ignore[return-value]  # just written
 
     def stored(self, user_id: str, record_id: str) -> DigestRecord | None:
         text = self._docs.get((user_id, record_id))

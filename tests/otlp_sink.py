@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import threading
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -17,7 +18,11 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as ProtoSpan
 
-_DECODE = {"gzip": gzip.decompress, "deflate": zlib.decompress, "": bytes}
+_DECODE: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": gzip.decompress,
+    "deflate": zlib.decompress,
+    "": bytes,
+}
 
 
 @dataclass(frozen=True)
@@ -66,7 +71,7 @@ class OtlpSink:
     @property
     def endpoint(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host}:{port}"  # type: ignore[str-bytes-safe]  # an IPv4 host is a str
 
     def spans(self, trace_id: str | None = None) -> list[SpanRecord]:
         with self._lock:

@@ -61,7 +61,9 @@ async def check_health(
     results = await asyncio.gather(*(_run(CHECKS[n], clients, limit_s) for n in names))
     checks = dict(zip(names, results, strict=True))
     states = {c.status for c in checks.values()} | {m.status for m in (models or {}).values()}
-    status = "unhealthy" if "down" in states else "warming" if "warming" in states else "ok"
+    status: Literal["ok", "warming", "unhealthy"] = (
+        "unhealthy" if "down" in states else "warming" if "warming" in states else "ok"
+    )
     return HealthReport(status=status, checks=checks, models=models or None)
 
 

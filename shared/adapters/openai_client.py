@@ -3,7 +3,7 @@ The process holds one (clients.Clients.openai): the classifier and the transcrib
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from shared.settings import Settings
 
@@ -43,10 +43,10 @@ def build_openai_client(
     """
     import openai  # here, not at the top: importing the app must not load the SDK
 
-    http = {"http_client": openai.DefaultAioHttpClient()}
+    http: dict[str, Any] = {"http_client": openai.DefaultAioHttpClient()}
 
     if azure_endpoint:
-        auth: dict[str, object] = {"api_key": api_key} if api_key else {}
+        auth: dict[str, Any] = {"api_key": api_key} if api_key else {}
         if not api_key:
             if credential is None:
                 raise ValueError("build_openai_client needs api_key or credential for Azure")

@@ -72,4 +72,4 @@ class StorageQueues:
             sent = await self._queue(queue).send_message(
                 body.encode(), visibility_timeout=math.ceil(delay_s) or None
             )
-        return QueueReceipt(queue=queue, message_id=sent.id, pop_receipt=sent.pop_receipt)
+        return QueueReceipt(queue=queue, message_id=sent.id, pop_receipt=sent.pop_receipt)  # type: ignore[arg-type]  # a message just sent has one

@@ -70,6 +70,6 @@ class OpenAIReviewSummarizer:
             self._on_usage(completion.usage)
         choice = completion.choices[0] if completion.choices else None
         text = " ".join((choice.message.content or "").split()) if choice else ""
-        if not text or choice.finish_reason != "stop":  # type: ignore[union-attr]
+        if choice is None or not text or choice.finish_reason != "stop":
             return None
         return text[:MAX_SUMMARY_CHARS]

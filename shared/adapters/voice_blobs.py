@@ -50,7 +50,7 @@ class BlobVoiceNotes:
         signing = await self._signing_key(expires_at)
         # Create only: the holder can make this one blob once, never read it or overwrite it.
         sas = generate_blob_sas(
-            account_name=self._service.account_name,
+            account_name=self._service.account_name,  # type: ignore[arg-type]  # set: from the URL
             container_name=VOICE_CONTAINER,
             blob_name=name,
             permission=BlobSasPermissions(create=True),

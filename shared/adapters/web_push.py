@@ -97,7 +97,7 @@ class WebPushSender:
             async with asyncio.timeout(self._timeout_s):
                 await webpush_async(
                     info,
-                    payload,  # type: ignore[arg-type]  # bytes are sent as they are
+                    payload,  # bytes are sent as they are
                     vapid_private_key=keys.signer,
                     vapid_claims=claims,
                     content_encoding="aes128gcm",
@@ -105,7 +105,7 @@ class WebPushSender:
                     # A newer notification of the same capture replaces one not yet delivered.
                     headers={"Urgency": "normal", "Topic": topic},
                     timeout=self._timeout_s,
-                    aiohttp_session=self._session(),  # type: ignore[arg-type]
+                    aiohttp_session=self._session(),
                 )
         except WebPushException as exc:
             return _answered(subscription, exc.status_code)

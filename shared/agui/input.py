@@ -274,7 +274,7 @@ def _voice_input(
     if len(parts) > 1:
         raise Problem(422, "A capture takes one audio part.", code="TOO_MANY_AUDIO_PARTS")
     source = parts[0].source
-    ids = {"thread_id": run_input.thread_id, "run_id": run_input.run_id}
+    ids: dict[str, Any] = {"thread_id": run_input.thread_id, "run_id": run_input.run_id}
     if source.type == "url":
         return VoiceInput(**ids, capture_id=_note_named(source.value))
     if source.type != "data":

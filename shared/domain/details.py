@@ -11,6 +11,7 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import date, timedelta
+from typing import Any
 
 from shared.domain.classification import Bucket
 
@@ -789,10 +790,10 @@ def _next_day_of_month(today: date, day: int) -> date | None:
     return None
 
 
-def details_for(bucket: Bucket, text: str, title: str, today: date) -> dict:
+def details_for(bucket: Bucket, text: str, title: str, today: date) -> dict[str, Any]:
     """The filed item's details: the people named and the due date in every bucket, and what
     the bucket itself adds (a People follow-up, a Projects next action, an Ideas one-liner)."""
-    details: dict = {"people": people_in(text), "due_date": due_date_in(text, today)}
+    details: dict[str, Any] = {"people": people_in(text), "due_date": due_date_in(text, today)}
     if bucket is Bucket.PEOPLE:
         details["follow_up"] = title
     elif bucket is Bucket.PROJECTS:

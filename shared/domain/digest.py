@@ -154,7 +154,7 @@ class Review(Document):
     summary: str = Field(description="Two sentences: the model's, or the rules' offline.")
     summary_by: Literal["model", "rules"]
 
-    @computed_field(description="Captures that came in that week: the buckets' sum.")
+    @computed_field(description="Captures that came in that week: the buckets' sum.")  # type: ignore[prop-decorator]  # pydantic's documented form over a property
     @property
     def captures_total(self) -> int:
         return sum(self.captures_per_bucket.values())

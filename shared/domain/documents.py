@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ConfigDict, PlainSerializer
 from pydantic.alias_generators import to_camel
@@ -44,7 +44,7 @@ Day = Annotated[date, BeforeValidator(_written_day)]
 class Document(ValidTextModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The stored / sent form: camelCase, ISO dates, no Cosmos system fields."""
         return self.model_dump(mode="json", by_alias=True, exclude={"etag"})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, computed_field
 
@@ -42,12 +42,14 @@ class FiledItem(Document):
     created_at: Timestamp = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")
 
-    @computed_field  # stored, so that a person's items are one ARRAY_CONTAINS away
+    # stored, so that a person's items are one ARRAY_CONTAINS away
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form over a property
     @property
     def people_keys(self) -> list[str]:
         return list(dict.fromkeys(person_key(p) for p in self.people))
 
-    @computed_field  # stored: the bucket page's one ORDER BY and its keyset
+    # stored: the bucket page's one ORDER BY and its keyset
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form over a property
     @property
     def list_order(self) -> str:
         """Ascending in the order a bucket lists its items: newest first, and in Admin by due
@@ -89,6 +91,6 @@ FILED_MODELS: dict[Bucket, type[FiledItem]] = {
 }
 
 
-def filed_model(doc: dict) -> FiledItem:
+def filed_model(doc: dict[str, Any]) -> FiledItem:
     """A stored filed document as the model of its bucket."""
-    return FILED_MODELS[Bucket(doc.get("bucket"))].model_validate(doc)
+    return FILED_MODELS[Bucket(doc["bucket"])].model_validate(doc)

@@ -45,8 +45,8 @@ PAYLOADS_OF_KIND: dict[InterruptKind, tuple[type[RequestBody], ...]] = {
     InterruptKind.ANSWER: (AnswerPayload,),
     InterruptKind.BUCKET: (BucketPayload, AnswerPayload),
 }
-_TAKES: dict[InterruptKind, TypeAdapter[Any]] = {
-    InterruptKind.ANSWER: TypeAdapter(AnswerPayload),
+_TAKES: dict[InterruptKind, TypeAdapter[AnswerPayload | BucketPayload]] = {
+    InterruptKind.ANSWER: TypeAdapter[AnswerPayload | BucketPayload](AnswerPayload),
     InterruptKind.BUCKET: TypeAdapter(BucketPayload | AnswerPayload),
 }
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
-from typing import Literal
+from typing import Final, Literal
 from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
@@ -16,7 +16,7 @@ from shared.domain.documents import Document, Timestamp, utcnow
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-PREFERENCES_ID = "preferences"
+PREFERENCES_ID: Final = "preferences"
 
 
 @cache

@@ -15,7 +15,7 @@ import hashlib
 import re
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Literal
+from typing import Final, Literal
 
 from pydantic import Field
 
@@ -84,7 +84,7 @@ def is_subscription_id(value: str) -> bool:
 
 
 # The id of a user's DeviceSlots document, beside their subscriptions (never a subscription id).
-DEVICE_SLOTS_ID = "device-slots"
+DEVICE_SLOTS_ID: Final = "device-slots"
 # A slot taken this recently may belong to a subscription still being stored.
 SLOT_GRACE = timedelta(seconds=60)
 
@@ -174,18 +174,19 @@ class NotificationPayload(Document):
 def notification_for(item: InboxItem) -> NotificationPayload | None:
     """The notification of a settled or failed capture; None when it has nothing to tell."""
     what = item.title or shortened(" ".join((item.text or "").split()), MAX_BODY_CHARS)
+    outcome: PushOutcome
     if item.status is Status.FAILED:
         title, body, outcome = "Couldn't process a capture", failure_message(item.error), "FAILED"
     elif item.outcome is Outcome.CLASSIFIED:
-        title, body, outcome = f"Filed → {item.filed_bucket}", what, item.outcome.value
+        title, body, outcome = f"Filed → {item.filed_bucket}", what, "CLASSIFIED"
     elif item.outcome is Outcome.LOW_CONFIDENCE:
         title = f"Filed under {item.filed_bucket} for now — is that right?"
-        body, outcome = what, item.outcome.value
+        body, outcome = what, "LOW_CONFIDENCE"
     elif item.outcome is Outcome.MISUNDERSTOOD:
         question = item.question_text or "What did you want to capture?"
-        title, body, outcome = "Needs an answer", question, item.outcome.value
+        title, body, outcome = "Needs an answer", question, "MISUNDERSTOOD"
     elif item.outcome is Outcome.UNRESOLVED:
-        title, body, outcome = "Left in your inbox", what, item.outcome.value
+        title, body, outcome = "Left in your inbox", what, "UNRESOLVED"
     else:
         return None
     return NotificationPayload(

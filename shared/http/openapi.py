@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, JsonSchemaValue, models_json_schema
@@ -25,6 +25,9 @@ from shared.http.contract import (
     Route,
     load_model,
 )
+
+if TYPE_CHECKING:
+    from pydantic.dataclasses import PydanticDataclass
 
 OPENAPI_VERSION = "3.1.0"
 PROBLEM_JSON = "application/problem+json"
@@ -49,9 +52,11 @@ _TITLES = {
 }
 
 # Where models_json_schema put each model's schema: {"$ref": "#/components/schemas/<name>"}.
-_Refs = dict[tuple[type[BaseModel], JsonSchemaMode], JsonSchemaValue]
+_Refs: TypeAlias = (
+    "dict[tuple[type[BaseModel] | type[PydanticDataclass], JsonSchemaMode], JsonSchemaValue]"
+)
 
-_SECURED = [{"apiKey": []}, {"bearer": []}]
+_SECURED: list[dict[str, list[str]]] = [{"apiKey": []}, {"bearer": []}]
 _REF_TEMPLATE = "#/components/schemas/{model}"
 _NULL = {"type": "null"}
 

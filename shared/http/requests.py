@@ -129,7 +129,7 @@ def parse_inbox_query(params: Mapping[str, str]) -> InboxQuery:
         return InboxQuery.model_validate(params)
     except ValidationError as exc:
         name = exc.errors()[0]["loc"][0]
-        raise Problem(422, _INVALID_QUERY.get(name, f"{name} is not valid.")) from exc
+        raise Problem(422, _INVALID_QUERY.get(str(name), f"{name} is not valid.")) from exc
 
 
 _INVALID_QUERY = {

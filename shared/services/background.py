@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
-_tasks: set[asyncio.Task] = set()
+T = TypeVar("T")
+
+_tasks: set[asyncio.Task[Any]] = set()
 
 
-def spawn(coro: Coroutine[Any, Any, Any]) -> asyncio.Task:
+def spawn(coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
     task = asyncio.create_task(coro)
     _tasks.add(task)
     task.add_done_callback(_tasks.discard)

@@ -186,15 +186,15 @@ async def day_digest(
     async def due_in(bucket: Bucket) -> list[FiledItem]:
         return await filed.page(user_id, bucket, due, after=None, limit=SECTION_ITEMS)
 
-    admin, due_projects, due_people, questions, projects, people, came_in = await asyncio.gather(
-        due_in(Bucket.ADMIN),
-        due_in(Bucket.PROJECTS),
-        due_in(Bucket.PEOPLE),
+    # The three due sections in a gather of their own: typeshed types a gather of at most six.
+    due_sections, questions, projects, people, came_in = await asyncio.gather(
+        asyncio.gather(due_in(Bucket.ADMIN), due_in(Bucket.PROJECTS), due_in(Bucket.PEOPLE)),
         _questions(user_id, repo),
         _open(user_id, Bucket.PROJECTS, filed, SECTION_ITEMS * 2),
         _open(user_id, Bucket.PEOPLE, filed, SECTION_ITEMS * 2),
         _came_in(user_id, y_start, start, repo),
     )
+    admin, due_projects, due_people = due_sections
     return compose_digest(
         day,
         prefs.time_zone,
@@ -311,9 +311,9 @@ async def enqueue_due_digests(now: datetime, digest: DigestAdapters) -> int:
             for task in done:
                 task.result()
     if pending:
-        for task in await asyncio.gather(*pending, return_exceptions=True):
-            if isinstance(task, BaseException):
-                raise task
+        for result in await asyncio.gather(*pending, return_exceptions=True):
+            if isinstance(result, BaseException):
+                raise result
     log.info("digest timer: %d jobs sent", sent)
     return sent
 

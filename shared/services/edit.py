@@ -6,6 +6,8 @@ and what is filed there), and the filed item converges to it like any other writ
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field, StrictBool
 
 from shared.domain.capture import InboxItem
@@ -32,14 +34,14 @@ class FiledPatch(RequestBody):
     """RFC 7396: a field left out stays as it is; null clears dueDate or nextAction (title and
     done are never null: their types refuse it). Any other field is refused."""
 
-    title: str = Field(default=None, min_length=1, max_length=TITLE_MAX)  # type: ignore[assignment]
+    title: str = Field(default=None, min_length=1, max_length=TITLE_MAX)  # type: ignore[assignment]  # None: left out; never null
     due_date: Day | None = None
     next_action: str | None = Field(default=None, min_length=1, max_length=NEXT_ACTION_MAX)
-    done: StrictBool = Field(default=None)  # type: ignore[assignment]
+    done: StrictBool = Field(default=None)  # type: ignore[assignment]  # None: left out; never null
 
-    def changes(self, bucket: Bucket) -> dict:
+    def changes(self, bucket: Bucket) -> dict[str, Any]:
         """The fields to set on the filed item, or Invalid saying what cannot be."""
-        changes: dict = {}
+        changes: dict[str, Any] = {}
         for name in self.model_fields_set:
             value = getattr(self, name)
             if name == "title":

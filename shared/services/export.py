@@ -70,6 +70,9 @@ class _Buffer:
     def flush(self) -> None:
         pass
 
+    def close(self) -> None:
+        pass  # asked for by zipfile's type (typeshed); zipfile never closes a file it was given
+
     def drain(self) -> bytes:
         data, self._chunks, self.pending = b"".join(self._chunks), [], 0
         return data
@@ -81,7 +84,7 @@ async def export_zip(
     """The zip's bytes, in pieces of one file or FLUSH_BYTES each. A note is dated by its
     capture's time, captures.jsonl by `now`."""
     buffer = _Buffer()
-    with zipfile.ZipFile(buffer, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:  # type: ignore[arg-type]
+    with zipfile.ZipFile(buffer, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:
         for bucket in Bucket:
             names = VaultNames()
             async for item in filed.every(user_id, bucket):

@@ -3,7 +3,7 @@ capture is "not found", exactly like a capture that does not exist, so ids revea
 
 from __future__ import annotations
 
-from typing import Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
@@ -19,8 +19,12 @@ from shared.services.placement import converge
 from shared.services.retry_stale import retry_stale
 
 MAX_PAGE = 100
-# What a client may filter by, as a type: pydantic checks it, and documents it as an enum.
-ListedStatus = Literal[tuple(s.value for s in LISTED)]
+# What a client may filter by, as a type: pydantic checks it, and documents it as an enum. A
+# Literal built at run time, which a type checker cannot read: to it, a str.
+if TYPE_CHECKING:
+    ListedStatus = str
+else:
+    ListedStatus = Literal[tuple(s.value for s in LISTED)]
 
 
 def not_found() -> NotFound:
@@ -75,7 +79,7 @@ class InboxPage(Document):
     items: list[InboxItem]
     continuation_token: str | None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "items": [item.to_json() for item in self.items],
             "continuationToken": self.continuation_token,
@@ -131,7 +135,8 @@ async def delete_capture(user_id: str, capture_id: str, adapters: Adapters) -> N
     def busy() -> NoReturn:
         raise Conflict("This capture keeps changing. Please try again.", "CONFLICT")
 
-    tombstoned = await retry_stale(item, tombstone, lambda: repo.get(user_id, capture_id), busy)
+    first: InboxItem | None = item  # as a reread may find it: gone
+    tombstoned = await retry_stale(first, tombstone, lambda: repo.get(user_id, capture_id), busy)
     if tombstoned is not None:
         await finish_delete(tombstoned, adapters)
 

@@ -62,7 +62,7 @@ class QueueOutbox:
     def __init__(self, queues: CaptureQueues, repo: CaptureRepository) -> None:
         self._queues = queues
         self._repo = repo
-        self._tasks: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
         self._held: dict[_Version, _Held] = {}
         # The outcomes this process published and may still take back, by version. One taken
         # back, or delivered while held, stays listed (None): delivered again (a replayed run),
@@ -197,7 +197,7 @@ class QueueOutbox:
 
     # -- the tasks beside the writes -------------------------------------------------------
 
-    def _spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task:
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         # Referenced until done, so that none is collected half way.
         task = asyncio.create_task(work)
         self._tasks.add(task)
@@ -256,7 +256,8 @@ async def mark_seen_live(item: InboxItem, repo: CaptureRepository) -> None:
         log.warning("capture %s: its outcome could not be marked seen (kept changing)", item.id)
 
     try:
-        await retry_stale(item, mark, lambda: _read(item, repo), busy)
+        first: InboxItem | None = item  # as a reread may find it: gone
+        await retry_stale(first, mark, lambda: _read(item, repo), busy)
     except StorageUnavailable:
         # At worst the user gets a push for what they saw: not worth failing anything.
         log.warning("capture %s: could not mark its outcome seen", item.id)

@@ -15,6 +15,7 @@ the truth says.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from shared.domain.capture import InboxItem
 from shared.domain.classification import Bucket, excerpt_to_classify
@@ -68,8 +69,8 @@ def filed_item_for(settled: InboxItem) -> FiledItem:
     )
 
 
-def _held_details(settled: InboxItem) -> dict:
-    details: dict = {
+def _held_details(settled: InboxItem) -> dict[str, Any]:
+    details: dict[str, Any] = {
         "people": settled.people or [],
         "due_date": settled.due_date,
         "done": bool(settled.done),
@@ -84,7 +85,7 @@ def _held_details(settled: InboxItem) -> dict:
     return details
 
 
-def _legacy_details(settled: InboxItem, text: str) -> dict:
+def _legacy_details(settled: InboxItem, text: str) -> dict[str, Any]:
     """A capture settled before its inbox item held the details: read from its words again,
     what a model read standing."""
     assert settled.filed_bucket is not None and settled.title is not None

@@ -47,7 +47,7 @@ async def push_outcome(
     item = await repo.get(message.user_id, message.capture_id)
     silence = silence_for(message, item)
     note = notification_for(item) if item is not None and silence is None else None
-    if note is None:
+    if item is None or note is None:
         log.info("capture %s: no push (%s)", message.capture_id, silence)
         return {}
     deliveries = await deliver(
@@ -90,7 +90,9 @@ async def deliver(
         return {}
     if failures:
         raise failures[0]
-    return dict(zip((s.id for s in subscriptions), results, strict=True))  # type: ignore[arg-type]
+    # All of them, as none failed.
+    deliveries = [r for r in results if not isinstance(r, BaseException)]
+    return dict(zip((s.id for s in subscriptions), deliveries, strict=True))
 
 
 async def _push_to(
@@ -135,7 +137,8 @@ async def _remember(subscription: PushSubscription, key: str, store: PushSubscri
         return await store.get(subscription.user_id, subscription.id)
 
     try:
-        if await retry_stale(subscription, record, reread, busy=lambda: False):
+        first: PushSubscription | None = subscription  # as a reread may find it: gone
+        if await retry_stale(first, record, reread, busy=lambda: False):
             return
     except StorageUnavailable:
         pass

@@ -8,7 +8,7 @@ import binascii
 import re
 from collections import Counter
 from datetime import date
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
@@ -28,7 +28,11 @@ MAX_SEARCH = 50
 MAX_TERMS = 8
 
 BUCKET_OF_PATH = {b.value.lower(): b for b in Bucket}
-BucketName = Literal[tuple(BUCKET_OF_PATH)]
+# A Literal built at run time, which a type checker cannot read: to it, a str.
+if TYPE_CHECKING:
+    BucketName = str
+else:
+    BucketName = Literal[tuple(BUCKET_OF_PATH)]
 
 
 def _digits(value: object) -> object:
@@ -71,7 +75,7 @@ class FiledView(Document):
             etag=item.etag or "",
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)  # the etag too
 
 
@@ -81,7 +85,7 @@ class FiledView(Document):
 class BucketPath(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
-    bucket: BucketName = Field(description="The bucket, lowercase.")  # type: ignore[valid-type]
+    bucket: BucketName = Field(description="The bucket, lowercase.")
 
 
 class BucketQuery(BaseModel):

@@ -145,7 +145,7 @@ def setting_names() -> set[str]:
     return {
         alias
         for field in Settings.model_fields.values()
-        for alias in field.validation_alias.choices  # type: ignore[union-attr]
+        for alias in field.validation_alias.choices  # type: ignore[union-attr]  # AliasChoices each
     }
 
 
@@ -168,7 +168,7 @@ def test_every_setting_the_app_reads_is_set_by_the_templates_or_left_out_on_purp
     assert not missing, f"read by shared/settings.py, not set in infra/function.bicep: {missing}"
     for name, field in Settings.model_fields.items():
         if field.is_required():
-            assert provided & set(field.validation_alias.choices), name  # type: ignore[union-attr]
+            assert provided & set(field.validation_alias.choices), name  # type: ignore[union-attr]  # AliasChoices
 
 
 def test_the_left_out_list_names_only_real_settings_and_none_the_templates_set() -> None:

@@ -26,7 +26,7 @@ def judged(
     c = Classification(
         bucket=Bucket(bucket) if bucket else None, confidence=confidence, title=text[:40]
     )
-    capture = LabelledCapture(text=text, label=label, **labels)  # type: ignore[arg-type]
+    capture = LabelledCapture(text=text, label=label, **labels)  # type: ignore[arg-type]  # checked by pydantic
     prompt, completion = tokens or (None, None)
     return Judged(capture, c, decide(c), 0.01, prompt, completion)
 

@@ -9,12 +9,12 @@ from datetime import date, datetime
 from pathlib import Path
 
 from bench.figures import Judged, details
-from bench.labelled import DATA, REFERENCE_DATE, load
+from bench.labelled import DATA, REFERENCE_DATE, LabelledCapture, load
 from shared.domain.classification import Bucket, Classification
 from shared.domain.outcomes import Outcome
 
 
-def _filed(capture) -> Judged:  # type: ignore[no-untyped-def]
+def _filed(capture: LabelledCapture) -> Judged:
     c = Classification(bucket=Bucket(capture.label), confidence=0.9, title=capture.text[:40])
     return Judged(capture, c, Outcome.CLASSIFIED, 0.01)
 

@@ -308,7 +308,7 @@ async def test_a_crash_between_two_devices_repushes_only_the_one_that_lacks_it(
     fakes.sender.answer(second.endpoint, PushUnavailable("busy"))
     with pytest.raises(PushUnavailable):
         await send_digest(job, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters)
-    assert fakes.subscriptions.stored(USER, first.id).has_sent(digest_key(DAY))  # type: ignore[union-attr]
+    assert fakes.subscriptions.stored(USER, first.id).has_sent(digest_key(DAY))  # type: ignore[union-attr]  # stored
     # The queue retries at once: the claim was released on the way out.
     fakes.sender.answer(second.endpoint, Delivery.DELIVERED)
     await send_digest(job, LATER, fakes.repo, fakes.filed, fakes.push, digest.adapters)

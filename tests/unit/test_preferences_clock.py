@@ -23,7 +23,7 @@ AUCKLAND = ZoneInfo("Pacific/Auckland")
 
 
 def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
+    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]  # year, month, day...: ints
 
 
 @pytest.mark.parametrize(

@@ -407,9 +407,9 @@ def test_vault_names() -> None:
     assert safe_name("..  .env") == "env" and safe_name("x" * 300) == "x" * 100
     names = VaultNames()
     item = type("I", (), {"title": "Same", "id": "1"})
-    assert [names.name_for(item) for _ in range(3)] == ["Same", "Same (2)", "Same (3)"]  # type: ignore[arg-type]
+    assert [names.name_for(item) for _ in range(3)] == ["Same", "Same (2)", "Same (3)"]  # type: ignore[arg-type]  # a stand-in
     long = type("I", (), {"title": "y" * 150, "id": "2"})
-    assert len(names.name_for(long)) == 100 and len(names.name_for(long)) == 100  # type: ignore[arg-type]
+    assert len(names.name_for(long)) == 100 and len(names.name_for(long)) == 100  # type: ignore[arg-type]  # a stand-in
     assert markdown  # used above
 
 

@@ -29,7 +29,7 @@ def storage(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
 
 
 def _trusts_env(client: object) -> bool:
-    return client._client._client._pipeline._transport._use_env_settings  # type: ignore[attr-defined]
+    return client._client._client._pipeline._transport._use_env_settings  # type: ignore[attr-defined]  # the SDK's private transport
 
 
 def test_no_proxy_in_the_environment_means_no_lookup_per_call(storage: pytest.MonkeyPatch) -> None:
