@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from shared.domain.capture import InboxItem, Status
-from shared.domain.errors import NotStored
+from shared.domain.errors import Refused
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,9 @@ class Deferred:
     item: InboxItem
 
 
-# A store-and-file reports Stored (or NotStored), then Settled, Deferred or NotStored.
-Progress = Stored | Settled | Deferred | NotStored
+# A store-and-file reports Stored (or the Refused that stopped it), then Settled, Deferred or a
+# Refused.
+Progress = Stored | Settled | Deferred | Refused
 
 
 class Stage(IntEnum):

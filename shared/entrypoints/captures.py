@@ -7,7 +7,6 @@ from shared.agui import narrator
 from shared.agui.events import speaks_interrupts
 from shared.agui.input import parse_answer
 from shared.bootstrap import adapters
-from shared.domain.errors import Conflict, NotStored, StorageUnavailable
 from shared.http.auth import authenticate
 from shared.http.contract import (
     CAPTURE_EVENTS,
@@ -22,7 +21,6 @@ from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import parse_json, parsed, read_body
 from shared.http.prefer import preferred_wait_s
-from shared.http.problems import Problem
 from shared.http.requests import (
     BucketChoice,
     parse_feed_query,
@@ -141,10 +139,7 @@ async def capture_plain(req: Request) -> Response:
     )
     wait_s = preferred_wait_s(req.headers.get("prefer"))
     app = adapters()
-    try:
-        item = await capture_text_within(capture, app, wait_s)
-    except NotStored as refused:
-        raise _refusal(refused) from None
+    item = await capture_text_within(capture, app, wait_s)
     headers = {
         **NO_STORE,
         "Location": f"/api/captures/{item.id}",
@@ -155,11 +150,3 @@ async def capture_plain(req: Request) -> Response:
     # The answer tells the outcome, as a live run does: no push to say it again.
     shown(item, app.repo)
     return JSONResponse(item.to_json(), status_code=201, headers=headers)
-
-
-def _refusal(refused: NotStored) -> Exception:
-    if refused.code == "STORAGE_UNAVAILABLE":
-        return StorageUnavailable(refused.message)
-    if refused.code == "INTERNAL":
-        return Problem(500, refused.message, code="INTERNAL")
-    return Conflict(refused.message, refused.code)

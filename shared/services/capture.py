@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from shared.domain.capture import InboxItem
-from shared.domain.errors import NotStored
+from shared.domain.errors import Conflict
 from shared.domain.ids import capture_id_for
 from shared.domain.ports import CaptureRepository
 
@@ -48,16 +48,16 @@ async def store_text_capture(
         await _refuse_while_asking(capture, repo)
     stored, created = await repo.add(item)
     if stored.is_deleted:
-        raise NotStored("CAPTURE_DELETED", "This capture was deleted.")
+        raise Conflict("This capture was deleted.", "CAPTURE_DELETED")
     if not created and (stored.source, stored.text, stored.thread_id) != (
         item.source,
         item.text,
         item.thread_id,
     ):
         # As payment APIs do: one key names one request; another body under it is a mistake.
-        raise NotStored(
-            "IDEMPOTENCY_KEY_REUSED",
+        raise Conflict(
             "This runId (or Idempotency-Key) was already used for a different capture.",
+            "IDEMPOTENCY_KEY_REUSED",
         )
     return stored
 
@@ -67,8 +67,8 @@ async def _refuse_while_asking(capture: TextCapture, repo: CaptureRepository) ->
     that asked is the same capture, and goes on.)"""
     for other in await repo.on_thread(capture.user_id, capture.thread_id):
         if other.open_interrupt is not None and other.id != capture.capture_id:
-            raise NotStored(
-                "INTERRUPT_PENDING",
+            raise Conflict(
                 "This thread is waiting for an answer to its question: resume it (answer or "
                 "cancel) before sending anything new.",
+                "INTERRUPT_PENDING",
             )

@@ -9,7 +9,7 @@ import pytest
 
 from shared.domain.capture import Status
 from shared.domain.classification import Bucket, Classification
-from shared.domain.errors import ClassifierUnavailable, NotStored, StorageUnavailable
+from shared.domain.errors import ClassifierUnavailable, Refused, StorageUnavailable
 from shared.domain.progress import Deferred, Settled, Stored
 from shared.services import background
 from shared.services.capture import TextCapture
@@ -45,7 +45,7 @@ async def test_a_reused_key_is_not_stored(fakes: Fakes) -> None:
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
     [_ async for _ in capture_text(a_capture("one", key="k"), fakes.adapters)]
     (refused,) = [p async for p in capture_text(a_capture("two", key="k"), fakes.adapters)]
-    assert isinstance(refused, NotStored) and refused.code == "IDEMPOTENCY_KEY_REUSED"
+    assert isinstance(refused, Refused) and refused.code == "IDEMPOTENCY_KEY_REUSED"
 
 
 async def test_waiting_returns_the_settled_capture(fakes: Fakes) -> None:
@@ -77,7 +77,7 @@ async def test_a_wait_that_runs_out_returns_the_stored_capture_and_the_work_goes
 
 async def test_waiting_raises_what_kept_the_capture_from_being_stored(fakes: Fakes) -> None:
     fakes.repo.fail_next("add", StorageUnavailable("down"))
-    with pytest.raises(NotStored) as refused:
+    with pytest.raises(Refused) as refused:
         await capture_text_within(a_capture(), fakes.adapters, wait_s=1)
     assert refused.value.code == "STORAGE_UNAVAILABLE"
 
@@ -232,7 +232,7 @@ async def test_a_capture_that_is_not_stored_stops_its_model_call(fakes: Fakes, s
     fakes.repo.before_next("add", store_once_asked)
     fakes.repo.fail_next("add", StorageUnavailable("down"))
     (refused,) = [p async for p in capture_text(a_capture(), fakes.adapters)]
-    assert isinstance(refused, NotStored) and refused.code == "STORAGE_UNAVAILABLE"
+    assert isinstance(refused, Refused) and refused.code == "STORAGE_UNAVAILABLE"
     await asyncio.wait_for(cancelled.wait(), timeout=5)
     await background.drain()
     assert fakes.repo.calls == ["add"]
