@@ -17,7 +17,8 @@ from shared.domain.audio import audio_type
 from shared.domain.interrupts import MAX_ANSWER_CHARS
 from shared.http.input import as_model, body_too_large, read_json
 from shared.http.problems import Problem
-from shared.http.requests import MAX_ID_CHARS, MAX_VERSION_CHARS, unsupported_audio_type
+from shared.http.queries import MAX_VERSION_CHARS
+from shared.http.requests import MAX_ID_CHARS, unsupported_audio_type
 from shared.services.capture import TextCapture
 from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.voice import NewVoiceCapture

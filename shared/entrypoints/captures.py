@@ -21,12 +21,8 @@ from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import parse_json, parsed, read_body
 from shared.http.prefer import preferred_wait_s
-from shared.http.requests import (
-    BucketChoice,
-    parse_feed_query,
-    parse_inbox_query,
-    parse_plain_capture,
-)
+from shared.http.queries import parse_feed_query, parse_inbox_query
+from shared.http.requests import BucketChoice, parse_plain_capture
 from shared.http.sse import sse_response
 from shared.services.after_write import shown
 from shared.services.bucket_pick import pick_bucket
@@ -119,7 +115,7 @@ async def capture_follow_up(req: Request) -> Response:
 async def inbox(req: Request) -> Response:
     user_id = authenticate(req)
     query = parse_inbox_query(dict(req.query_params))  # one value each: the last one given
-    page = await list_inbox(user_id, adapters().repo, query)
+    page = await list_inbox(user_id, query, adapters().repo)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 

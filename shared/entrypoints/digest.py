@@ -11,7 +11,8 @@ from shared.http.auth import authenticate
 from shared.http.contract import GET_DIGEST, GET_PREFERENCES, GET_REVIEW, PUT_PREFERENCES
 from shared.http.edge import http_function
 from shared.http.input import read_body
-from shared.http.requests import parse_digest_query, parse_preferences, parse_review_query
+from shared.http.queries import parse_digest_query, parse_review_query
+from shared.http.requests import parse_preferences
 from shared.services.digest import (
     PreferencesView,
     day_digest,

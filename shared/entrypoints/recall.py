@@ -18,12 +18,8 @@ from shared.http.contract import (
 )
 from shared.http.edge import http_function
 from shared.http.input import read_body
-from shared.http.requests import (
-    parse_bucket_query,
-    parse_filed_patch,
-    parse_person_query,
-    parse_search_query,
-)
+from shared.http.queries import parse_bucket_query, parse_person_query, parse_search_query
+from shared.http.requests import parse_filed_patch
 from shared.services.edit import edit_filed
 from shared.services.export import export_filename, export_zip
 from shared.services.recall import bucket_named, bucket_page, people, person, search

@@ -14,11 +14,8 @@ from shared.http.edge import http_function
 from shared.http.idempotency import idempotency_key
 from shared.http.input import check_declared_length, parsed, read_body
 from shared.http.multipart import open_file_field
-from shared.http.requests import (
-    new_voice_capture_for_file,
-    parse_feed_query,
-    parse_voice_note_request,
-)
+from shared.http.queries import parse_feed_query
+from shared.http.requests import new_voice_capture_for_file, parse_voice_note_request
 from shared.http.sse import sse_response
 from shared.services.feed import FeedSlot, open_feed
 from shared.services.voice import start_voice_note, upload_voice_note

@@ -25,6 +25,7 @@ from shared.domain.errors import (
     PreconditionFailed,
     PreconditionRequired,
 )
+from shared.http.queries import BucketParams
 from shared.services.edit import FiledPatch, edit_filed
 from shared.services.export import (
     NAME_BYTES,
@@ -64,7 +65,8 @@ async def file(fakes: Fakes, text: str, bucket: Bucket, n: int, title: str = "")
 
 
 def query(**params: Any) -> BucketQuery:
-    return BucketQuery.model_validate(params)
+    """The query as GET /api/buckets/{bucket}'s parameters give it."""
+    return BucketParams.model_validate(params).query()
 
 
 async def test_a_bucket_pages_newest_first_to_the_end(fakes: Fakes) -> None:
@@ -155,7 +157,9 @@ async def test_a_person_pages_through_every_item_ties_included(fakes: Fakes) -> 
     await file(fakes, "ask Tom about it", Bucket.ADMIN, 5)
     seen, token = [], None
     while True:
-        page = await person(USER, "ana", PersonQuery(limit=2, continuationToken=token), fakes.filed)
+        page = await person(
+            USER, "ana", PersonQuery(limit=2, continuation_token=token), fakes.filed
+        )
         assert len(page.items) <= 2 and page.name == "Ana"
         seen += [i.id for i in page.items]
         token = page.continuation_token
@@ -165,7 +169,7 @@ async def test_a_person_pages_through_every_item_ties_included(fakes: Fakes) -> 
     created = [next(i.created_at for i in made if i.id == s) for s in seen]
     assert created == sorted(created, reverse=True)
     with pytest.raises(Malformed) as refused:
-        await person(USER, "ana", PersonQuery(continuationToken="bm90LWEtZGF0ZXxh"), fakes.filed)
+        await person(USER, "ana", PersonQuery(continuation_token="bm90LWEtZGF0ZXxh"), fakes.filed)
     assert refused.value.code == "BAD_TOKEN"
 
 
