@@ -3,7 +3,6 @@ what is wrong with it, before any service is called."""
 
 from __future__ import annotations
 
-import uuid
 from typing import TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
@@ -12,13 +11,12 @@ from pydantic_core import ErrorDetails
 from shared.domain.audio import ACCEPTED_TYPES, audio_type
 from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
-from shared.domain.ids import capture_id_for
 from shared.domain.preferences import Weekday
 from shared.domain.push import PushKeys
 from shared.http.input import parse_json, read_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
-from shared.services.capture import TextCapture
+from shared.services.capture import TextCapture, new_text_capture
 from shared.services.digest import NewPreferences
 from shared.services.edit import FiledPatch
 from shared.services.subscriptions import NewSubscription
@@ -46,19 +44,8 @@ def parse_plain_capture(
     """POST /api/captures: `{"text": ...}` as a capture on a thread of its own; without an
     Idempotency-Key each request is a new capture."""
     request = parse_json(body, content_type, TextCaptureRequest, '{"text": ...}')
-    text = request.text.strip()
-    if not text:
-        raise Problem(422, "The capture is empty.", code="EMPTY_CAPTURE")
     limit = get_settings().max_capture_chars
-    if len(text) > limit:
-        raise Problem(
-            422, f"The capture is longer than {limit} characters.", code="CAPTURE_TOO_LONG"
-        )
-    key = idempotency_key or str(uuid.uuid4())
-    capture_id = capture_id_for(user_id, key)
-    return TextCapture(
-        user_id=user_id, thread_id=capture_id, run_id=capture_id, text=text, capture_key=key
-    )
+    return new_text_capture(user_id, request.text, limit, idempotency_key=idempotency_key)
 
 
 class VoiceNoteRequest(RequestBody):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from shared.domain.capture import InboxItem
-from shared.domain.errors import Conflict
-from shared.domain.ids import capture_id_for
+from shared.domain.errors import Conflict, Invalid
+from shared.domain.ids import capture_id_for, request_key
 from shared.domain.ports import CaptureRepository
 
 
@@ -25,6 +25,38 @@ class TextCapture(BaseModel):
     @property
     def capture_id(self) -> str:
         return capture_id_for(self.user_id, self.capture_key)
+
+
+def new_text_capture(
+    user_id: str,
+    text: str,
+    max_chars: int,
+    *,
+    idempotency_key: str | None = None,
+    thread_id: str | None = None,
+    run_id: str | None = None,
+    answers_in_thread: bool = False,
+) -> TextCapture:
+    """A text capture by the rules every door follows: the text without the spaces around it,
+    not empty and at most `max_chars`; named by the request (`ids.request_key`). A capture sent
+    outside a run (no `run_id`) is a thread and a run of its own, named as the capture."""
+    text = text.strip()
+    if not text:
+        raise Invalid("The capture is empty.", "EMPTY_CAPTURE")
+    if len(text) > max_chars:
+        raise Invalid(f"The capture is longer than {max_chars} characters.", "CAPTURE_TOO_LONG")
+    key = request_key(idempotency_key, run_id)
+    if run_id is None:
+        thread_id = run_id = capture_id_for(user_id, key)
+    assert thread_id is not None, "a run is on a thread"
+    return TextCapture(
+        user_id=user_id,
+        thread_id=thread_id,
+        run_id=run_id,
+        text=text,
+        capture_key=key,
+        answers_in_thread=answers_in_thread,
+    )
 
 
 def inbox_item_for(capture: TextCapture) -> InboxItem:
