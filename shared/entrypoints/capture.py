@@ -81,12 +81,12 @@ async def _voice_run(voice: VoiceInput, user_id: str, conversation: Conversation
         slot = FeedSlot(user_id, app.policy)
         try:
             item = await upload_voice_note(
-                voice.new, _once(voice.audio), app, get_settings().max_voice_bytes
+                voice.new, _once(voice.audio), get_settings().max_voice_bytes, app
             )
         except BaseException:
             slot.release()
             raise
-    sightings = open_feed(item, app, slot)
+    sightings = open_feed(item, app, slot=slot)
     return sse_response(
         narrator.feed_run(
             item,

@@ -135,7 +135,7 @@ async def capture_plain(req: Request) -> Response:
     )
     wait_s = preferred_wait_s(req.headers.get("prefer"))
     app = adapters()
-    item = await capture_text_within(capture, app, wait_s)
+    item = await capture_text_within(capture, wait_s, app)
     headers = {
         **NO_STORE,
         "Location": f"/api/captures/{item.id}",

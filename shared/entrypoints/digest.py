@@ -55,7 +55,7 @@ async def preferences_put(req: Request) -> Response:
     user_id = authenticate(req)
     body = await read_body(req, get_settings().max_body_bytes)
     request = parse_preferences(body, req.headers.get("content-type"))
-    prefs = await put_preferences(user_id, request, digest_adapters().preferences, utcnow())
+    prefs = await put_preferences(user_id, request, utcnow(), digest_adapters().preferences)
     return JSONResponse(PreferencesView.of(prefs).to_json(), headers=NO_STORE)
 
 

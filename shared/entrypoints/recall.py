@@ -97,7 +97,7 @@ async def export(req: Request) -> Response:
     user_id = authenticate(req)
     now = utcnow()
     return StreamingResponse(
-        export_zip(user_id, adapters().repo, adapters().filed, now),
+        export_zip(user_id, now, adapters().repo, adapters().filed),
         media_type="application/zip",
         headers={
             **NO_STORE,

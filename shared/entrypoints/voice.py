@@ -47,7 +47,7 @@ async def voice_notes(req: Request) -> Response:
         idempotency_key(req),
     )
     ttl = timedelta(seconds=settings.upload_url_ttl_s)
-    upload = await start_voice_note(new, adapters(), ttl)
+    upload = await start_voice_note(new, ttl, adapters())
     return JSONResponse(
         upload.to_json(),
         status_code=201,
@@ -70,11 +70,11 @@ async def voice_capture(req: Request) -> Response:
     # The feed's slot first: a note that was accepted must not be answered with a 429.
     slot = FeedSlot(user_id, adapters().policy)
     try:
-        item = await upload_voice_note(new, part.chunks, adapters(), settings.max_voice_bytes)
+        item = await upload_voice_note(new, part.chunks, settings.max_voice_bytes, adapters())
     except BaseException:
         slot.release()
         raise
     interrupts = speaks_interrupts(query.protocol_version)
     repo = adapters().repo
-    sightings = open_feed(item, adapters(), slot)
+    sightings = open_feed(item, adapters(), slot=slot)
     return sse_response(narrator.feed_run(item, sightings, repo, interrupts=interrupts))

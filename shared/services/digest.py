@@ -109,7 +109,7 @@ async def get_preferences(user_id: str, store: PreferencesStore) -> Preferences:
 
 
 async def put_preferences(
-    user_id: str, new: NewPreferences, store: PreferencesStore, now: datetime
+    user_id: str, new: NewPreferences, now: datetime, store: PreferencesStore
 ) -> Preferences:
     """Replace the user's preferences; their next digest is counted again from `now`. Invalid
     UNKNOWN_TIME_ZONE for a zone the tz database does not have.

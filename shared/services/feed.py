@@ -66,7 +66,7 @@ class FeedSlot:
 
 
 def open_feed(
-    item: InboxItem, adapters: Adapters, slot: FeedSlot | None = None
+    item: InboxItem, adapters: Adapters, *, slot: FeedSlot | None = None
 ) -> AsyncIterator[Sighting | Stopped]:
     """`follow_capture`, holding a feed slot (taken here unless the caller took it first)
     until the feed ends."""

@@ -37,19 +37,19 @@ async def open_follow_up(
 
 
 def answer_question(
-    item: InboxItem, answer: TextCapture, adapters: Adapters, answering: str | None = None
+    item: InboxItem, answer: TextCapture, adapters: Adapters, *, answering: str | None = None
 ) -> AsyncIterator[Progress]:
     """Answer the capture's question and file it again: progress like a text capture's.
     `answering`: the id of the question this answers, as `store_clarification` takes it."""
     return filing_progress(
         ClassifyJob(capture_id=item.id, user_id=item.user_id),
-        lambda: store_clarification(item, answer, adapters.repo, answering),
+        lambda: store_clarification(item, answer, adapters.repo, answering=answering),
         adapters,
     )
 
 
 async def store_clarification(
-    item: InboxItem, answer: TextCapture, repo: CaptureRepository, answering: str | None = None
+    item: InboxItem, answer: TextCapture, repo: CaptureRepository, *, answering: str | None = None
 ) -> InboxItem:
     """Add the answer and reopen the capture for the classifier. A retried run (same runId)
     finds its answer stored and goes on from there. `answering`: the id of the question this

@@ -51,7 +51,7 @@ def capture_text(capture: TextCapture, adapters: Adapters) -> AsyncIterator[Prog
     )
 
 
-async def capture_text_within(capture: TextCapture, adapters: Adapters, wait_s: float) -> InboxItem:
+async def capture_text_within(capture: TextCapture, wait_s: float, adapters: Adapters) -> InboxItem:
     """Capture text and wait up to `wait_s` seconds, once it is stored, for it to settle: the
     item as it is then (settled, queued, or still with the classifier). A refusal is raised;
     the work goes on after the wait either way."""

@@ -165,7 +165,7 @@ async def _carry_out(step: _Step, request: ResumeRequest, adapters: Adapters) ->
         text=step.payload.answer,
         capture_key=run_id,
     )
-    return Refiling(answer_question(item, answer, adapters, step.answer.interrupt_id))
+    return Refiling(answer_question(item, answer, adapters, answering=step.answer.interrupt_id))
 
 
 async def _cancel(item: InboxItem, interrupt_id: str, repo: CaptureRepository) -> InboxItem:

@@ -50,7 +50,7 @@ async def test_a_reused_key_is_not_stored(fakes: Fakes) -> None:
 
 async def test_waiting_returns_the_settled_capture(fakes: Fakes) -> None:
     fakes.classifier.then(guess(Bucket.IDEAS, 0.9, "Podcast"))
-    item = await capture_text_within(a_capture(), fakes.adapters, wait_s=5)
+    item = await capture_text_within(a_capture(), 5, fakes.adapters)
     assert item.status is Status.FILED
 
 
@@ -65,7 +65,7 @@ async def test_a_wait_that_runs_out_returns_the_stored_capture_and_the_work_goes
 
     fakes.classifier.then(slow)
     capture = a_capture()
-    item = await capture_text_within(capture, fakes.adapters, wait_s=0)
+    item = await capture_text_within(capture, 0, fakes.adapters)
     assert item.status is Status.RECEIVED
     release.set()
     for _ in range(100):
@@ -78,7 +78,7 @@ async def test_a_wait_that_runs_out_returns_the_stored_capture_and_the_work_goes
 async def test_waiting_raises_what_kept_the_capture_from_being_stored(fakes: Fakes) -> None:
     fakes.repo.fail_next("add", StorageUnavailable("down"))
     with pytest.raises(Refused) as refused:
-        await capture_text_within(a_capture(), fakes.adapters, wait_s=1)
+        await capture_text_within(a_capture(), 1, fakes.adapters)
     assert refused.value.code == "STORAGE_UNAVAILABLE"
 
 

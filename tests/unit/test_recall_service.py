@@ -332,7 +332,7 @@ async def test_the_export_is_a_vault_and_the_inbox(fakes: Fakes) -> None:
     fakes.repo.seed(text_item("still waiting"))
     fakes.repo.seed(text_item("someone else's", user_id="other"))
     now = datetime(2026, 5, 6, 7, 8, 10, tzinfo=UTC)
-    data = b"".join([chunk async for chunk in export_zip(USER, fakes.repo, fakes.filed, now)])
+    data = b"".join([chunk async for chunk in export_zip(USER, now, fakes.repo, fakes.filed)])
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert archive.testzip() is None
     created = START + timedelta(minutes=2)
