@@ -22,7 +22,7 @@ from shared.http.queries import parse_bucket_query, parse_person_query, parse_se
 from shared.http.requests import parse_filed_patch
 from shared.services.edit import edit_filed
 from shared.services.export import export_filename, export_zip
-from shared.services.recall import bucket_named, bucket_page, people, person, search
+from shared.services.recall import bucket_named, get_person, list_bucket, list_people, search
 from shared.settings import get_settings
 from shared.telemetry import traced
 
@@ -40,7 +40,7 @@ async def bucket_items(req: Request) -> Response:
     user_id = authenticate(req)
     bucket = bucket_named(req.path_params["bucket"])
     query = parse_bucket_query(dict(req.query_params))
-    page = await bucket_page(user_id, bucket, query, adapters().filed)
+    page = await list_bucket(user_id, bucket, query, adapters().filed)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 
@@ -51,7 +51,7 @@ async def bucket_items(req: Request) -> Response:
 @http_function
 async def people_named(req: Request) -> Response:
     user_id = authenticate(req)
-    found = await people(user_id, adapters().filed)
+    found = await list_people(user_id, adapters().filed)
     return JSONResponse(found.to_json(), headers=NO_STORE)
 
 
@@ -61,7 +61,7 @@ async def people_named(req: Request) -> Response:
 async def person_items(req: Request) -> Response:
     user_id = authenticate(req)
     query = parse_person_query(dict(req.query_params))
-    page = await person(user_id, req.path_params["name"], query, adapters().filed)
+    page = await get_person(user_id, req.path_params["name"], query, adapters().filed)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 

@@ -96,7 +96,7 @@ def bucket_named(name: str) -> Bucket:
     return bucket
 
 
-async def bucket_page(
+async def list_bucket(
     user_id: str, bucket: Bucket, query: BucketQuery, filed: FiledItems
 ) -> BucketPage:
     """Admin by due date (none last), the others newest first; every page one indexed query
@@ -153,7 +153,7 @@ class PersonPage(Document):
     continuation_token: str | None
 
 
-async def people(user_id: str, filed: FiledItems) -> PeopleList:
+async def list_people(user_id: str, filed: FiledItems) -> PeopleList:
     """Everyone the filed items name, one entry per person however they were written
     ("Zoë", "zoe"), most recently mentioned first."""
     spellings: dict[str, Counter[str]] = {}
@@ -181,7 +181,7 @@ async def people(user_id: str, filed: FiledItems) -> PeopleList:
     return PeopleList(people=summaries)
 
 
-async def person(user_id: str, name: str, query: PersonQuery, filed: FiledItems) -> PersonPage:
+async def get_person(user_id: str, name: str, query: PersonQuery, filed: FiledItems) -> PersonPage:
     """Every item naming them, across the buckets, newest first, a page at a time (a keyset on
     createdAt that carries the ids shown at the page's last instant: ties neither lost nor
     repeated)."""
