@@ -22,7 +22,7 @@ from shared.http.input import as_model, body_too_large, read_json
 from shared.http.problems import Problem
 from shared.http.queries import MAX_VERSION_CHARS
 from shared.http.requests import MAX_ID_CHARS, unsupported_audio_type
-from shared.services.capture import TextCapture, new_text_capture
+from shared.services.capture import InRun, TextCapture, new_text_capture
 from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
@@ -220,15 +220,9 @@ def _text_capture(
     text = last_user_text(run_input)
     if text is None:
         raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")
-    return new_text_capture(
-        user_id,
-        text,
-        get_settings().max_capture_chars,
-        idempotency_key=idempotency_key,
-        thread_id=run_input.thread_id,
-        run_id=run_input.run_id,
-        answers_in_thread=speaks_interrupts(run_input.protocol_version),
-    )
+    interrupts = speaks_interrupts(run_input.protocol_version)
+    run = InRun(run_input.thread_id, run_input.run_id, answers_in_thread=interrupts)
+    return new_text_capture(user_id, text, get_settings().max_capture_chars, idempotency_key, run)
 
 
 def _last_user_message(run_input: RunAgentInput) -> UserMessage | None:

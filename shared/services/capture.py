@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel
 
 from shared.domain.capture import InboxItem
@@ -27,35 +29,38 @@ class TextCapture(BaseModel):
         return capture_id_for(self.user_id, self.capture_key)
 
 
+@dataclass(frozen=True)
+class InRun:
+    """The AG-UI run a capture came in: its thread and run, and whether its client answers
+    questions in the thread (AG-UI 1.0 interrupts)."""
+
+    thread_id: str
+    run_id: str
+    answers_in_thread: bool = False
+
+
 def new_text_capture(
-    user_id: str,
-    text: str,
-    max_chars: int,
-    *,
-    idempotency_key: str | None = None,
-    thread_id: str | None = None,
-    run_id: str | None = None,
-    answers_in_thread: bool = False,
+    user_id: str, text: str, max_chars: int, idempotency_key: str | None, run: InRun | None = None
 ) -> TextCapture:
     """A text capture by the rules every door follows: the text without the spaces around it,
     not empty and at most `max_chars`; named by the request (`ids.request_key`). A capture sent
-    outside a run (no `run_id`) is a thread and a run of its own, named as the capture."""
+    outside a run is a thread and a run of its own, named as the capture."""
     text = text.strip()
     if not text:
         raise Invalid("The capture is empty.", "EMPTY_CAPTURE")
     if len(text) > max_chars:
         raise Invalid(f"The capture is longer than {max_chars} characters.", "CAPTURE_TOO_LONG")
-    key = request_key(idempotency_key, run_id)
-    if run_id is None:
-        thread_id = run_id = capture_id_for(user_id, key)
-    assert thread_id is not None, "a run is on a thread"
+    key = request_key(idempotency_key, run and run.run_id)
+    if run is None:
+        capture_id = capture_id_for(user_id, key)
+        run = InRun(thread_id=capture_id, run_id=capture_id)
     return TextCapture(
         user_id=user_id,
-        thread_id=thread_id,
-        run_id=run_id,
+        thread_id=run.thread_id,
+        run_id=run.run_id,
         text=text,
         capture_key=key,
-        answers_in_thread=answers_in_thread,
+        answers_in_thread=run.answers_in_thread,
     )
 
 
