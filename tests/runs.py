@@ -48,5 +48,5 @@ def resume_run(
 def feed_run(
     item: InboxItem, repo: CaptureRepository, *, interrupts: bool = False
 ) -> AsyncIterator[Any]:
-    sightings = follow_capture(item, repo, get_settings().policy())
+    sightings = follow_capture(item, get_settings().policy(), repo)
     return narrator.feed_run(item, sightings, repo, interrupts=interrupts)

@@ -222,7 +222,9 @@ def _text_capture(
         raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")
     interrupts = speaks_interrupts(run_input.protocol_version)
     run = InRun(run_input.thread_id, run_input.run_id, answers_in_thread=interrupts)
-    return new_text_capture(user_id, text, get_settings().max_capture_chars, idempotency_key, run)
+    return new_text_capture(
+        user_id, text, idempotency_key, get_settings().max_capture_chars, run=run
+    )
 
 
 def _last_user_message(run_input: RunAgentInput) -> UserMessage | None:

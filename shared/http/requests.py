@@ -45,7 +45,7 @@ def parse_plain_capture(
     Idempotency-Key each request is a new capture."""
     request = parse_json(body, content_type, TextCaptureRequest, '{"text": ...}')
     limit = get_settings().max_capture_chars
-    return new_text_capture(user_id, request.text, limit, idempotency_key)
+    return new_text_capture(user_id, request.text, idempotency_key, limit)
 
 
 class VoiceNoteRequest(RequestBody):

@@ -40,7 +40,12 @@ class InRun:
 
 
 def new_text_capture(
-    user_id: str, text: str, max_chars: int, idempotency_key: str | None, run: InRun | None = None
+    user_id: str,
+    text: str,
+    idempotency_key: str | None,
+    max_chars: int,
+    *,
+    run: InRun | None = None,
 ) -> TextCapture:
     """A text capture by the rules every door follows: the text without the spaces around it,
     not empty and at most `max_chars`; named by the request (`ids.request_key`). A capture sent

@@ -74,7 +74,7 @@ def open_feed(
 
     async def feed() -> AsyncIterator[Sighting | Stopped]:
         try:
-            async for seen in follow_capture(item, adapters.repo, adapters.policy):
+            async for seen in follow_capture(item, adapters.policy, adapters.repo):
                 yield seen
         finally:
             held.release()
@@ -87,7 +87,7 @@ def open_feed(
 
 
 async def follow_capture(
-    item: InboxItem, repo: CaptureRepository, policy: Policy
+    item: InboxItem, policy: Policy, repo: CaptureRepository
 ) -> AsyncIterator[Sighting | Stopped]:
     """The capture where it is, then at each further stage, up to its end (SETTLED or FAILED);
     or Stopped: deleted, or TIMEOUT after EVENTS_TIMEOUT_S (the capture goes on regardless;
