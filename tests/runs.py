@@ -54,5 +54,5 @@ def feed_run(
     *,
     interrupts: bool = False,
 ) -> AsyncIterator[Any]:
-    stages = follow_capture(item, repo, get_settings().policy())
+    stages = follow_capture(item, get_settings().policy(), repo)
     return narrator.feed_run(item, stages, delivered, interrupts=interrupts)

@@ -100,7 +100,7 @@ def run_finished(thread_id: str, run_id: str, result: dict) -> RunFinishedEvent:
     )
 
 
-def run_error(message: str, code: str) -> RunErrorEvent:
+def run_error(message: str, code: str | None) -> RunErrorEvent:
     return ag().RunErrorEvent(message=message, code=code, timestamp=now_ms())
 
 

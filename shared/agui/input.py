@@ -14,11 +14,15 @@ from urllib.parse import urlsplit
 
 from shared.agui.events import Conversation, speaks_interrupts
 from shared.domain.audio import audio_type
+from shared.domain.errors import Refused
+from shared.domain.ids import request_key
 from shared.domain.interrupts import MAX_ANSWER_CHARS
+from shared.http.edge import problem_for
 from shared.http.input import as_model, body_too_large, read_json
 from shared.http.problems import Problem
-from shared.http.requests import MAX_ID_CHARS, MAX_VERSION_CHARS, unsupported_audio_type
-from shared.services.capture import TextCapture
+from shared.http.queries import MAX_VERSION_CHARS
+from shared.http.requests import MAX_ID_CHARS, unsupported_audio_type
+from shared.services.capture import InRun, TextCapture, new_text_capture
 from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
@@ -84,11 +88,11 @@ def parse_capture_input(
     body = body[: audio.start] + carried.placeholder.encode() + body[audio.stop :]
     try:
         run = _capture_input(body, content_type, user_id, idempotency_key, carried)
-    except Problem as problem:
-        if problem.status == 413:
+    except (Problem, Refused) as refused:
+        if problem_for(refused).status == 413:
             raise
         # Whatever else is wrong with it, a body this large is first of all too large.
-        raise too_large from problem
+        raise too_large from refused
     asked = run.asked
     if not (isinstance(asked, VoiceInput) and asked.new is not None and asked.carried):
         raise too_large
@@ -213,26 +217,13 @@ def _put_back(messages: tuple[dict[str, Any], ...], carried: _Carried) -> None:
 def _text_capture(
     run_input: RunAgentInput, user_id: str, idempotency_key: str | None
 ) -> TextCapture:
-    limits = get_settings()
     text = last_user_text(run_input)
     if text is None:
         raise Problem(422, "There is no user message to capture.", code="NO_USER_MESSAGE")
-    text = text.strip()
-    if not text:
-        raise Problem(422, "The capture is empty.", code="EMPTY_CAPTURE")
-    if len(text) > limits.max_capture_chars:
-        raise Problem(
-            422,
-            f"The capture is longer than {limits.max_capture_chars} characters.",
-            code="CAPTURE_TOO_LONG",
-        )
-    return TextCapture(
-        user_id=user_id,
-        thread_id=run_input.thread_id,
-        run_id=run_input.run_id,
-        text=text,
-        capture_key=idempotency_key or run_input.run_id,
-        answers_in_thread=speaks_interrupts(run_input.protocol_version),
+    interrupts = speaks_interrupts(run_input.protocol_version)
+    run = InRun(run_input.thread_id, run_input.run_id, answers_in_thread=interrupts)
+    return new_text_capture(
+        user_id, text, idempotency_key, get_settings().max_capture_chars, run=run
     )
 
 
@@ -305,7 +296,7 @@ def _voice_input(
         user_id=user_id,
         audio=audio,
         thread_id=run_input.thread_id,
-        idempotency_key=idempotency_key or run_input.run_id,
+        idempotency_key=request_key(idempotency_key, run_input.run_id),
     )
     return VoiceInput(**ids, new=new, audio=data, carried=is_carried)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from shared.agui import events as ev
 from shared.agui.events import Conversation
 from shared.domain.capture import InboxItem
-from shared.domain.errors import NotStored
+from shared.domain.errors import Refused, refusal_for
 from shared.domain.outcomes import failure_message
 from shared.domain.progress import (
     Answered,
@@ -23,12 +23,11 @@ from shared.domain.progress import (
     StageReached,
     Stopped,
 )
-from shared.services.resume import ResumeRefused
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
 
-    from ag_ui.core import BaseEvent
+    from ag_ui.core import BaseEvent, RunErrorEvent
 
 # Told, once a run's outcome (or failure) frames were handed to the client, which version of
 # the capture they told: the outbox then keeps a push from telling it again.
@@ -59,14 +58,14 @@ async def filing_events(
     """The events of `capture_run` after RUN_STARTED (a resumed run starts its own)."""
     steps = aiter(progress)
     first = await anext(steps)
-    if isinstance(first, NotStored):
-        yield ev.run_error(first.message, first.code)
+    if isinstance(first, Refused):
+        yield run_error_for(first)
         return
     yield ev.step_started(ev.CLASSIFIER_STEP)
     final = await anext(steps)
     yield ev.step_finished(ev.CLASSIFIER_STEP)
-    if isinstance(final, NotStored):
-        yield ev.run_error(final.message, final.code)
+    if isinstance(final, Refused):
+        yield run_error_for(final)
     elif isinstance(final, Settled):
         for event in ev.outcome_events(final.item, run_id, conversation):
             yield event
@@ -74,6 +73,12 @@ async def filing_events(
         delivered(final.item)
     else:
         yield ev.run_finished(thread_id, run_id, _status(final.item))
+
+
+def run_error_for(exc: Exception) -> RunErrorEvent:
+    """The RUN_ERROR that tells what a use case raised (as `refusal_for` tells it)."""
+    refusal = refusal_for(exc)
+    return ev.run_error(refusal.message, refusal.code)
 
 
 def _status(item: InboxItem) -> dict:
@@ -92,8 +97,8 @@ async def resume_run(
     yield ev.run_started(thread_id, run_id)
     try:
         done = await resume()
-    except ResumeRefused as refused:
-        yield ev.run_error(refused.message, refused.code)
+    except Refused as refused:
+        yield run_error_for(refused)
         return
     if not isinstance(done, Answered):
         async for event in filing_events(thread_id, run_id, done.progress, conversation, delivered):

@@ -1,7 +1,9 @@
 """Errors of the capture domain: what services raise and callers act on.
 
-`Refused` and its kinds are answers for the client (the HTTP edge turns each kind into one
-problem+json status); the rest are raised by the ports and handled by the services.
+`Refused` and its kinds are the one family a client is told: every door reads its `message`
+and `code` (problem+json, whose status the kind decides in `shared/http/edge.py`; an AG-UI
+`RUN_ERROR`; an MCP tool's error), and `refusal_for` says what any other exception is told
+as. The rest are raised by the ports and handled by the services.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from typing import Any
 
 class Refused(Exception):
     """A request the service will not carry out. `message` is safe to show, `code` is stable
-    for clients, `details` go into the answer as they are."""
+    for clients (None: the kind says it all), `details` go into the answer as they are."""
 
     def __init__(self, message: str, code: str | None = None, **details: Any) -> None:
         super().__init__(message)
@@ -64,15 +66,32 @@ class PreconditionRequired(Refused):
     """A change that must name the version it applies to (If-Match) came without one."""
 
 
-class NotStored(Exception):
-    """Nothing was stored; `message` is safe to show. Raised by a run's `store` when it refuses
-    (a reused idempotency key, a follow-up to a capture that changed meanwhile), and reported
-    as a run's progress."""
+class Unavailable(Refused):
+    """Storage could not take the request now: the same request may work after
+    `retry_after_s`."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+    def __init__(self, message: str, code: str | None = None, retry_after_s: int = 5) -> None:
+        super().__init__(message, code)
+        self.retry_after_s = retry_after_s
+
+
+class Failed(Refused):
+    """Something unexpected went wrong on our side (logged where it happened): nothing of it
+    is told but that."""
+
+
+STORAGE_DOWN = "Storage is unavailable right now. Please try again."
+SOMETHING_WENT_WRONG = "Something went wrong on our side. Please try again."
+
+
+def refusal_for(exc: Exception) -> Refused:
+    """What a client is told of an exception a use case raised, whatever the door: a refusal
+    as it is, storage down as `Unavailable`, anything else as `Failed` (INTERNAL)."""
+    if isinstance(exc, Refused):
+        return exc
+    if isinstance(exc, StorageUnavailable):
+        return Unavailable(STORAGE_DOWN)
+    return Failed(SOMETHING_WENT_WRONG, "INTERNAL")
 
 
 class CaptureDeleted(Exception):

@@ -18,6 +18,12 @@ def capture_id_for(user_id: str, capture_key: str) -> str:
     return str(uuid.uuid5(_TEXT_NAMESPACE, f"text\n{user_id}\n{capture_key}"))
 
 
+def request_key(idempotency_key: str | None, run_id: str | None) -> str:
+    """What names a capture's request, so that a retry of it lands on the same capture: the
+    client's Idempotency-Key, else its AG-UI run id; with neither, every request is new."""
+    return idempotency_key or run_id or str(uuid.uuid4())
+
+
 def voice_capture_id(user_id: str, idempotency_key: str | None) -> str:
     """With an Idempotency-Key a retried request gets the same id; without, a new one."""
     if idempotency_key:

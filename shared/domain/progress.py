@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from shared.domain.capture import InboxItem, Status
-from shared.domain.errors import NotStored
+from shared.domain.errors import Refused
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,9 @@ class Deferred:
     item: InboxItem
 
 
-# A store-and-file reports Stored (or NotStored), then Settled, Deferred or NotStored.
-Progress = Stored | Settled | Deferred | NotStored
+# A store-and-file reports Stored (or the Refused that stopped it), then Settled, Deferred or a
+# Refused.
+Progress = Stored | Settled | Deferred | Refused
 
 
 # What a resume's last answer did (services/resume.py), for the door to tell.

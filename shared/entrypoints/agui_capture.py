@@ -81,12 +81,12 @@ async def _voice_run(
         slot = FeedSlot(user_id, app.policy)
         try:
             item = await upload_voice_note(
-                voice.new, _once(voice.audio), app, root.settings.max_voice_bytes
+                voice.new, _once(voice.audio), root.settings.max_voice_bytes, app
             )
         except BaseException:
             slot.release()
             raise
-    stages = open_feed(item, app, slot)
+    stages = open_feed(item, app, slot=slot)
     return sse_response(
         narrator.feed_run(
             item,

@@ -7,7 +7,6 @@ from shared.agui import narrator
 from shared.agui.events import speaks_interrupts
 from shared.agui.input import parse_answer
 from shared.bootstrap import Root
-from shared.domain.errors import Conflict, NotStored, StorageUnavailable
 from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
 from shared.http.contract import (
@@ -22,13 +21,8 @@ from shared.http.contract import (
 from shared.http.idempotency import idempotency_key
 from shared.http.input import parse_json, parsed, read_body
 from shared.http.prefer import preferred_wait_s
-from shared.http.problems import Problem
-from shared.http.requests import (
-    BucketChoice,
-    parse_feed_query,
-    parse_inbox_query,
-    parse_plain_capture,
-)
+from shared.http.queries import parse_feed_query, parse_inbox_query
+from shared.http.requests import BucketChoice, parse_plain_capture
 from shared.http.sse import sse_response
 from shared.services.bucket_pick import pick_bucket
 from shared.services.feed import open_feed
@@ -102,7 +96,7 @@ async def capture_follow_up(req: Request, root: Root) -> Response:
 async def inbox(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_inbox_query(dict(req.query_params))  # one value each: the last one given
-    page = await list_inbox(user_id, root.adapters.repo, query)
+    page = await list_inbox(user_id, query, root.adapters.repo)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 
@@ -118,10 +112,7 @@ async def capture_plain(req: Request, root: Root) -> Response:
     )
     wait_s = preferred_wait_s(req.headers.get("prefer"))
     app = root.adapters
-    try:
-        item = await capture_text_within(capture, app, wait_s)
-    except NotStored as refused:
-        raise _refusal(refused) from None
+    item = await capture_text_within(capture, wait_s, app)
     headers = {
         **NO_STORE,
         "Location": f"/api/captures/{item.id}",
@@ -132,11 +123,3 @@ async def capture_plain(req: Request, root: Root) -> Response:
     # The answer tells the outcome, as a live run does: no push to say it again.
     app.outbox.delivered(item)
     return JSONResponse(item.to_json(), status_code=201, headers=headers)
-
-
-def _refusal(refused: NotStored) -> Exception:
-    if refused.code == "STORAGE_UNAVAILABLE":
-        return StorageUnavailable(refused.message)
-    if refused.code == "INTERNAL":
-        return Problem(500, refused.message, code="INTERNAL")
-    return Conflict(refused.message, refused.code)

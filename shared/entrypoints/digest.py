@@ -12,7 +12,8 @@ from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
 from shared.http.contract import GET_DIGEST, GET_PREFERENCES, GET_REVIEW, PUT_PREFERENCES
 from shared.http.input import read_body
-from shared.http.requests import parse_digest_query, parse_preferences, parse_review_query
+from shared.http.queries import parse_digest_query, parse_review_query
+from shared.http.requests import parse_preferences
 from shared.services.digest import (
     PreferencesView,
     day_digest,
@@ -43,7 +44,7 @@ async def preferences_put(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     body = await read_body(req, root.settings.max_body_bytes)
     request = parse_preferences(body, req.headers.get("content-type"))
-    prefs = await put_preferences(user_id, request, root.digest.preferences, utcnow())
+    prefs = await put_preferences(user_id, request, utcnow(), root.digest.preferences)
     return JSONResponse(PreferencesView.of(prefs).to_json(), headers=NO_STORE)
 
 

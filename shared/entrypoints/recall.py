@@ -18,15 +18,11 @@ from shared.http.contract import (
     SEARCH,
 )
 from shared.http.input import read_body
-from shared.http.requests import (
-    parse_bucket_query,
-    parse_filed_patch,
-    parse_person_query,
-    parse_search_query,
-)
+from shared.http.queries import parse_bucket_query, parse_person_query, parse_search_query
+from shared.http.requests import parse_filed_patch
 from shared.services.edit import edit_filed
 from shared.services.export import export_filename, export_zip
-from shared.services.recall import bucket_named, bucket_page, people, person, search
+from shared.services.recall import bucket_named, get_person, list_bucket, list_people, search
 
 bp = func.Blueprint()
 
@@ -38,14 +34,14 @@ async def bucket_items(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     bucket = bucket_named(req.path_params["bucket"])
     query = parse_bucket_query(dict(req.query_params))
-    page = await bucket_page(user_id, bucket, query, root.adapters.filed)
+    page = await list_bucket(user_id, bucket, query, root.adapters.filed)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 
 @http_route(bp, LIST_PEOPLE)
 async def people_named(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
-    found = await people(user_id, root.adapters.filed)
+    found = await list_people(user_id, root.adapters.filed)
     return JSONResponse(found.to_json(), headers=NO_STORE)
 
 
@@ -53,7 +49,7 @@ async def people_named(req: Request, root: Root) -> Response:
 async def person_items(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_person_query(dict(req.query_params))
-    page = await person(user_id, req.path_params["name"], query, root.adapters.filed)
+    page = await get_person(user_id, req.path_params["name"], query, root.adapters.filed)
     return JSONResponse(page.to_json(), headers=NO_STORE)
 
 
@@ -81,7 +77,7 @@ async def export(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     now = utcnow()
     return StreamingResponse(
-        export_zip(user_id, root.adapters.repo, root.adapters.filed, now),
+        export_zip(user_id, now, root.adapters.repo, root.adapters.filed),
         media_type="application/zip",
         headers={
             **NO_STORE,

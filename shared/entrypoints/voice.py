@@ -14,11 +14,8 @@ from shared.http.contract import START_VOICE_NOTE, VOICE_CAPTURE, VOICE_FILE
 from shared.http.idempotency import idempotency_key
 from shared.http.input import check_declared_length, parsed, read_body
 from shared.http.multipart import open_file_field
-from shared.http.requests import (
-    new_voice_capture_for_file,
-    parse_feed_query,
-    parse_voice_note_request,
-)
+from shared.http.queries import parse_feed_query
+from shared.http.requests import new_voice_capture_for_file, parse_voice_note_request
 from shared.http.sse import sse_response
 from shared.services.feed import FeedSlot, open_feed
 from shared.services.voice import start_voice_note, upload_voice_note
@@ -42,7 +39,7 @@ async def voice_notes(req: Request, root: Root) -> Response:
         idempotency_key(req),
     )
     ttl = timedelta(seconds=settings.upload_url_ttl_s)
-    upload = await start_voice_note(new, root.adapters, ttl)
+    upload = await start_voice_note(new, ttl, root.adapters)
     return JSONResponse(
         upload.to_json(),
         status_code=201,
@@ -62,12 +59,12 @@ async def voice_capture(req: Request, root: Root) -> Response:
     app = root.adapters
     slot = FeedSlot(user_id, app.policy)
     try:
-        item = await upload_voice_note(new, part.chunks, app, settings.max_voice_bytes)
+        item = await upload_voice_note(new, part.chunks, settings.max_voice_bytes, app)
     except BaseException:
         slot.release()
         raise
     interrupts = speaks_interrupts(query.protocol_version)
-    stages = open_feed(item, app, slot)
+    stages = open_feed(item, app, slot=slot)
     return sse_response(
         narrator.feed_run(item, stages, app.outbox.delivered, interrupts=interrupts)
     )

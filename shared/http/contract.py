@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import uuid
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,31 +18,42 @@ from shared.domain.capture import InboxItem
 from shared.domain.digest import Digest, Review
 from shared.http.idempotency import MAX_KEY_CHARS
 from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
+from shared.http.queries import (
+    BucketParams,
+    DigestParams,
+    FeedParams,
+    InboxParams,
+    PersonParams,
+    ReviewParams,
+    SearchParams,
+)
 from shared.http.requests import (
     BucketChoice,
-    FeedQuery,
     PreferencesRequest,
     SubscriptionRequest,
     TextCaptureRequest,
     VoiceNoteRequest,
 )
-from shared.services.digest import DigestQuery, PreferencesView, ReviewQuery
+from shared.services.digest import PreferencesView
 from shared.services.edit import FiledPatch
-from shared.services.inbox import InboxPage, InboxQuery
+from shared.services.inbox import InboxPage
 from shared.services.recall import (
+    BUCKET_OF_PATH,
+    MAX_NAME_CHARS,
     BucketPage,
-    BucketPath,
-    BucketQuery,
     FiledView,
     PeopleList,
     PersonPage,
-    PersonPath,
-    PersonQuery,
-    SearchQuery,
     SearchResults,
 )
 from shared.services.subscriptions import PushKey, SubscriptionView
 from shared.services.voice import VoiceUpload
+
+# A Literal built at run time, which a type checker cannot read: to it, a str.
+if TYPE_CHECKING:
+    BucketName = str
+else:
+    BucketName = Literal[tuple(BUCKET_OF_PATH)]
 
 # host.json's extensions.http.routePrefix: the host serves route `inbox` at /api/inbox.
 ROUTE_PREFIX = "api"
@@ -146,6 +157,18 @@ class CapturePath(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
     id: uuid.UUID = Field(description="The capture id (a UUID).")
+
+
+class BucketPath(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
+    bucket: BucketName = Field(description="The bucket, lowercase.")
+
+
+class PersonPath(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
+    name: str = Field(max_length=MAX_NAME_CHARS, description="A name, as any item writes it.")
 
 
 class AnyCapturePath(BaseModel):
@@ -282,7 +305,7 @@ VOICE_CAPTURE = Route(
     problems=(*_BODY_ERRORS, 409, 503),
     body=VOICE_FILE,
     headers=IdempotencyHeaders,
-    query=FeedQuery,
+    query=FeedParams,
 )
 GET_CAPTURE = Route(
     method="GET",
@@ -310,7 +333,7 @@ CAPTURE_EVENTS = Route(
     answers={200: _RUN},
     problems=(401, 404, 422, 429, 503),
     path_params=CapturePath,
-    query=FeedQuery,
+    query=FeedParams,
 )
 PICK_BUCKET = Route(
     method="POST",
@@ -339,7 +362,7 @@ LIST_INBOX = Route(
     summary="The user's captures, newest first, paged by continuation token.",
     answers={200: Json("One page of captures.", InboxPage)},
     problems=(400, 401, 422, 429, 503),
-    query=InboxQuery,
+    query=InboxParams,
 )
 PUSH_KEY = Route(
     method="GET",
@@ -408,7 +431,7 @@ LIST_BUCKET = Route(
     answers={200: Json("One page of filed items.", BucketPage)},
     problems=(400, 401, 404, 422, 429, 503),
     path_params=BucketPath,
-    query=BucketQuery,
+    query=BucketParams,
 )
 LIST_PEOPLE = Route(
     method="GET",
@@ -427,7 +450,7 @@ GET_PERSON = Route(
     answers={200: Json("The person and one page of their items.", PersonPage)},
     problems=(400, 401, 404, 422, 429, 503),
     path_params=PersonPath,
-    query=PersonQuery,
+    query=PersonParams,
 )
 SEARCH = Route(
     method="GET",
@@ -437,7 +460,7 @@ SEARCH = Route(
     "clarification answers, best first, each with a snippet.",
     answers={200: Json("The matches.", SearchResults)},
     problems=(401, 422, 429, 503),
-    query=SearchQuery,
+    query=SearchParams,
 )
 EDIT_CAPTURE = Route(
     method="PATCH",
@@ -495,7 +518,7 @@ GET_DIGEST = Route(
     "what came in the day before.",
     answers={200: Json("The digest.", Digest)},
     problems=(401, 422, 429, 503),
-    query=DigestQuery,
+    query=DigestParams,
 )
 GET_REVIEW = Route(
     method="GET",
@@ -506,7 +529,7 @@ GET_REVIEW = Route(
     "two-sentence summary.",
     answers={200: Json("The review.", Review)},
     problems=(401, 422, 429, 503),
-    query=ReviewQuery,
+    query=ReviewParams,
 )
 
 # Every route, in the document's order.

@@ -12,7 +12,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from shared.domain.errors import (
+    STORAGE_DOWN,
     Conflict,
+    Failed,
     Invalid,
     LimitReached,
     Malformed,
@@ -23,7 +25,9 @@ from shared.domain.errors import (
     Refused,
     StorageUnavailable,
     TooLarge,
+    Unavailable,
     UnsupportedType,
+    refusal_for,
 )
 from shared.http.problems import Problem
 
@@ -51,11 +55,9 @@ def http_function(handler: Handler) -> Handler:
             response = await handler(req)
         except (Problem, Refused, StorageUnavailable) as exc:
             response = problem_for(exc).response()
-        except Exception:
+        except Exception as exc:
             log.exception("%s %s failed", req.method, handler.__name__)
-            response = Problem(
-                500, "Something went wrong on our side. Please try again.", code="INTERNAL"
-            ).response()
+            response = problem_for(exc).response()
         response.headers.update(SAFETY_HEADERS)
         response.headers.update(EXPOSED_HEADERS)
         return response
@@ -76,20 +78,24 @@ STATUS_OF_REFUSAL: dict[type[Refused], int] = {
     LimitReached: 429,
     # Not the client's fault, and not for ever: the deployment is missing a setting.
     NotConfigured: 503,
+    Unavailable: 503,
+    Failed: 500,
 }
 
 
 def problem_for(exc: Exception) -> Problem:
-    """The problem+json answer to a Problem, a service's refusal, or storage being down (503:
-    the client may retry)."""
+    """The problem+json answer to a Problem (the edge's own), or to what a use case raised, as
+    `refusal_for` tells it: the status its kind's, Retry-After when trying again may work."""
     if isinstance(exc, Problem):
         return exc
-    if isinstance(exc, Refused):
-        status = next(s for kind, s in STATUS_OF_REFUSAL.items() if isinstance(exc, kind))
-        headers = None
-        if isinstance(exc, LimitReached):
-            headers = {"Retry-After": str(exc.retry_after_s)}
-        return Problem(status, exc.message, code=exc.code, headers=headers, **exc.details)
-    return Problem(
-        503, "Storage is unavailable right now. Please try again.", headers={"Retry-After": "5"}
-    )
+    refusal = refusal_for(exc)
+    status = next(s for kind, s in STATUS_OF_REFUSAL.items() if isinstance(refusal, kind))
+    if isinstance(refusal, Unavailable):
+        # Over HTTP, storage down is told one way whatever the route: come back later.
+        return Problem(status, STORAGE_DOWN, headers=_retry_after(refusal.retry_after_s))
+    headers = _retry_after(refusal.retry_after_s) if isinstance(refusal, LimitReached) else None
+    return Problem(status, refusal.message, code=refusal.code, headers=headers, **refusal.details)
+
+
+def _retry_after(seconds: int) -> dict[str, str]:
+    return {"Retry-After": str(seconds)}

@@ -3,36 +3,22 @@ what is wrong with it, before any service is called."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Mapping
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from shared.domain.audio import ACCEPTED_TYPES, audio_type
-from shared.domain.capture import LISTED
 from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
-from shared.domain.ids import capture_id_for
 from shared.domain.preferences import Weekday
 from shared.domain.push import PushKeys
 from shared.http.input import parse_json, read_json
 from shared.http.multipart import FilePart
 from shared.http.problems import Problem
-from shared.services.capture import TextCapture
-from shared.services.digest import DigestQuery, NewPreferences, ReviewQuery
+from shared.services.capture import TextCapture, new_text_capture
+from shared.services.digest import NewPreferences
 from shared.services.edit import FiledPatch
-from shared.services.inbox import MAX_PAGE, InboxQuery
-from shared.services.recall import MAX_PAGE as MAX_BUCKET_PAGE
-from shared.services.recall import (
-    MAX_QUERY_CHARS,
-    MAX_SEARCH,
-    BucketQuery,
-    PersonQuery,
-    SearchQuery,
-)
 from shared.services.subscriptions import NewSubscription
 from shared.services.voice import NewVoiceCapture
 from shared.settings import get_settings
@@ -41,8 +27,6 @@ M = TypeVar("M", bound=BaseModel)
 
 # Ids are stored with the capture and echoed in every event; a client's ids are short.
 MAX_ID_CHARS = 200
-# "1.0", "1.12.3-beta": a longer protocolVersion is no version (the events feed says the same).
-MAX_VERSION_CHARS = 20
 MAX_ENDPOINT_CHARS = 2048
 # The latest instant a JavaScript Date holds (ms since the epoch): expirationTime is one.
 MAX_EXPIRATION_MS = 8.64e15
@@ -60,19 +44,8 @@ def parse_plain_capture(
     """POST /api/captures: `{"text": ...}` as a capture on a thread of its own; without an
     Idempotency-Key each request is a new capture."""
     request = parse_json(body, content_type, TextCaptureRequest, '{"text": ...}')
-    text = request.text.strip()
-    if not text:
-        raise Problem(422, "The capture is empty.", code="EMPTY_CAPTURE")
     limit = get_settings().max_capture_chars
-    if len(text) > limit:
-        raise Problem(
-            422, f"The capture is longer than {limit} characters.", code="CAPTURE_TOO_LONG"
-        )
-    key = idempotency_key or str(uuid.uuid4())
-    capture_id = capture_id_for(user_id, key)
-    return TextCapture(
-        user_id=user_id, thread_id=capture_id, run_id=capture_id, text=text, capture_key=key
-    )
+    return new_text_capture(user_id, request.text, idempotency_key, limit)
 
 
 class VoiceNoteRequest(RequestBody):
@@ -122,43 +95,6 @@ class BucketChoice(RequestBody):
     bucket: Bucket
 
 
-def parse_inbox_query(params: Mapping[str, str]) -> InboxQuery:
-    """The query string's parameters (one value each) as an InboxQuery, or a 422 about the
-    first parameter that is wrong; unknown parameters are ignored."""
-    try:
-        return InboxQuery.model_validate(params)
-    except ValidationError as exc:
-        name = exc.errors()[0]["loc"][0]
-        raise Problem(422, _INVALID_QUERY.get(str(name), f"{name} is not valid.")) from exc
-
-
-_INVALID_QUERY = {
-    "limit": f"limit must be a whole number from 1 to {MAX_PAGE}.",
-    "status": f"status must be one of: {', '.join(LISTED)}.",
-}
-
-
-class FeedQuery(BaseModel):
-    """The query of GET /api/captures/{id}/events. A client declares the AG-UI version it
-    speaks as a POST run would in its RunAgentInput: from 1.0 on, a capture that asks the user
-    ends the feed with an interrupt."""
-
-    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
-
-    protocol_version: str | None = Field(
-        default=None,
-        max_length=MAX_VERSION_CHARS,
-        description="The AG-UI protocol version the client speaks, e.g. `1.0`.",
-    )
-
-
-def parse_feed_query(params: Mapping[str, str]) -> FeedQuery:
-    try:
-        return FeedQuery.model_validate(params)
-    except ValidationError as exc:
-        raise Problem(422, "protocolVersion must be a version such as 1.0.") from exc
-
-
 class SubscriptionKeys(RequestBody):
     """The subscription's keys, base64url: the browser's ECDH public key and auth secret."""
 
@@ -206,52 +142,6 @@ def parse_subscription_request(body: bytes, content_type: str | None) -> NewSubs
     )
 
 
-def parse_bucket_query(params: Mapping[str, str]) -> BucketQuery:
-    """GET /api/buckets/{bucket}'s query, or a 422 about the first parameter that is wrong."""
-    return _query(BucketQuery, params, _INVALID_BUCKET_QUERY)
-
-
-_INVALID_BUCKET_QUERY = {
-    "limit": f"limit must be a whole number from 1 to {MAX_BUCKET_PAGE}.",
-    "continuationToken": "continuationToken is not valid.",
-    "person": "person must be a name of 1 to 100 characters.",
-    "done": "done must be true or false.",
-    "dueBefore": "dueBefore must be a day, YYYY-MM-DD.",
-}
-
-
-def parse_person_query(params: Mapping[str, str]) -> PersonQuery:
-    """GET /api/people/{name}'s query, or a 422 about the first parameter that is wrong."""
-    return _query(PersonQuery, params, _INVALID_PERSON_QUERY)
-
-
-_INVALID_PERSON_QUERY = {
-    "limit": f"limit must be a whole number from 1 to {MAX_BUCKET_PAGE}.",
-    "continuationToken": "continuationToken is not valid.",
-}
-
-
-def parse_search_query(params: Mapping[str, str]) -> SearchQuery:
-    return _query(SearchQuery, params, _INVALID_SEARCH_QUERY)
-
-
-_INVALID_SEARCH_QUERY = {
-    "q": f"q must be 1 to {MAX_QUERY_CHARS} characters, not only spaces.",
-    "limit": f"limit must be a whole number from 1 to {MAX_SEARCH}.",
-}
-
-
-def _query(model: type[M], params: Mapping[str, str], messages: dict[str, str]) -> M:
-    try:
-        return model.model_validate(params)
-    except ValidationError as exc:
-        loc = exc.errors()[0]["loc"]
-        name = str(loc[0]) if loc else "query"
-        raise Problem(
-            422, messages.get(name, f"{name} is not valid."), code="INVALID_QUERY"
-        ) from exc
-
-
 # RFC 7396's own type, and plain JSON as well.
 MERGE_PATCH = "application/merge-patch+json"
 
@@ -294,14 +184,6 @@ def _patch_error(error: ErrorDetails) -> str:
     if name == "nextAction":
         return "must be text, or null to clear it"
     return error["msg"]
-
-
-def parse_digest_query(params: Mapping[str, str]) -> DigestQuery:
-    return _query(DigestQuery, params, {"date": "date must be a day, YYYY-MM-DD."})
-
-
-def parse_review_query(params: Mapping[str, str]) -> ReviewQuery:
-    return _query(ReviewQuery, params, {"week": "week must be an ISO week, YYYY-Www."})
 
 
 class PreferencesRequest(RequestBody):

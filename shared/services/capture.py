@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel
 
 from shared.domain.capture import InboxItem
-from shared.domain.errors import NotStored
-from shared.domain.ids import capture_id_for
+from shared.domain.errors import Conflict, Invalid
+from shared.domain.ids import capture_id_for, request_key
 from shared.domain.ports import CaptureRepository
 
 
@@ -25,6 +27,46 @@ class TextCapture(BaseModel):
     @property
     def capture_id(self) -> str:
         return capture_id_for(self.user_id, self.capture_key)
+
+
+@dataclass(frozen=True)
+class InRun:
+    """The AG-UI run a capture came in: its thread and run, and whether its client answers
+    questions in the thread (AG-UI 1.0 interrupts)."""
+
+    thread_id: str
+    run_id: str
+    answers_in_thread: bool = False
+
+
+def new_text_capture(
+    user_id: str,
+    text: str,
+    idempotency_key: str | None,
+    max_chars: int,
+    *,
+    run: InRun | None = None,
+) -> TextCapture:
+    """A text capture by the rules every door follows: the text without the spaces around it,
+    not empty and at most `max_chars`; named by the request (`ids.request_key`). A capture sent
+    outside a run is a thread and a run of its own, named as the capture."""
+    text = text.strip()
+    if not text:
+        raise Invalid("The capture is empty.", "EMPTY_CAPTURE")
+    if len(text) > max_chars:
+        raise Invalid(f"The capture is longer than {max_chars} characters.", "CAPTURE_TOO_LONG")
+    key = request_key(idempotency_key, run.run_id if run else None)
+    if run is None:
+        capture_id = capture_id_for(user_id, key)
+        run = InRun(thread_id=capture_id, run_id=capture_id)
+    return TextCapture(
+        user_id=user_id,
+        thread_id=run.thread_id,
+        run_id=run.run_id,
+        text=text,
+        capture_key=key,
+        answers_in_thread=run.answers_in_thread,
+    )
 
 
 def inbox_item_for(capture: TextCapture) -> InboxItem:
@@ -48,16 +90,16 @@ async def store_text_capture(
         await _refuse_while_asking(capture, repo)
     stored, created = await repo.add(item)
     if stored.is_deleted:
-        raise NotStored("CAPTURE_DELETED", "This capture was deleted.")
+        raise Conflict("This capture was deleted.", "CAPTURE_DELETED")
     if not created and (stored.source, stored.text, stored.thread_id) != (
         item.source,
         item.text,
         item.thread_id,
     ):
         # As payment APIs do: one key names one request; another body under it is a mistake.
-        raise NotStored(
-            "IDEMPOTENCY_KEY_REUSED",
+        raise Conflict(
             "This runId (or Idempotency-Key) was already used for a different capture.",
+            "IDEMPOTENCY_KEY_REUSED",
         )
     return stored
 
@@ -67,8 +109,8 @@ async def _refuse_while_asking(capture: TextCapture, repo: CaptureRepository) ->
     that asked is the same capture, and goes on.)"""
     for other in await repo.on_thread(capture.user_id, capture.thread_id):
         if other.open_interrupt is not None and other.id != capture.capture_id:
-            raise NotStored(
-                "INTERRUPT_PENDING",
+            raise Conflict(
                 "This thread is waiting for an answer to its question: resume it (answer or "
                 "cancel) before sending anything new.",
+                "INTERRUPT_PENDING",
             )

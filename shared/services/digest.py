@@ -18,7 +18,7 @@ import asyncio
 import logging
 from datetime import UTC, date, datetime, time, timedelta
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from shared import tracing
 from shared.domain.capture import InboxItem
@@ -41,7 +41,7 @@ from shared.domain.digest import (
     record_id,
     rules_summary,
 )
-from shared.domain.documents import Day, Document, Timestamp, utc_text
+from shared.domain.documents import Document, Timestamp, utc_text
 from shared.domain.errors import Invalid, StaleItem, StorageUnavailable
 from shared.domain.filed import FiledItem
 from shared.domain.ports import (
@@ -109,7 +109,7 @@ async def get_preferences(user_id: str, store: PreferencesStore) -> Preferences:
 
 
 async def put_preferences(
-    user_id: str, new: NewPreferences, store: PreferencesStore, now: datetime
+    user_id: str, new: NewPreferences, now: datetime, store: PreferencesStore
 ) -> Preferences:
     """Replace the user's preferences; their next digest is counted again from `now`. Invalid
     UNKNOWN_TIME_ZONE for a zone the tz database does not have.
@@ -204,24 +204,6 @@ async def day_digest(
         people=due_people + people,
         came_in=came_in,
         review_day=prefs.is_review_day(day),
-    )
-
-
-class DigestQuery(BaseModel):
-    """`?date=YYYY-MM-DD`: the local day (today in the user's zone when left out)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    date: Day | None = Field(default=None, description="The local day, YYYY-MM-DD.")
-
-
-class ReviewQuery(BaseModel):
-    """`?week=YYYY-Www`: the ISO week (this week in the user's zone when left out)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    week: str | None = Field(
-        default=None, pattern=r"^[0-9]{4}-W[0-9]{2}$", description="The ISO week, e.g. 2026-W48."
     )
 
 

@@ -79,7 +79,7 @@ class _Buffer:
 
 
 async def export_zip(
-    user_id: str, repo: CaptureRepository, filed: FiledItems, now: datetime
+    user_id: str, now: datetime, repo: CaptureRepository, filed: FiledItems
 ) -> AsyncIterator[bytes]:
     """The zip's bytes, in pieces of one file or FLUSH_BYTES each. A note is dated by its
     capture's time, captures.jsonl by `now`."""

@@ -66,7 +66,7 @@ class FeedSlot:
 
 
 def open_feed(
-    item: InboxItem, adapters: Adapters, slot: FeedSlot | None = None
+    item: InboxItem, adapters: Adapters, *, slot: FeedSlot | None = None
 ) -> AsyncIterator[StageReached | Stopped]:
     """`follow_capture`, holding a feed slot (taken here unless the caller took it first)
     until the feed ends."""
@@ -74,7 +74,7 @@ def open_feed(
 
     async def feed() -> AsyncIterator[StageReached | Stopped]:
         try:
-            async for reached in follow_capture(item, adapters.repo, adapters.policy):
+            async for reached in follow_capture(item, adapters.policy, adapters.repo):
                 yield reached
         finally:
             held.release()
@@ -87,7 +87,7 @@ def open_feed(
 
 
 async def follow_capture(
-    item: InboxItem, repo: CaptureRepository, policy: Policy
+    item: InboxItem, policy: Policy, repo: CaptureRepository
 ) -> AsyncIterator[StageReached | Stopped]:
     """The capture where it is, then at each further stage, up to its end (SETTLED or FAILED);
     or Stopped: deleted, or TIMEOUT after EVENTS_TIMEOUT_S (the capture goes on regardless;

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from shared.domain.capture import Clarification, InboxItem
-from shared.domain.errors import Conflict, NotStored
+from shared.domain.errors import Conflict, NotFound
 from shared.domain.interrupts import AnswerPayload, response_of
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
@@ -37,19 +37,19 @@ async def open_follow_up(
 
 
 def answer_question(
-    item: InboxItem, answer: TextCapture, adapters: Adapters, answering: str | None = None
+    item: InboxItem, answer: TextCapture, adapters: Adapters, *, answering: str | None = None
 ) -> AsyncIterator[Progress]:
     """Answer the capture's question and file it again: progress like a text capture's.
     `answering`: the id of the question this answers, as `store_clarification` takes it."""
     return filing_progress(
         ClassifyJob(capture_id=item.id, user_id=item.user_id),
-        lambda: store_clarification(item, answer, adapters.repo, answering),
+        lambda: store_clarification(item, answer, adapters.repo, answering=answering),
         adapters,
     )
 
 
 async def store_clarification(
-    item: InboxItem, answer: TextCapture, repo: CaptureRepository, answering: str | None = None
+    item: InboxItem, answer: TextCapture, repo: CaptureRepository, *, answering: str | None = None
 ) -> InboxItem:
     """Add the answer and reopen the capture for the classifier. A retried run (same runId)
     finds its answer stored and goes on from there. `answering`: the id of the question this
@@ -64,7 +64,7 @@ async def store_clarification(
         if question is not None and not question.is_open:
             if question.closed_with("resolved", response_of(AnswerPayload(answer=answer.text))):
                 return item  # this very answer was taken already
-            raise NotStored("INTERRUPT_CLOSED", f"The question {answering!r} was answered already.")
+            raise Conflict(f"The question {answering!r} was answered already.", "INTERRUPT_CLOSED")
         if not item.can("reopened"):
             raise _changed()
         clarification = Clarification(run_id=answer.run_id, text=answer.text)
@@ -73,9 +73,9 @@ async def store_clarification(
     return await on_latest(item, repo, attempt, gone=_deleted, busy=_changed)
 
 
-def _deleted() -> NotStored:
-    return NotStored("NOT_FOUND", "This capture was deleted.")
+def _deleted() -> NotFound:
+    return NotFound("This capture was deleted.", "NOT_FOUND")
 
 
-def _changed() -> NotStored:
-    return NotStored("CONFLICT", "This capture changed meanwhile. Please reload it.")
+def _changed() -> Conflict:
+    return Conflict("This capture changed meanwhile. Please reload it.", "CONFLICT")

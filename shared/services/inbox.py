@@ -3,12 +3,10 @@ capture is "not found", exactly like a capture that does not exist, so ids revea
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from dataclasses import dataclass
+from typing import Any, NoReturn
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic.alias_generators import to_camel
-
-from shared.domain.capture import LISTED, InboxItem, Status
+from shared.domain.capture import InboxItem, Status
 from shared.domain.documents import Document
 from shared.domain.errors import Conflict, NotFound
 from shared.domain.ids import is_capture_id
@@ -19,12 +17,6 @@ from shared.services.placement import converge
 from shared.services.retry_stale import retry_stale
 
 MAX_PAGE = 100
-# What a client may filter by, as a type: pydantic checks it, and documents it as an enum. A
-# Literal built at run time, which a type checker cannot read: to it, a str.
-if TYPE_CHECKING:
-    ListedStatus = str
-else:
-    ListedStatus = Literal[tuple(s.value for s in LISTED)]
 
 
 def not_found() -> NotFound:
@@ -40,37 +32,14 @@ async def get_capture(user_id: str, capture_id: str, repo: CaptureRepository) ->
     return item
 
 
-class InboxQuery(BaseModel):
-    """The query of GET /api/inbox, `?limit=1..100&status=<status>&continuationToken=...`:
-    parsed by `http/requests.parse_inbox_query`, and documented in /api/openapi.json from this
-    model's schema."""
+@dataclass(frozen=True)
+class InboxQuery:
+    """Which page of the inbox: up to `limit` (1..MAX_PAGE) captures of one status (or any),
+    from where `continuation_token` says the last page ended."""
 
-    # Only the camelCase names: `?continuation_token=` is an unknown parameter, ignored.
-    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
-
-    limit: int = Field(default=20, ge=1, le=MAX_PAGE)
-    status: ListedStatus | None = None
-    continuation_token: str | None = Field(
-        default=None, description="From the previous page's `continuationToken`."
-    )
-
-    @field_validator("limit", mode="before")
-    @classmethod
-    def _few_ascii_digits(cls, value: object) -> object:
-        # ASCII digits only, and few: str.isdigit() also takes "²" and 5000-digit numbers,
-        # which int() refuses, and pydantic would also read " 5", "+5", "5.0" and "1_0".
-        if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 3):
-            raise ValueError("not a whole number of at most 3 digits")
-        return value
-
-    @field_validator("continuation_token", mode="before")
-    @classmethod
-    def _empty_is_none(cls, value: object) -> object:
-        return value or None
-
-    @property
-    def status_filter(self) -> Status | None:
-        return Status(self.status) if self.status else None
+    limit: int = 20
+    status: Status | None = None
+    continuation_token: str | None = None
 
 
 class InboxPage(Document):
@@ -86,7 +55,7 @@ class InboxPage(Document):
         }
 
 
-async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -> InboxPage:
+async def list_inbox(user_id: str, query: InboxQuery, repo: CaptureRepository) -> InboxPage:
     """Newest first, by keyset on createdAt (never OFFSET): each page is one indexed query,
     and captures arriving meanwhile neither shift nor repeat items across pages."""
     limit = query.limit
@@ -96,7 +65,7 @@ async def list_inbox(user_id: str, repo: CaptureRepository, query: InboxQuery) -
     async for item in repo.newest(
         user_id,
         at_or_before=cursor.t if cursor else None,
-        status=query.status_filter,
+        status=query.status,
         page_items=limit + 1,
     ):
         if cursor and cursor.sent(item):

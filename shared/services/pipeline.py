@@ -16,7 +16,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from shared import tracing
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Classification, excerpt_to_classify
-from shared.domain.errors import CaptureDeleted, NotStored, StorageUnavailable
+from shared.domain.errors import (
+    CaptureDeleted,
+    Conflict,
+    Failed,
+    Refused,
+    StorageUnavailable,
+    Unavailable,
+)
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, Classifier
 from shared.domain.progress import Deferred, Progress, Settled, Stored
@@ -27,9 +34,11 @@ from shared.services.worker import queue_for_worker
 
 log = logging.getLogger(__name__)
 
+NOT_SAVED = "We couldn't save your capture. Please try again."
+
 
 def capture_text(capture: TextCapture, adapters: Adapters) -> AsyncIterator[Progress]:
-    """Capture text: Stored (or NotStored), then Settled, Deferred or NotStored."""
+    """Capture text: Stored (or Refused), then Settled, Deferred or Refused."""
     capture_id = capture.capture_id
     tracing.annotate(capture_id=capture_id, user_id=capture.user_id)
     item = inbox_item_for(capture)
@@ -41,19 +50,19 @@ def capture_text(capture: TextCapture, adapters: Adapters) -> AsyncIterator[Prog
     )
 
 
-async def capture_text_within(capture: TextCapture, adapters: Adapters, wait_s: float) -> InboxItem:
+async def capture_text_within(capture: TextCapture, wait_s: float, adapters: Adapters) -> InboxItem:
     """Capture text and wait up to `wait_s` seconds, once it is stored, for it to settle: the
-    item as it is then (settled, queued, or still with the classifier). A refusal raises
-    NotStored; the work goes on after the wait either way."""
+    item as it is then (settled, queued, or still with the classifier). A refusal is raised;
+    the work goes on after the wait either way."""
     progress = aiter(capture_text(capture, adapters))
     first = await anext(progress)
-    if isinstance(first, NotStored):
+    if isinstance(first, Refused):
         raise first
     item = first.item
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(wait_s):
             final = await anext(progress)
-            if isinstance(final, NotStored):
+            if isinstance(final, Refused):
                 raise final
             item = final.item
     return item
@@ -73,7 +82,7 @@ async def filing_progress(
     spawn(_store_and_file(capture, store, adapters, progress.put_nowait, words))
     first = await progress.get()
     yield first
-    if not isinstance(first, NotStored):
+    if not isinstance(first, Refused):
         yield await progress.get()
 
 
@@ -112,14 +121,14 @@ async def _store_and_file_with(
     except StorageUnavailable:
         _storage.up = False
         log.warning("could not store a capture")
-        report(NotStored("STORAGE_UNAVAILABLE", "We couldn't save your capture. Please try again."))
+        report(Unavailable(NOT_SAVED, "STORAGE_UNAVAILABLE"))
         return
-    except NotStored as refused:
+    except Refused as refused:
         report(refused)
         return
     except Exception:
         log.exception("storing a capture failed")
-        report(NotStored("INTERNAL", "We couldn't save your capture. Please try again."))
+        report(Failed(NOT_SAVED, "INTERNAL"))
         return
     _storage.up = True
     report(Stored(item))
@@ -133,7 +142,7 @@ async def _store_and_file_with(
         adapters.outbox.hold(settled, check)
         report(Settled(settled))
     except CaptureDeleted:
-        report(NotStored("CAPTURE_DELETED", "This capture was deleted."))
+        report(Conflict("This capture was deleted.", "CAPTURE_DELETED"))
     except Exception as exc:
         # Stored, so nothing is lost: the worker classifies it when the model is back.
         log.warning("capture %s deferred to the worker: %s", item.id, type(exc).__name__)

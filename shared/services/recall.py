@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import re
 from collections import Counter
+from dataclasses import dataclass
 from datetime import date
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
-from shared.domain.documents import Day, Document, Timestamp
+from shared.domain.documents import Document, Timestamp
 from shared.domain.errors import Malformed, NotFound
 from shared.domain.filed import FiledItem, person_key
 from shared.domain.ports import CaptureSearch, FiledFilter, FiledItems
@@ -28,18 +29,6 @@ MAX_SEARCH = 50
 MAX_TERMS = 8
 
 BUCKET_OF_PATH = {b.value.lower(): b for b in Bucket}
-# A Literal built at run time, which a type checker cannot read: to it, a str.
-if TYPE_CHECKING:
-    BucketName = str
-else:
-    BucketName = Literal[tuple(BUCKET_OF_PATH)]
-
-
-def _digits(value: object) -> object:
-    # As the inbox's limit: ASCII digits only, and few (no "²", " 5", "+5", "5.0" or "1_0").
-    if isinstance(value, str) and not (value.isascii() and value.isdigit() and len(value) <= 3):
-        raise ValueError("not a whole number of at most 3 digits")
-    return value
 
 
 class FiledView(Document):
@@ -82,44 +71,14 @@ class FiledView(Document):
 # -- a bucket, a page at a time ------------------------------------------------------------------
 
 
-class BucketPath(BaseModel):
-    model_config = ConfigDict(defer_build=True)
+@dataclass(frozen=True)
+class BucketQuery:
+    """Which page of a bucket: up to `limit` (1..MAX_PAGE) of the items `where` takes, from
+    where `continuation_token` says the last page ended."""
 
-    bucket: BucketName = Field(description="The bucket, lowercase.")
-
-
-class BucketQuery(BaseModel):
-    """`?limit=1..100&continuationToken=&person=&done=true|false&dueBefore=YYYY-MM-DD`."""
-
-    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
-
-    limit: int = Field(default=20, ge=1, le=MAX_PAGE)
-    continuation_token: str | None = Field(
-        default=None, max_length=400, description="From the previous page's `continuationToken`."
-    )
-    person: str | None = Field(
-        default=None,
-        max_length=MAX_NAME_CHARS,
-        description="Only items naming this person (case- and accent-insensitive; empty: all).",
-    )
-    done: Literal["true", "false"] | None = None
-    due_before: Day | None = Field(
-        default=None, description="Only items due before this day (YYYY-MM-DD)."
-    )
-
-    _limit_digits = field_validator("limit", mode="before")(_digits)
-
-    @field_validator("continuation_token", "person", mode="before")
-    @classmethod
-    def _empty_is_none(cls, value: object) -> object:
-        return value or None
-
-    def where(self) -> FiledFilter:
-        return FiledFilter(
-            person_key=person_key(self.person) if self.person else None,
-            done=None if self.done is None else self.done == "true",
-            due_before=self.due_before,
-        )
+    limit: int = 20
+    continuation_token: str | None = None
+    where: FiledFilter = dataclasses.field(default_factory=FiledFilter)
 
 
 class BucketPage(Document):
@@ -137,13 +96,13 @@ def bucket_named(name: str) -> Bucket:
     return bucket
 
 
-async def bucket_page(
+async def list_bucket(
     user_id: str, bucket: Bucket, query: BucketQuery, filed: FiledItems
 ) -> BucketPage:
     """Admin by due date (none last), the others newest first; every page one indexed query
     from where the last one ended (a keyset on listOrder, never OFFSET)."""
     after = _decode(query.continuation_token) if query.continuation_token else None
-    found = await filed.page(user_id, bucket, query.where(), after=after, limit=query.limit + 1)
+    found = await filed.page(user_id, bucket, query.where, after=after, limit=query.limit + 1)
     items = found[: query.limit]
     token = _encode(items[-1].list_order) if len(found) > query.limit else None
     return BucketPage(
@@ -179,28 +138,13 @@ class PeopleList(Document):
     people: list[PersonSummary]
 
 
-class PersonPath(BaseModel):
-    model_config = ConfigDict(defer_build=True)
+@dataclass(frozen=True)
+class PersonQuery:
+    """Which page of a person's items: up to `limit` (1..MAX_PAGE), newest first, from where
+    `continuation_token` says the last page ended."""
 
-    name: str = Field(max_length=MAX_NAME_CHARS, description="A name, as any item writes it.")
-
-
-class PersonQuery(BaseModel):
-    """`?limit=1..100&continuationToken=`: a person's items a page at a time, newest first."""
-
-    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
-
-    limit: int = Field(default=20, ge=1, le=MAX_PAGE)
-    continuation_token: str | None = Field(
-        default=None, max_length=1000, description="From the previous page's `continuationToken`."
-    )
-
-    _limit_digits = field_validator("limit", mode="before")(_digits)
-
-    @field_validator("continuation_token", mode="before")
-    @classmethod
-    def _empty_is_none(cls, value: object) -> object:
-        return value or None
+    limit: int = 20
+    continuation_token: str | None = None
 
 
 class PersonPage(Document):
@@ -209,7 +153,7 @@ class PersonPage(Document):
     continuation_token: str | None
 
 
-async def people(user_id: str, filed: FiledItems) -> PeopleList:
+async def list_people(user_id: str, filed: FiledItems) -> PeopleList:
     """Everyone the filed items name, one entry per person however they were written
     ("Zoë", "zoe"), most recently mentioned first."""
     spellings: dict[str, Counter[str]] = {}
@@ -237,7 +181,7 @@ async def people(user_id: str, filed: FiledItems) -> PeopleList:
     return PeopleList(people=summaries)
 
 
-async def person(user_id: str, name: str, query: PersonQuery, filed: FiledItems) -> PersonPage:
+async def get_person(user_id: str, name: str, query: PersonQuery, filed: FiledItems) -> PersonPage:
     """Every item naming them, across the buckets, newest first, a page at a time (a keyset on
     createdAt that carries the ids shown at the page's last instant: ties neither lost nor
     repeated)."""
@@ -267,20 +211,13 @@ async def person(user_id: str, name: str, query: PersonQuery, filed: FiledItems)
 # -- search --------------------------------------------------------------------------------------
 
 
-class SearchQuery(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, frozen=True)
+@dataclass(frozen=True)
+class SearchQuery:
+    """What to look for (`q`: up to MAX_QUERY_CHARS, not blank), and how many hits at most
+    (1..MAX_SEARCH)."""
 
-    q: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to look for.")
-    limit: int = Field(default=20, ge=1, le=MAX_SEARCH)
-
-    _limit_digits = field_validator("limit", mode="before")(_digits)
-
-    @field_validator("q")
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("blank")
-        return value
+    q: str
+    limit: int = 20
 
 
 class SearchHit(Document):

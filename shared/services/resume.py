@@ -1,7 +1,7 @@
 """Resume an interrupted thread (AG-UI 1.0's rules, told in domain terms): the user's answers to
 the questions its captures asked. An answer is a follow-up, a bucket is the user's pick,
 `cancelled` closes the question and leaves the capture as it is. The rules are checked before
-anything changes, each refusal a ResumeRefused with its code; a replayed resume answers again
+anything changes, each refusal a `Refused` with its code; a replayed resume answers again
 without filing twice. What the last answer did is returned for the door to tell.
 """
 
@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from shared.domain.capture import InboxItem
-from shared.domain.errors import Refused
+from shared.domain.errors import Conflict, Invalid, NotFound
 from shared.domain.interrupts import (
     AnswerPayload,
     BucketPayload,
@@ -44,13 +44,6 @@ class ResumeRequest(BaseModel):
     answers: list[ResumeAnswer]
 
 
-class ResumeRefused(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
 @dataclass(frozen=True)
 class _Step:
     """One answer, checked: carried out on the capture's open question, or told again
@@ -64,7 +57,7 @@ class _Step:
 
 async def resume(request: ResumeRequest, adapters: Adapters) -> Resumed:
     """Carry out every answer; every one but the last quietly, and the last one's result is
-    returned. Raises ResumeRefused, before anything changes when a rule is broken."""
+    returned. Raises Invalid or Conflict, before anything changes when a rule is broken."""
     steps = await _plan(request, adapters.repo)
     for step in steps[:-1]:
         done = await _carry_out(step, request, adapters)
@@ -84,38 +77,35 @@ async def _plan(request: ResumeRequest, repo: CaptureRepository) -> list[_Step]:
     ids = [a.interrupt_id for a in request.answers]
     twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
-        raise ResumeRefused("DUPLICATE_ANSWER", f"The resume answers {twice} more than once.")
+        raise Invalid(f"The resume answers {twice} more than once.", "DUPLICATE_ANSWER")
     for answer in request.answers:
         if answer.interrupt_id not in asked:
-            raise ResumeRefused(
-                "UNKNOWN_INTERRUPT_ID",
-                f"This thread asked no question {answer.interrupt_id!r}.",
+            raise Invalid(
+                f"This thread asked no question {answer.interrupt_id!r}.", "UNKNOWN_INTERRUPT_ID"
             )
         item, record = asked[answer.interrupt_id]
         payload = None
         if answer.status == "resolved":
             payload = parse_payload(record.takes, answer.payload)
             if payload is None:
-                raise ResumeRefused(
-                    "INVALID_PAYLOAD",
+                raise Invalid(
                     f"The answer to {record.id!r} does not fit its responseSchema.",
+                    "INVALID_PAYLOAD",
                 )
         if not record.is_open and not _same_answer(record, answer, payload):
-            raise ResumeRefused(
-                "INTERRUPT_CLOSED", f"The question {record.id!r} was answered already."
-            )
+            raise Conflict(f"The question {record.id!r} was answered already.", "INTERRUPT_CLOSED")
         steps.append(_Step(item, answer, payload, replay=not record.is_open))
     # A capture the resume answers for is answered, even if its answer (replayed now) has
     # since led to a new question of its own.
     answered = {step.item.id for step in steps}
     missing = [i.open_interrupt.id for i in on_thread if i.open_interrupt and i.id not in answered]
     if missing:
-        raise ResumeRefused(
-            "PARTIAL_RESUME",
+        raise Invalid(
             f"The resume must answer every open question of the thread; missing: {missing}.",
+            "PARTIAL_RESUME",
         )
     if not steps:
-        raise ResumeRefused("NOTHING_TO_RESUME", "This thread has no question to answer.")
+        raise Invalid("This thread has no question to answer.", "NOTHING_TO_RESUME")
     return steps
 
 
@@ -130,7 +120,7 @@ async def _carry_out(step: _Step, request: ResumeRequest, adapters: Adapters) ->
     if step.replay:
         current = await adapters.repo.get(item.user_id, item.id)
         if current is None or current.is_deleted:
-            raise ResumeRefused("CAPTURE_DELETED", "This capture was deleted.")
+            raise _deleted()
         return Answered(current, with_outcome=True)
     if step.answer.status == "cancelled":
         return Answered(await _cancel(item, step.answer.interrupt_id, adapters.repo), False)
@@ -143,8 +133,9 @@ async def _carry_out(step: _Step, request: ResumeRequest, adapters: Adapters) ->
                 adapters,
                 answering=step.answer.interrupt_id,
             )
-        except Refused as refused:
-            raise ResumeRefused(refused.code or "CONFLICT", refused.message) from None
+        except NotFound as missing:
+            # Gone since the plan read it: told as the conflict it is for this resume.
+            raise Conflict(missing.message, missing.code or "CONFLICT") from None
         return Answered(picked, with_outcome=True)
     assert isinstance(step.payload, AnswerPayload)
     answer = TextCapture(
@@ -154,7 +145,7 @@ async def _carry_out(step: _Step, request: ResumeRequest, adapters: Adapters) ->
         text=step.payload.answer,
         capture_key=run_id,
     )
-    return Refiling(answer_question(item, answer, adapters, step.answer.interrupt_id))
+    return Refiling(answer_question(item, answer, adapters, answering=step.answer.interrupt_id))
 
 
 async def _cancel(item: InboxItem, interrupt_id: str, repo: CaptureRepository) -> InboxItem:
@@ -165,17 +156,17 @@ async def _cancel(item: InboxItem, interrupt_id: str, repo: CaptureRepository) -
         if question is not None and not question.is_open:
             if question.closed_with("cancelled", None):
                 return item  # this very cancel, taken already
-            raise ResumeRefused(
-                "INTERRUPT_CLOSED", f"The question {interrupt_id!r} was answered already."
+            raise Conflict(
+                f"The question {interrupt_id!r} was answered already.", "INTERRUPT_CLOSED"
             )
         return await repo.save(item.interrupt_cancelled())
 
     return await on_latest(item, repo, attempt, gone=_deleted, busy=_busy)
 
 
-def _deleted() -> ResumeRefused:
-    return ResumeRefused("CAPTURE_DELETED", "This capture was deleted.")
+def _deleted() -> Conflict:
+    return Conflict("This capture was deleted.", "CAPTURE_DELETED")
 
 
-def _busy() -> ResumeRefused:
-    return ResumeRefused("CONFLICT", "This capture keeps changing. Please try again.")
+def _busy() -> Conflict:
+    return Conflict("This capture keeps changing. Please try again.", "CONFLICT")

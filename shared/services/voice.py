@@ -46,7 +46,7 @@ def events_url(capture_id: str) -> str:
     return f"/api/captures/{capture_id}/events"
 
 
-async def start_voice_note(new: NewVoiceCapture, adapters: Adapters, ttl: timedelta) -> VoiceUpload:
+async def start_voice_note(new: NewVoiceCapture, ttl: timedelta, adapters: Adapters) -> VoiceUpload:
     """Store the capture, then sign an upload URL for exactly its blob."""
     item = await _store(new, adapters)
     assert item.audio_blob is not None
@@ -66,7 +66,7 @@ async def start_voice_note(new: NewVoiceCapture, adapters: Adapters, ttl: timede
 
 
 async def upload_voice_note(
-    new: NewVoiceCapture, chunks: AsyncIterator[bytes], adapters: Adapters, limit: int
+    new: NewVoiceCapture, chunks: AsyncIterator[bytes], limit: int, adapters: Adapters
 ) -> InboxItem:
     """Store the capture, then stream the file into its blob; the blob trigger takes it on.
 

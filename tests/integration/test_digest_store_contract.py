@@ -76,7 +76,7 @@ async def test_preferences_put_at_once_all_store_and_the_last_one_stored_wins(st
     # read and replace under the ETag, and lost to the others until its attempts ran out.
     answers = await asyncio.gather(
         *(
-            put_preferences(user, wanted.model_copy(update={"digest_at": t}), store, NOW)
+            put_preferences(user, wanted.model_copy(update={"digest_at": t}), NOW, store)
             for t in times
         )
     )

@@ -52,7 +52,7 @@ async def uploaded(
     """A voice capture whose audio is in its blob, as the phone leaves it: the blob's name."""
     audio = audio_type(content_type)
     new = NewVoiceCapture(user_id="dev", audio=audio)
-    upload = await start_voice_note(new, app, timedelta(minutes=5))
+    upload = await start_voice_note(new, timedelta(minutes=5), app)
     name = f"dev/{upload.capture_id}.{audio.extension}"
     service = BlobServiceClient.from_connection_string(storage_conn)
     service.get_blob_client("voice-notes", name).upload_blob(data)

@@ -15,7 +15,7 @@ from devhost.loader import import_app
 from shared.http.contract import LIST_INBOX
 from shared.http.openapi import openapi_document
 from shared.http.problems import Problem
-from shared.http.requests import parse_inbox_query
+from shared.http.queries import parse_inbox_query
 from shared.services.inbox import InboxQuery
 
 REPO = Path(__file__).resolve().parents[2]

@@ -59,7 +59,7 @@ async def set_up(fakes: DigestFakes, user: str = USER, **prefs: object) -> None:
     # As a client's PUT would: the body through its parser, the defaults filled in.
     body = {"timeZone": "Europe/London", "digestAt": "07:30", **prefs}
     wanted = parse_preferences(json.dumps(body).encode(), "application/json")
-    await put_preferences(user, wanted, fakes.preferences, BEFORE)
+    await put_preferences(user, wanted, BEFORE, fakes.preferences)
 
 
 def device(fakes: Fakes, user: str = USER, name: str | None = None) -> PushSubscription:
@@ -537,7 +537,7 @@ async def test_a_job_for_today_after_a_put_moved_the_digest_to_tomorrow_writes_n
     # today (queued by hand) is not due.
     body = {"timeZone": "Europe/London", "digestAt": "07:30"}
     wanted = parse_preferences(json.dumps(body).encode(), "application/json")
-    await put_preferences(USER, wanted, digest.preferences, LATER)
+    await put_preferences(USER, wanted, LATER, digest.preferences)
     device(fakes)
     await admin(fakes, "Renew passport", DAY)
     job = DigestJob(user_id=USER, date=DAY)
@@ -571,7 +571,7 @@ async def test_a_put_landing_at_any_step_of_the_worker_stands_and_answers(
     put: list = []
 
     async def the_user_puts() -> None:
-        put.append(await put_preferences(USER, wanted, digest.preferences, LATER))
+        put.append(await put_preferences(USER, wanted, LATER, digest.preferences))
 
     getattr(digest, store).before_next(method, the_user_puts)
     job = DigestJob(user_id=USER, date=DAY)

@@ -39,7 +39,7 @@ async def test_a_timer_every_quarter_hour_sends_each_user_one_digest_a_local_day
     for user, (tz, at) in USERS.items():
         body = json.dumps({"timeZone": tz, "digestAt": at}).encode()
         await put_preferences(
-            user, parse_preferences(body, "application/json"), digest.preferences, START
+            user, parse_preferences(body, "application/json"), START, digest.preferences
         )
         endpoint = f"https://fcm.googleapis.com/fcm/send/{new_id()}"
         endpoints[user] = endpoint

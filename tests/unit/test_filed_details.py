@@ -44,7 +44,7 @@ async def test_the_export_says_the_due_date_its_admin_item_has(fakes: Fakes) -> 
         [
             chunk
             async for chunk in export_zip(
-                USER, fakes.repo, fakes.filed, datetime(2026, 12, 1, tzinfo=UTC)
+                USER, datetime(2026, 12, 1, tzinfo=UTC), fakes.repo, fakes.filed
             )
         ]
     )

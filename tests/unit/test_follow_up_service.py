@@ -8,7 +8,7 @@ import pytest
 
 from shared.domain.capture import Status
 from shared.domain.classification import Bucket
-from shared.domain.errors import Conflict, NotFound, NotStored
+from shared.domain.errors import Conflict, NotFound, Refused
 from shared.domain.outcomes import Outcome
 from shared.services.capture import TextCapture
 from shared.services.filing import classify_and_file, file_capture
@@ -85,7 +85,7 @@ async def test_two_rounds_that_still_cannot_be_classified_end_unresolved(fakes: 
         item = await classify_and_file(item, fakes.repo, fakes.classifier, fakes.outbox)
     assert [c.text for c in item.clarifications] == ["round 1", "round 2"]
     assert (item.status, item.outcome) == (Status.UNRESOLVED, Outcome.UNRESOLVED)
-    with pytest.raises(NotStored) as refused:
+    with pytest.raises(Refused) as refused:
         await store_clarification(item, answer("round 3", "f-3"), fakes.repo)
     assert refused.value.code == "CONFLICT"
 
@@ -93,7 +93,7 @@ async def test_two_rounds_that_still_cannot_be_classified_end_unresolved(fakes: 
 @pytest.mark.parametrize("status", [Status.FILED, Status.UNRESOLVED, Status.QUEUED])
 async def test_a_capture_not_awaiting_an_answer_refuses_it(fakes: Fakes, status: Status) -> None:
     item = fakes.repo.seed(text_item(status=status))
-    with pytest.raises(NotStored) as refused:
+    with pytest.raises(Refused) as refused:
         await store_clarification(item, answer(), fakes.repo)
     assert refused.value.code == "CONFLICT"
     assert fakes.repo.calls == [] and fakes.repo.stored(USER, item.id) == item
@@ -101,7 +101,7 @@ async def test_a_capture_not_awaiting_an_answer_refuses_it(fakes: Fakes, status:
 
 async def test_a_deleted_capture_refuses_the_answer(fakes: Fakes) -> None:
     item = fakes.repo.seed((await misunderstood(fakes)).tombstoned())
-    with pytest.raises(NotStored) as refused:
+    with pytest.raises(Refused) as refused:
         await store_clarification(item, answer(), fakes.repo)
     assert refused.value.code == "NOT_FOUND"
 
@@ -126,7 +126,7 @@ async def test_a_capture_that_changed_before_the_save_refuses_the_answer(
             await file_capture(current, mine, fakes.repo, fakes.outbox)
 
     fakes.repo.before_next("save", change)
-    with pytest.raises(NotStored) as refused:
+    with pytest.raises(Refused) as refused:
         await store_clarification(item, answer(), fakes.repo)
     assert refused.value.code == code and fakes.repo.armed == []
     stored = fakes.repo.stored(USER, item.id)
@@ -141,7 +141,7 @@ async def test_a_capture_that_keeps_changing_refuses_the_answer(fakes: Fakes) ->
 
     for _ in range(ATTEMPTS):
         fakes.repo.before_next("save", touched)
-    with pytest.raises(NotStored) as refused:
+    with pytest.raises(Refused) as refused:
         await store_clarification(item, answer(), fakes.repo)
     assert refused.value.code == "CONFLICT"
     assert fakes.repo.calls.count("save") == ATTEMPTS

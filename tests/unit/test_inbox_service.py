@@ -153,10 +153,7 @@ def seed_inbox(fakes: Fakes, count: int, user: str = USER, **fields) -> list[str
 
 
 def query(limit: int = 20, token: str | None = None, status: Status | None = None) -> InboxQuery:
-    """The query as GET /api/inbox's parameters give it."""
-    return InboxQuery.model_validate(
-        {"limit": limit, "continuationToken": token, "status": status and status.value}
-    )
+    return InboxQuery(limit=limit, status=status, continuation_token=token)
 
 
 async def pages(fakes: Fakes, limit: int) -> list[list[str]]:
@@ -164,7 +161,7 @@ async def pages(fakes: Fakes, limit: int) -> list[list[str]]:
     pages: a token that does not move on would loop for ever)."""
     seen, token = [], None
     for _ in range(20):
-        page = await list_inbox(USER, fakes.repo, query(limit, token))
+        page = await list_inbox(USER, query(limit, token), fakes.repo)
         seen.append([i.id for i in page.items])
         token = page.continuation_token
         if token is None:
@@ -186,9 +183,9 @@ async def test_a_full_last_page_has_no_token(fakes: Fakes) -> None:
 
 async def test_captures_arriving_meanwhile_do_not_shift_the_pages(fakes: Fakes) -> None:
     ids = seed_inbox(fakes, 5)
-    first = await list_inbox(USER, fakes.repo, query(2))
+    first = await list_inbox(USER, query(2), fakes.repo)
     fakes.repo.seed(text_item("newer"))  # arrives while the client reads the first page
-    rest = await list_inbox(USER, fakes.repo, query(10, first.continuation_token))
+    rest = await list_inbox(USER, query(10, first.continuation_token), fakes.repo)
     assert [i.id for i in rest.items] == ids[2:]
 
 
@@ -213,14 +210,14 @@ async def test_the_inbox_filters_by_status_and_isolates_users(fakes: Fakes) -> N
     waiting = seed_inbox(fakes, 3, status=Status.NEEDS_CLARIFICATION)
     seed_inbox(fakes, 2, status=Status.FILED)
     seed_inbox(fakes, 2, user="other", status=Status.NEEDS_CLARIFICATION)
-    page = await list_inbox(USER, fakes.repo, query(status=Status.NEEDS_CLARIFICATION))
+    page = await list_inbox(USER, query(status=Status.NEEDS_CLARIFICATION), fakes.repo)
     assert [i.id for i in page.items] == waiting
     assert {(i.user_id, i.status.value) for i in page.items} == {(USER, "needs_clarification")}
 
 
 async def test_items_are_listed_in_their_stored_form(fakes: Fakes) -> None:
     (capture_id,) = seed_inbox(fakes, 1)
-    (listed,) = (await list_inbox(USER, fakes.repo, query())).to_json()["items"]
+    (listed,) = (await list_inbox(USER, query(), fakes.repo)).to_json()["items"]
     assert listed == fakes.repo.stored(USER, capture_id).to_json()
     assert "_etag" not in listed and "etag" not in listed
 
@@ -228,7 +225,7 @@ async def test_items_are_listed_in_their_stored_form(fakes: Fakes) -> None:
 @pytest.mark.parametrize("token", ["not-a-token", "e30", "eyJ0IjogMX0"])
 async def test_a_bad_continuation_token_is_malformed(fakes: Fakes, token: str) -> None:
     with pytest.raises(Malformed) as bad:
-        await list_inbox(USER, fakes.repo, query(token=token))
+        await list_inbox(USER, query(token=token), fakes.repo)
     assert (bad.value.code, bad.value.message) == (
         "BAD_TOKEN",
         "The continuation token is not valid.",

@@ -20,8 +20,10 @@ from shared.domain.classification import (
 )
 from shared.domain.digest import Digest, DigestEntry, digest_note
 from shared.domain.documents import utcnow
+from shared.domain.errors import Invalid
 from shared.domain.interrupts import MAX_ANSWER_CHARS
 from shared.domain.push import notification_for
+from shared.http.edge import problem_for
 from shared.http.problems import Problem
 from shared.http.requests import parse_plain_capture
 from shared.services.capture import TextCapture
@@ -131,9 +133,10 @@ def test_both_doors_take_a_capture_of_max_capture_chars_and_refuse_one_more(
             None,
         ),
     ):
-        with pytest.raises(Problem) as refused:
+        with pytest.raises(Invalid) as refused:  # the one rule, below both doors
             door()
-        assert (refused.value.status, refused.value.code) == (422, "CAPTURE_TOO_LONG")
+        problem = problem_for(refused.value)
+        assert (problem.status, problem.code) == (422, "CAPTURE_TOO_LONG")
 
 
 def test_the_text_routes_body_limit_holds_a_capture_of_the_limit(unit_settings) -> None:

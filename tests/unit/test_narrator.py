@@ -13,7 +13,7 @@ from shared.agui import narrator
 from shared.agui.events import Conversation
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
-from shared.domain.errors import NotStored
+from shared.domain.errors import Conflict, Invalid
 from shared.domain.progress import (
     Answered,
     Deferred,
@@ -24,7 +24,6 @@ from shared.domain.progress import (
     Stopped,
     Stored,
 )
-from shared.services.resume import ResumeRefused
 from tests.fakes import Fakes, guess, text_item, voice_item
 
 LIVE_OUTCOME = [
@@ -84,7 +83,7 @@ async def test_a_deferred_capture_finishes_queued(fakes: Fakes) -> None:
 
 @pytest.mark.parametrize("stored", [False, True])
 async def test_a_refusal_is_a_run_error_with_its_code(fakes: Fakes, stored: bool) -> None:
-    refused = NotStored("IDEMPOTENCY_KEY_REUSED", "used")
+    refused = Conflict("used", "IDEMPOTENCY_KEY_REUSED")
     progress = (Stored(text_item()), refused) if stored else (refused,)
     run = await live(fakes, *progress)
     steps = ["STEP_STARTED", "STEP_FINISHED"] if stored else []
@@ -170,5 +169,5 @@ async def test_a_resume_that_files_again_is_told_as_a_live_run(fakes: Fakes) -> 
 
 
 async def test_a_refused_resume_is_a_run_error(fakes: Fakes) -> None:
-    run = await resumed(fakes, ResumeRefused("PARTIAL_RESUME", "answer them all"))
+    run = await resumed(fakes, Invalid("answer them all", "PARTIAL_RESUME"))
     assert types(run) == ["RUN_STARTED", "RUN_ERROR"] and run[-1]["code"] == "PARTIAL_RESUME"

@@ -9,7 +9,7 @@ import pytest
 
 from shared.domain.capture import Status
 from shared.domain.classification import Bucket, Classification
-from shared.domain.errors import ClassifierUnavailable, NotStored, StorageUnavailable
+from shared.domain.errors import ClassifierUnavailable, Refused, StorageUnavailable
 from shared.domain.progress import Deferred, Settled, Stored
 from shared.services import background
 from shared.services.capture import TextCapture
@@ -45,12 +45,12 @@ async def test_a_reused_key_is_not_stored(fakes: Fakes) -> None:
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
     [_ async for _ in capture_text(a_capture("one", key="k"), fakes.adapters)]
     (refused,) = [p async for p in capture_text(a_capture("two", key="k"), fakes.adapters)]
-    assert isinstance(refused, NotStored) and refused.code == "IDEMPOTENCY_KEY_REUSED"
+    assert isinstance(refused, Refused) and refused.code == "IDEMPOTENCY_KEY_REUSED"
 
 
 async def test_waiting_returns_the_settled_capture(fakes: Fakes) -> None:
     fakes.classifier.then(guess(Bucket.IDEAS, 0.9, "Podcast"))
-    item = await capture_text_within(a_capture(), fakes.adapters, wait_s=5)
+    item = await capture_text_within(a_capture(), 5, fakes.adapters)
     assert item.status is Status.FILED
 
 
@@ -65,7 +65,7 @@ async def test_a_wait_that_runs_out_returns_the_stored_capture_and_the_work_goes
 
     fakes.classifier.then(slow)
     capture = a_capture()
-    item = await capture_text_within(capture, fakes.adapters, wait_s=0)
+    item = await capture_text_within(capture, 0, fakes.adapters)
     assert item.status is Status.RECEIVED
     release.set()
     for _ in range(100):
@@ -77,8 +77,8 @@ async def test_a_wait_that_runs_out_returns_the_stored_capture_and_the_work_goes
 
 async def test_waiting_raises_what_kept_the_capture_from_being_stored(fakes: Fakes) -> None:
     fakes.repo.fail_next("add", StorageUnavailable("down"))
-    with pytest.raises(NotStored) as refused:
-        await capture_text_within(a_capture(), fakes.adapters, wait_s=1)
+    with pytest.raises(Refused) as refused:
+        await capture_text_within(a_capture(), 1, fakes.adapters)
     assert refused.value.code == "STORAGE_UNAVAILABLE"
 
 
@@ -231,7 +231,7 @@ async def test_a_capture_that_is_not_stored_stops_its_model_call(fakes: Fakes, s
     fakes.repo.before_next("add", store_once_asked)
     fakes.repo.fail_next("add", StorageUnavailable("down"))
     (refused,) = [p async for p in capture_text(a_capture(), fakes.adapters)]
-    assert isinstance(refused, NotStored) and refused.code == "STORAGE_UNAVAILABLE"
+    assert isinstance(refused, Refused) and refused.code == "STORAGE_UNAVAILABLE"
     await asyncio.wait_for(cancelled.wait(), timeout=5)
     await fakes.drain()
     assert fakes.repo.calls == ["add"]

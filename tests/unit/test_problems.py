@@ -3,9 +3,19 @@
 import json
 
 from shared.domain import errors
-from shared.domain.errors import Conflict, LimitReached, Refused, StorageUnavailable
+from shared.domain.errors import (
+    STORAGE_DOWN,
+    Conflict,
+    Failed,
+    LimitReached,
+    Refused,
+    StorageUnavailable,
+    Unavailable,
+    refusal_for,
+)
 from shared.http.edge import STATUS_OF_REFUSAL, problem_for
 from shared.http.problems import Problem
+from shared.services.pipeline import NOT_SAVED
 
 
 def test_storage_down_is_a_503_with_retry_after_and_no_internals() -> None:
@@ -52,3 +62,35 @@ def test_every_kind_of_refusal_has_a_status() -> None:
         if isinstance(value, type) and issubclass(value, Refused) and value is not Refused
     }
     assert kinds == set(STATUS_OF_REFUSAL)
+
+
+def test_a_capture_not_saved_is_told_over_http_as_storage_down_or_internal() -> None:
+    """The plain door answers the pipeline's refusals as it always has: storage down is the
+    one 503 (no code), an unexpected failure a 500 INTERNAL with the refusal's message."""
+    down = problem_for(Unavailable(NOT_SAVED, "STORAGE_UNAVAILABLE"))
+    stored_down = problem_for(StorageUnavailable("x"))
+    assert (down.status, down.detail, down.code) == (503, STORAGE_DOWN, None)
+    assert (down.status, down.detail, down.headers) == (
+        stored_down.status,
+        stored_down.detail,
+        stored_down.headers,
+    )
+    failed = problem_for(Failed(NOT_SAVED, "INTERNAL"))
+    assert (failed.status, failed.detail, failed.code) == (500, NOT_SAVED, "INTERNAL")
+
+
+def test_anything_unexpected_is_a_500_that_says_nothing_of_it() -> None:
+    problem = problem_for(KeyError("secret"))
+    assert (problem.status, problem.code) == (500, "INTERNAL")
+    assert "secret" not in problem.detail
+
+
+def test_every_door_reads_the_same_code_and_message() -> None:
+    refusal = Conflict("This capture was deleted.", "CAPTURE_DELETED")
+    problem = problem_for(refusal)
+    told = refusal_for(refusal)
+    assert (problem.status, problem.code, problem.detail) == (409, told.code, told.message)
+    assert (refusal_for(StorageUnavailable("x")).message, refusal_for(ValueError()).code) == (
+        STORAGE_DOWN,
+        "INTERNAL",
+    )

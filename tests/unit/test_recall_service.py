@@ -25,6 +25,7 @@ from shared.domain.errors import (
     PreconditionFailed,
     PreconditionRequired,
 )
+from shared.http.queries import BucketParams
 from shared.services.edit import FiledPatch, edit_filed
 from shared.services.export import (
     NAME_BYTES,
@@ -41,10 +42,10 @@ from shared.services.recall import (
     PersonQuery,
     SearchQuery,
     bucket_named,
-    bucket_page,
     find_folded,
-    people,
-    person,
+    get_person,
+    list_bucket,
+    list_people,
     score,
     search,
     search_terms,
@@ -64,7 +65,8 @@ async def file(fakes: Fakes, text: str, bucket: Bucket, n: int, title: str = "")
 
 
 def query(**params: Any) -> BucketQuery:
-    return BucketQuery.model_validate(params)
+    """The query as GET /api/buckets/{bucket}'s parameters give it."""
+    return BucketParams.model_validate(params).query()
 
 
 async def test_a_bucket_pages_newest_first_to_the_end(fakes: Fakes) -> None:
@@ -72,7 +74,7 @@ async def test_a_bucket_pages_newest_first_to_the_end(fakes: Fakes) -> None:
     await file(fakes, "not an idea", Bucket.ADMIN, 9)
     seen, token = [], None
     while True:
-        page = await bucket_page(
+        page = await list_bucket(
             USER, Bucket.IDEAS, query(limit="2", continuationToken=token), fakes.filed
         )
         seen += [i.id for i in page.items]
@@ -87,15 +89,15 @@ async def test_admin_by_due_date_and_the_filters(fakes: Fakes) -> None:
     await file(fakes, "pay rent on the 1st of March", Bucket.ADMIN, 0)
     await file(fakes, "renew passport", Bucket.ADMIN, 1)
     await file(fakes, "ask Zoë about the MOT tomorrow", Bucket.ADMIN, 2)
-    page = await bucket_page(USER, Bucket.ADMIN, query(), fakes.filed)
+    page = await list_bucket(USER, Bucket.ADMIN, query(), fakes.filed)
     assert [i.text[:5] for i in page.items] == ["ask Z", "pay r", "renew"]
     assert page.items[0].people == ["Zoë"] and page.items[0].due_date is not None
-    zoe = await bucket_page(USER, Bucket.ADMIN, query(person="ZOE"), fakes.filed)
+    zoe = await list_bucket(USER, Bucket.ADMIN, query(person="ZOE"), fakes.filed)
     assert [i.people for i in zoe.items] == [["Zoë"]]
     soon = utcnow().date() + timedelta(days=2)
-    due = await bucket_page(USER, Bucket.ADMIN, query(dueBefore=soon.isoformat()), fakes.filed)
+    due = await list_bucket(USER, Bucket.ADMIN, query(dueBefore=soon.isoformat()), fakes.filed)
     assert [i.text[:5] for i in due.items] == ["ask Z"]
-    assert (await bucket_page(USER, Bucket.ADMIN, query(done="true"), fakes.filed)).items == []
+    assert (await list_bucket(USER, Bucket.ADMIN, query(done="true"), fakes.filed)).items == []
 
 
 @pytest.mark.parametrize(
@@ -113,7 +115,7 @@ def test_bad_bucket_queries_are_refused(params: dict) -> None:
 async def test_a_token_that_is_not_ours_is_malformed(fakes: Fakes) -> None:
     for token in ("%%%", "bm90IG91cnM", "AA"):
         with pytest.raises(Malformed):
-            await bucket_page(USER, Bucket.IDEAS, query(continuationToken=token), fakes.filed)
+            await list_bucket(USER, Bucket.IDEAS, query(continuationToken=token), fakes.filed)
 
 
 def test_bucket_names() -> None:
@@ -130,18 +132,18 @@ async def test_people_are_counted_however_they_are_written(fakes: Fakes) -> None
     stored = await fakes.filed.get(USER, Bucket.PROJECTS, done.id)
     assert stored is not None
     await fakes.filed.replace(stored.model_copy(update={"done": True, "people": ["Zoe"]}))
-    listed = (await people(USER, fakes.filed)).people
+    listed = (await list_people(USER, fakes.filed)).people
     assert [(p.name, p.mentions, p.open_items) for p in listed] == [("Zoë", 3, 2), ("Tom", 1, 1)]
     assert listed[0].last_mentioned_at == START + timedelta(minutes=2)
 
-    page = await person(USER, "ZOE", PersonQuery(), fakes.filed)
+    page = await get_person(USER, "ZOE", PersonQuery(), fakes.filed)
     assert page.name == "Zoë" and len(page.items) == 3
     assert page.items[0].id == done.id  # newest first, all buckets
     with pytest.raises(NotFound) as refused:
-        await person(USER, "Nobody", PersonQuery(), fakes.filed)
+        await get_person(USER, "Nobody", PersonQuery(), fakes.filed)
     assert refused.value.code == "NO_SUCH_PERSON"
     with pytest.raises(NotFound):
-        await person("someone-else", "Zoë", PersonQuery(), fakes.filed)
+        await get_person("someone-else", "Zoë", PersonQuery(), fakes.filed)
 
 
 async def test_a_person_pages_through_every_item_ties_included(fakes: Fakes) -> None:
@@ -155,7 +157,9 @@ async def test_a_person_pages_through_every_item_ties_included(fakes: Fakes) -> 
     await file(fakes, "ask Tom about it", Bucket.ADMIN, 5)
     seen, token = [], None
     while True:
-        page = await person(USER, "ana", PersonQuery(limit=2, continuationToken=token), fakes.filed)
+        page = await get_person(
+            USER, "ana", PersonQuery(limit=2, continuation_token=token), fakes.filed
+        )
         assert len(page.items) <= 2 and page.name == "Ana"
         seen += [i.id for i in page.items]
         token = page.continuation_token
@@ -165,7 +169,9 @@ async def test_a_person_pages_through_every_item_ties_included(fakes: Fakes) -> 
     created = [next(i.created_at for i in made if i.id == s) for s in seen]
     assert created == sorted(created, reverse=True)
     with pytest.raises(Malformed) as refused:
-        await person(USER, "ana", PersonQuery(continuationToken="bm90LWEtZGF0ZXxh"), fakes.filed)
+        await get_person(
+            USER, "ana", PersonQuery(continuation_token="bm90LWEtZGF0ZXxh"), fakes.filed
+        )
     assert refused.value.code == "BAD_TOKEN"
 
 
@@ -328,7 +334,7 @@ async def test_the_export_is_a_vault_and_the_inbox(fakes: Fakes) -> None:
     fakes.repo.seed(text_item("still waiting"))
     fakes.repo.seed(text_item("someone else's", user_id="other"))
     now = datetime(2026, 5, 6, 7, 8, 10, tzinfo=UTC)
-    data = b"".join([chunk async for chunk in export_zip(USER, fakes.repo, fakes.filed, now)])
+    data = b"".join([chunk async for chunk in export_zip(USER, now, fakes.repo, fakes.filed)])
     archive = zipfile.ZipFile(io.BytesIO(data))
     assert archive.testzip() is None
     created = START + timedelta(minutes=2)
