@@ -219,6 +219,7 @@ def _model_schemas() -> tuple[_Refs, dict[str, Any]]:
     # Imported here, not at module level: the document is built on first request only.
     from ag_ui.core import EventType
 
+    from shared.http.queries import MAX_VERSION_CHARS
     from shared.http.requests import MAX_ID_CHARS
 
     refs, top = models_json_schema(_contract_models(), ref_template=_REF_TEMPLATE)
@@ -231,6 +232,9 @@ def _model_schemas() -> tuple[_Refs, dict[str, Any]]:
     run = schemas["RunAgentInput"]["properties"]
     for name in ("threadId", "runId"):
         run[name] |= {"minLength": 1, "maxLength": MAX_ID_CHARS}
+    for branch in run["protocolVersion"].get("anyOf", []):
+        if branch.get("type") == "string":
+            branch["maxLength"] = MAX_VERSION_CHARS
     # A setting, so not a fixed maxItems: the document is the same for every deployment.
     run["messages"]["description"] = (
         "The conversation; its last user message is the capture (unless `resume` answers the "
