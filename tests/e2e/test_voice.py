@@ -29,6 +29,7 @@ from testkit.support import (
     docs,
     eventually,
     running_devhost,
+    warmed,
 )
 from tests.runs import feed_run
 from tests.sse import SseRun, assert_valid_run, get_run, parse_sse, post_voice_capture
@@ -57,7 +58,9 @@ def host(provisioned: dict[str, str], log_dir: Path) -> Iterator[str]:
     }
     clear_queue(provisioned["AzureWebJobsStorage"], "captures-outcomes")
     with running_devhost(env, log_dir) as url:
-        yield url
+        # Once warm: the first note would otherwise wait for Whisper and MiniLM to load, which
+        # on a loaded machine outlasted the feed's 60 s (these tests are not about warm-up).
+        yield warmed(url)
 
 
 @pytest.fixture
