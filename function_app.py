@@ -18,15 +18,18 @@ from shared.entrypoints import (
 )
 
 app = func.FunctionApp(http_auth_level=func.AuthLevel.ANONYMOUS)
-app.register_functions(health.bp)
-app.register_functions(openapi.bp)
-app.register_functions(agui_capture.bp)
-app.register_functions(voice.bp)
-app.register_functions(capture_resources.bp)
-app.register_functions(recall.bp)
-app.register_functions(voice_trigger.bp)
-app.register_functions(classify_worker.bp)
-app.register_functions(poison.bp)
-app.register_functions(push.bp)
-app.register_functions(push_worker.bp)
-app.register_functions(digest.bp)
+for entrypoint in (
+    health,
+    openapi,
+    agui_capture,
+    voice,
+    capture_resources,
+    recall,
+    voice_trigger,
+    classify_worker,
+    poison,
+    push,
+    push_worker,
+    digest,
+):
+    app.register_functions(entrypoint.bp)

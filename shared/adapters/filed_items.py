@@ -35,26 +35,20 @@ class CosmosFiledItems(CosmosStore):
     async def page(
         self, user_id: str, bucket: Bucket, where: FiledFilter, *, after: str | None, limit: int
     ) -> list[FiledItem]:
-        clauses, parameters = filter_clauses(user_id, where)
-        if after is not None:
-            clauses.append("c.listOrder > @after")
-            parameters.append({"name": "@after", "value": after})
-        query = (
-            f"SELECT TOP {int(limit)} * FROM c WHERE {' AND '.join(clauses)} "
-            "ORDER BY c.listOrder ASC"
+        query, parameters = _top_query(
+            user_id, where, limit, "c.listOrder ASC", past=("c.listOrder > @after", after)
         )
         return list(_readable(await self._query(bucket.value, user_id, query, parameters)))
 
     async def newest_mentioning(
         self, user_id: str, person_key: str, limit: int, at_or_before: str | None = None
     ) -> list[FiledItem]:
-        clauses, parameters = filter_clauses(user_id, FiledFilter(person_key=person_key))
-        if at_or_before is not None:
-            clauses.append("c.createdAt <= @before")
-            parameters.append({"name": "@before", "value": at_or_before})
-        query = (
-            f"SELECT TOP {int(limit)} * FROM c WHERE {' AND '.join(clauses)} "
-            "ORDER BY c.createdAt DESC"
+        query, parameters = _top_query(
+            user_id,
+            FiledFilter(person_key=person_key),
+            limit,
+            "c.createdAt DESC",
+            past=("c.createdAt <= @before", at_or_before),
         )
         # The four containers at once: the answer waits for the slowest, not for their sum.
         found = await asyncio.gather(
@@ -116,6 +110,21 @@ def filter_clauses(user_id: str, where: FiledFilter) -> tuple[list[str], Paramet
         clauses.append("IS_STRING(c.dueDate) AND c.dueDate < @due")
         parameters.append({"name": "@due", "value": where.due_before.isoformat()})
     return clauses, parameters
+
+
+def _top_query(
+    user_id: str, where: FiledFilter, limit: int, order_by: str, *, past: tuple[str, str | None]
+) -> tuple[str, Parameters]:
+    """The first `limit` documents matching `where` in `order_by`'s order, and the query's
+    parameters; `past` is a keyset clause on one parameter (`c.listOrder > @after`) and that
+    parameter's value, the clause left out when the value is None."""
+    clauses, parameters = filter_clauses(user_id, where)
+    clause, value = past
+    if value is not None:
+        clauses.append(clause)
+        parameters.append({"name": clause.rsplit(" ", 1)[-1], "value": value})
+    query = f"SELECT TOP {int(limit)} * FROM c WHERE {' AND '.join(clauses)} ORDER BY {order_by}"
+    return query, parameters
 
 
 def _readable(docs: list[dict]) -> Iterator[FiledItem]:

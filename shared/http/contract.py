@@ -148,42 +148,35 @@ class Route:
         return f"/{ROUTE_PREFIX}/{self.route}"
 
 
-# Path and header parameters are checked where they are read (inbox.is_capture_id,
-# idempotency.idempotency_key); these models describe them for the document, and build their
-# schemas only then (defer_build), not at cold start.
+class ParameterModel(BaseModel):
+    """Path and header parameters are checked where they are read (inbox.is_capture_id,
+    idempotency.idempotency_key); these models describe them for the document, and build their
+    schemas only then (defer_build), not at cold start."""
 
-
-class CapturePath(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
+
+class CapturePath(ParameterModel):
     id: uuid.UUID = Field(description="The capture id (a UUID).")
 
 
-class BucketPath(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class BucketPath(ParameterModel):
     bucket: BucketName = Field(description="The bucket, lowercase.")
 
 
-class PersonPath(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class PersonPath(ParameterModel):
     name: str = Field(max_length=MAX_NAME_CHARS, description="A name, as any item writes it.")
 
 
-class AnyCapturePath(BaseModel):
+class AnyCapturePath(ParameterModel):
     """Deleting is idempotent: any id that names no capture of the caller's is already gone
     (204)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str = Field(description="The capture id (a UUID).")
 
 
-class IdempotencyHeaders(BaseModel):
+class IdempotencyHeaders(ParameterModel):
     """Read by shared/idempotency.py."""
-
-    model_config = ConfigDict(defer_build=True)
 
     idempotency_key: str | None = Field(
         default=None,
@@ -207,18 +200,14 @@ class PlainCaptureHeaders(IdempotencyHeaders):
     )
 
 
-class SubscriptionPath(BaseModel):
+class SubscriptionPath(ParameterModel):
     """Removing is idempotent: an id that names none of the caller's subscriptions is gone."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str = Field(description="The subscription id, as POST /api/push/subscriptions gave it.")
 
 
-class IfMatchHeaders(BaseModel):
+class IfMatchHeaders(ParameterModel):
     """Read by the PATCH entrypoint."""
-
-    model_config = ConfigDict(defer_build=True)
 
     if_match: str | None = Field(
         default=None,
