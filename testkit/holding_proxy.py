@@ -11,11 +11,12 @@ import asyncio
 import contextlib
 import datetime
 import ipaddress
-import socket
 import ssl
 import threading
 from pathlib import Path
 from typing import Self
+
+from devhost.emulators import free_port
 
 WRITES = {"PUT", "POST", "PATCH"}  # a replace, a create or upsert, a patch: not reads, deletes
 
@@ -27,9 +28,7 @@ class HoldingProxy:
         self._client_tls = ssl.create_default_context()
         self._client_tls.check_hostname = False
         self._client_tls.verify_mode = ssl.CERT_NONE  # the local server's own self-signed one
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port: int = s.getsockname()[1]
+        self.port = free_port()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="holding-proxy")
         self._thread.daemon = True

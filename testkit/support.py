@@ -173,6 +173,24 @@ def running_devhost(
         devhost.stop()
 
 
+def devhost_setup(command: str, app_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m devhost COMMAND --app-dir APP_DIR ARGS`, as `make install` runs the set-up
+    steps (`vapid`, `master-key`) over an app folder's local.settings.json."""
+    return subprocess.run(
+        [sys.executable, "-m", "devhost", command, "--app-dir", str(app_dir), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def local_values(app_dir: Path) -> dict[str, str]:
+    """The `Values` of `app_dir`'s local.settings.json."""
+    return json.loads((app_dir / "local.settings.json").read_text())["Values"]
+
+
 def warmed(base_url: str, timeout: float = 240) -> str:
     """`base_url` once its offline models are warm (`/api/health` 200): a capture sent before
     waits for them, and on a loaded machine the warm-up alone can outlast a test's wait for

@@ -4,29 +4,19 @@ readable by its owner only; printed on stdout for a recipe to read, nothing else
 
 from __future__ import annotations
 
-import json
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
-from testkit.support import REPO
+from testkit.support import REPO, devhost_setup, local_values
 
 
 def master_key(app_dir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "devhost", "master-key", "--app-dir", str(app_dir)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return devhost_setup("master-key", app_dir)
 
 
-def values(app_dir: Path) -> dict[str, str]:
-    return json.loads((app_dir / "local.settings.json").read_text())["Values"]
+values = local_values
 
 
 def test_a_key_is_written_into_local_settings_once_and_printed(tmp_path: Path) -> None:

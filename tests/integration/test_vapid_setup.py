@@ -4,30 +4,20 @@ local.settings.json once (never over one that is there), the file readable by it
 
 from __future__ import annotations
 
-import json
 import shutil
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 from shared.adapters.vapid import load_keys
-from testkit.support import REPO
+from testkit.support import REPO, devhost_setup, local_values
 
 
 def vapid(app_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "devhost", "vapid", "--app-dir", str(app_dir), *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return devhost_setup("vapid", app_dir, *args)
 
 
-def values(app_dir: Path) -> dict[str, str]:
-    return json.loads((app_dir / "local.settings.json").read_text())["Values"]
+values = local_values
 
 
 def test_a_pair_is_written_into_local_settings_once(tmp_path: Path) -> None:
