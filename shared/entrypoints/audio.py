@@ -11,12 +11,23 @@ from shared.domain.documents import utcnow
 from shared.domain.messages import TranscribeJob
 from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
-from shared.http.contract import DELETE_AUDIO, GET_AUDIO, TRANSCRIBE_AGAIN
+from shared.http.contract import (
+    DELETE_AUDIO,
+    GET_AUDIO,
+    SPOKEN_ANSWER,
+    TRANSCRIBE_AGAIN,
+    VOICE_FILE,
+)
+from shared.http.input import check_declared_length
+from shared.http.multipart import open_file_field
+from shared.http.problems import Problem
 from shared.http.ranges import byte_range
+from shared.http.requests import new_voice_capture_for_file
 from shared.services.audio import (
     delete_audio,
     expire_audio,
     handle_transcribe_job,
+    hear_answer,
     read_recording,
     recording_of,
     request_transcription,
@@ -25,6 +36,9 @@ from shared.settings import AUDIO_RETENTION_SCHEDULE, TRANSCRIBE_QUEUE
 from shared.telemetry import traced
 
 bp = func.Blueprint()
+
+# Room for the multipart boundaries and part headers around the audio itself.
+_MULTIPART_OVERHEAD = 64 * 1024
 
 
 @http_route(bp, GET_AUDIO)
@@ -68,6 +82,31 @@ async def capture_transcribe(req: Request, root: Root) -> Response:
     item = await request_transcription(user_id, req.path_params["id"], utcnow(), root.adapters)
     headers = {"Location": f"/api/captures/{item.id}", "Cache-Control": "no-store"}
     return JSONResponse(item.to_json(), status_code=202, headers=headers)
+
+
+@http_route(bp, SPOKEN_ANSWER)
+async def capture_spoken_answer(req: Request, root: Root) -> Response:
+    settings = root.settings
+    user_id = authenticate(req)
+    limit = settings.max_voice_bytes
+    check_declared_length(req, limit + _MULTIPART_OVERHEAD)
+    part = await open_file_field(req.stream(), req.headers.get("content-type"), VOICE_FILE.field)
+    # Audio of a type we take, else 415; the transcriber goes by the extension.
+    kind = new_voice_capture_for_file(part, user_id, None).audio
+    audio = bytearray()
+    async for chunk in part.chunks:
+        audio += chunk
+        if len(audio) > limit:
+            raise Problem(413, f"Voice notes are limited to {limit} bytes.", code="AUDIO_TOO_LARGE")
+    heard = await hear_answer(
+        user_id,
+        req.path_params["id"],
+        bytes(audio),
+        f"answer.{kind.extension}",
+        settings.max_voice_seconds,
+        root.adapters,
+    )
+    return JSONResponse(heard.to_json(), headers={"Cache-Control": "no-store"})
 
 
 @bp.queue_trigger(arg_name="msg", queue_name=TRANSCRIBE_QUEUE, connection="AzureWebJobsStorage")

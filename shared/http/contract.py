@@ -21,6 +21,7 @@ from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
 from shared.http.queries import (
     BucketParams,
     DigestParams,
+    ExportParams,
     FeedParams,
     InboxParams,
     PersonParams,
@@ -34,6 +35,7 @@ from shared.http.requests import (
     TextCaptureRequest,
     VoiceNoteRequest,
 )
+from shared.services.audio import Heard
 from shared.services.digest import PreferencesView
 from shared.services.edit import FiledPatch
 from shared.services.inbox import InboxPage
@@ -469,9 +471,11 @@ EXPORT = Route(
     route="export",
     operation_id="export",
     summary="Everything, to take away: a zip with a Markdown file per filed item (a folder per "
-    "bucket, names an Obsidian vault takes) and captures.jsonl, streamed.",
+    "bucket, names an Obsidian vault takes) and captures.jsonl, streamed; with `audio=true`, "
+    "each voice note's kept recording beside its note, embedded in it (`![[...]]`).",
     answers={200: Download("The zip.", "application/zip")},
-    problems=(401, 429, 503),
+    problems=(401, 422, 429, 503),
+    query=ExportParams,
 )
 
 
@@ -533,6 +537,22 @@ TRANSCRIBE_AGAIN = Route(
     ),
     answers={202: Json("The capture, its transcription pending.", InboxItem)},
     problems=(401, 404, 409, 429, 503),
+    path_params=CapturePath,
+)
+SPOKEN_ANSWER = Route(
+    method="POST",
+    route="captures/{id}/spoken-answer",
+    operation_id="spokenAnswer",
+    summary=f"An answer to the capture's open question, spoken: multipart `{VOICE_FILE.field}`, "
+    "answered with its words, which the client sends as its answer (nothing is stored).",
+    description=(
+        "So that a silent or unclear voice note's question can be answered by recording "
+        "again. 409 NOT_AWAITING_CLARIFICATION when the capture asks nothing; 422 "
+        "EMPTY_AUDIO, AUDIO_UNDECODABLE, AUDIO_TOO_LONG; 413 AUDIO_TOO_LARGE."
+    ),
+    answers={200: Json("The words heard, with their times.", Heard)},
+    problems=(*_BODY_ERRORS, 404, 409, 503),
+    body=VOICE_FILE,
     path_params=CapturePath,
 )
 GET_PREFERENCES = Route(
@@ -598,6 +618,7 @@ ROUTES = (
     GET_AUDIO,
     DELETE_AUDIO,
     TRANSCRIBE_AGAIN,
+    SPOKEN_ANSWER,
     CAPTURE_EVENTS,
     PICK_BUCKET,
     FOLLOW_UP,

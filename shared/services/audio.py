@@ -14,13 +14,24 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime
 
+from pydantic import Field
+
 from shared import tracing
 from shared.domain.audio import StoredAudio, parse_blob_name
 from shared.domain.capture import InboxItem
-from shared.domain.errors import AudioGone, AudioTooLong, AudioUndecodable, Conflict, NotFound
+from shared.domain.documents import Document
+from shared.domain.errors import (
+    AudioGone,
+    AudioTooLong,
+    AudioUndecodable,
+    Conflict,
+    Invalid,
+    NotFound,
+)
 from shared.domain.messages import ClassifyJob, TranscribeJob
 from shared.domain.ports import Adapters, PreferencesStore, VoiceNoteStore
 from shared.domain.preferences import Preferences
+from shared.domain.transcript import TranscriptSegment
 from shared.services.inbox import get_capture, not_found
 from shared.services.placement import converge
 from shared.services.retry_stale import on_latest
@@ -260,3 +271,41 @@ async def _expire_one(
     else:
         await adapters.voice.delete(stored.name)
     return True
+
+
+class Heard(Document):
+    """POST /api/captures/{id}/spoken-answer: what the recording says, to send as the answer."""
+
+    text: str = Field(description="The words heard (empty: nothing was said).")
+    segments: list[TranscriptSegment] = Field(description="The words with their times.")
+
+
+async def hear_answer(
+    user_id: str,
+    capture_id: str,
+    audio: bytes,
+    filename: str,
+    max_seconds: float,
+    adapters: Adapters,
+) -> Heard:
+    """A spoken answer to the capture's open question, in words: the client sends them as its
+    answer (a resume, or a follow-up), as if typed, so a silent or unclear voice note can be
+    answered by recording again. Nothing is stored. 409 NOT_AWAITING_CLARIFICATION when the
+    capture asks nothing; 422 AUDIO_UNDECODABLE, AUDIO_TOO_LONG, EMPTY_AUDIO."""
+    item = await get_capture(user_id, capture_id, adapters.repo)
+    if item.open_interrupt is None:
+        raise Conflict(
+            "This capture is not waiting for an answer.",
+            "NOT_AWAITING_CLARIFICATION",
+            captureStatus=item.status.value,
+        )
+    if not audio:
+        raise Invalid("The recording is empty.", "EMPTY_AUDIO")
+    try:
+        with tracing.span("transcribe answer"):
+            heard = await adapters.transcriber.transcribe(audio, filename, max_seconds=max_seconds)
+    except AudioTooLong as exc:
+        raise Invalid(f"An answer plays at most {max_seconds:g} s.", "AUDIO_TOO_LONG") from exc
+    except AudioUndecodable as exc:
+        raise Invalid("The recording could not be decoded.", "AUDIO_UNDECODABLE") from exc
+    return Heard(text=heard.text.strip(), segments=heard.segments)

@@ -572,3 +572,59 @@ def test_retention_days_are_a_preference(client) -> None:
     assert bad.status_code == 422 and bad.headers["content-type"] == "application/problem+json"
     got = client.get("/api/preferences", headers=KEY).json()
     assert got["keepAudio"] is True and got["audioRetentionDays"] == 365
+
+
+def test_the_export_carries_the_recordings_beside_their_notes(client) -> None:
+    import io
+    import zipfile
+
+    capture_id = voice_capture_of(client)
+    audio = (AUDIO / "call_sarah.m4a").read_bytes()
+    r = client.get("/api/export", params={"audio": "true"}, headers=KEY)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(r.content))
+    assert archive.testzip() is None
+    lines = [json.loads(line) for line in archive.read("captures.jsonl").splitlines()]
+    (mine,) = [line for line in lines if line["id"] == capture_id]
+    assert mine["audioBlob"] and mine["transcriptSegments"]
+    recordings = [n for n in archive.namelist() if n.endswith(".m4a")]
+    embedded = [n for n in recordings if f"![[{n}]]" in archive.read(n[:-4] + ".md").decode()]
+    assert embedded == recordings and audio in [archive.read(n) for n in recordings]
+    # Every recording captures.jsonl names is one that exists (but for a note still waiting
+    # for its upload: its blob is where the upload will go).
+    arrived = [line for line in lines if line["status"] != "awaiting_upload"]
+    for named in (line["audioBlob"] for line in arrived if line.get("audioBlob")):
+        client_blob = client.get(
+            f"/api/captures/{named.split('/')[1].split('.')[0]}/audio", headers=KEY
+        )
+        assert client_blob.status_code == 200, named
+    assert client.get("/api/export", params={"audio": "maybe"}, headers=KEY).status_code == 422
+
+
+def test_a_silent_notes_question_is_answered_by_recording_again(client) -> None:
+    run = post_voice_capture(
+        client, "quiet.wav", (AUDIO / "silence.wav").read_bytes(), "audio/wav", headers=KEY
+    )
+    assert run.custom()["name"] == "MISUNDERSTOOD"
+    capture_id = run.custom()["value"]["inboxItemId"]
+    url = f"/api/captures/{capture_id}/spoken-answer"
+    spoken = (AUDIO / "call_sarah.m4a").read_bytes()
+    r = client.post(url, files={"file": ("again.m4a", spoken, "audio/mp4")}, headers=KEY)
+    assert r.status_code == 200, r.text
+    heard = r.json()
+    assert "sarah" in heard["text"].lower() and heard["segments"]
+    # Nothing stored: the question is still open, for the client to answer with these words.
+    item = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
+    assert item["status"] == "needs_clarification" and item["text"] == ""
+    other = client.post(url, files={"file": ("a.m4a", spoken, "audio/mp4")}, headers=OTHER_KEY)
+    assert other.status_code == 404
+    wrong = client.post(url, files={"file": ("a.txt", b"hello", "text/plain")}, headers=KEY)
+    assert wrong.status_code == 415
+    filed = voice_capture_of(client)
+    asks_nothing = client.post(
+        f"/api/captures/{filed}/spoken-answer",
+        files={"file": ("a.m4a", spoken, "audio/mp4")},
+        headers=KEY,
+    )
+    assert asks_nothing.status_code == 409
+    assert asks_nothing.json()["code"] == "NOT_AWAITING_CLARIFICATION"

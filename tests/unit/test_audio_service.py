@@ -232,3 +232,81 @@ async def test_the_retention_rule_lets_go_past_it_and_tags_the_rest(fakes: Fakes
     fakes.voice.created[young.audio_blob] = now - timedelta(days=5000)
     assert await expire_audio(now, fakes.adapters, fakes.preferences) == (0, 1)
     assert fakes.voice.tags[young.audio_blob] == "forever"
+
+
+# -- the export -----------------------------------------------------------------------------------
+
+
+async def test_the_export_puts_each_recording_beside_its_note_embedded(fakes: Fakes) -> None:
+    import io
+    import json
+    import zipfile
+
+    from shared.services.export import export_zip
+
+    kept = await transcribed(fakes)
+    deleted = await transcribed(fakes, "Call Sarah about the budget again")
+    await delete_audio(USER, deleted.id, utcnow(), fakes.adapters)
+
+    async def zipped(**voice) -> zipfile.ZipFile:
+        pieces = export_zip(USER, utcnow(), fakes.repo, fakes.filed, **voice)
+        return zipfile.ZipFile(io.BytesIO(b"".join([p async for p in pieces])))
+
+    archive = await zipped(voice=fakes.voice)
+    assert archive.testzip() is None
+    assert sorted(archive.namelist()) == [
+        "Ideas/Budget (2).md",
+        "Ideas/Budget.m4a",
+        "Ideas/Budget.md",
+        "captures.jsonl",
+    ] or sorted(archive.namelist()) == [
+        "Ideas/Budget (2).m4a",
+        "Ideas/Budget (2).md",
+        "Ideas/Budget.md",
+        "captures.jsonl",
+    ]
+    (audio,) = [n for n in archive.namelist() if n.endswith(".m4a")]
+    assert archive.read(audio) == AUDIO
+    assert archive.getinfo(audio).compress_type == zipfile.ZIP_STORED
+    note = archive.read(audio.replace(".m4a", ".md")).decode()
+    assert note.rstrip().endswith(f"![[{audio}]]")
+    other = [n for n in archive.namelist() if n.endswith(".md") and n != audio[:-4] + ".md"]
+    assert "![[" not in archive.read(other[0]).decode()
+    # captures.jsonl names only recordings that exist.
+    lines = [json.loads(line) for line in archive.read("captures.jsonl").splitlines()]
+    named = {line["id"]: line["audioBlob"] for line in lines}
+    assert named == {kept.id: kept.audio_blob, deleted.id: None}
+    assert all(name in fakes.voice.blobs for name in named.values() if name)
+
+    without = await zipped()
+    assert not [n for n in without.namelist() if n.endswith(".m4a")]
+
+
+# -- a spoken answer ------------------------------------------------------------------------------
+
+
+async def test_a_question_is_answered_in_words_heard_and_nothing_is_stored(fakes: Fakes) -> None:
+    from shared.domain.capture import Status
+    from shared.services.audio import hear_answer
+
+    item = fakes.repo.seed(voice_item(status=Status.TRANSCRIBING))
+    silent = await fakes.repo.save(item.transcribed(""))
+    from shared.services.filing import file_capture
+
+    asked = await file_capture(
+        silent,
+        silent.classified(guess(None, 0.0, "Empty voice note", "Say it again?")),
+        fakes.repo,
+        fakes.outbox,
+    )
+    assert asked.open_interrupt is not None
+    fakes.transcriber.then(AGAIN)
+    heard = await hear_answer(USER, asked.id, b"audio", "answer.webm", 60, fakes.adapters)
+    assert heard.text == "Call Sara about the budget" and len(heard.segments) == 2
+    assert fakes.repo.stored(USER, asked.id) == asked  # nothing stored
+    assert fakes.voice.blobs == {}
+
+    filed = await transcribed(fakes)
+    with pytest.raises(Conflict) as refused:
+        await hear_answer(USER, filed.id, b"audio", "answer.webm", 60, fakes.adapters)
+    assert refused.value.code == "NOT_AWAITING_CLARIFICATION"
