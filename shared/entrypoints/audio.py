@@ -8,6 +8,8 @@ from starlette.responses import StreamingResponse
 from shared import bootstrap
 from shared.bootstrap import Root
 from shared.domain.documents import utcnow
+from shared.domain.errors import NotFound
+from shared.domain.ids import is_capture_id
 from shared.domain.messages import TranscribeJob
 from shared.entrypoints.routes import http_route
 from shared.http.auth import authenticate
@@ -88,6 +90,8 @@ async def capture_transcribe(req: Request, root: Root) -> Response:
 async def capture_spoken_answer(req: Request, root: Root) -> Response:
     settings = root.settings
     user_id = authenticate(req)
+    if not is_capture_id(req.path_params["id"]):
+        raise NotFound("There is no such capture.")  # as for any capture id: before the body
     limit = settings.max_voice_bytes
     check_declared_length(req, limit + _MULTIPART_OVERHEAD)
     part = await open_file_field(req.stream(), req.headers.get("content-type"), VOICE_FILE.field)

@@ -518,10 +518,10 @@ DELETE_AUDIO = Route(
     operation_id="deleteCaptureAudio",
     summary="Delete a voice note's recording alone: the capture and its words stay, and its "
     "`audioDeletedAt` says when the recording went (also when it is already gone).",
-    answers={204: NoContent("Deleted, or already gone.")},
+    answers={204: NoContent("Deleted, or already gone (or no capture of the caller's).")},
     description="409 NO_AUDIO for a text capture; 409 AUDIO_IN_USE while it is transcribed.",
-    problems=(401, 404, 409, 429, 503),
-    path_params=CapturePath,
+    problems=(401, 409, 429, 503),
+    path_params=AnyCapturePath,
 )
 TRANSCRIBE_AGAIN = Route(
     method="POST",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
 from shared.domain.audio import ACCEPTED_TYPES, audio_type
@@ -219,6 +219,15 @@ class PreferencesRequest(RequestBody):
         le=MAX_AUDIO_RETENTION_DAYS,
         description="Days a recording is kept after it was made; null keeps it for ever.",
     )
+
+    @field_validator("audio_retention_days", mode="before")
+    @classmethod
+    def _a_number(cls, value: object) -> object:
+        # A JSON number of days (413.0 is one, as JSON Schema's integer says), never "30" or
+        # true, which pydantic would otherwise read as 30 and 1.
+        if isinstance(value, bool | str):
+            raise ValueError("must be a whole number of days, or null")
+        return value
 
 
 def parse_preferences(body: bytes, content_type: str | None) -> NewPreferences:

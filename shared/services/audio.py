@@ -101,10 +101,14 @@ async def read_recording(
 
 async def delete_audio(user_id: str, capture_id: str, now: datetime, adapters: Adapters) -> None:
     """Delete the recording alone: the capture and its words stay, and it records when the audio
-    went. Deleting a recording that is gone is fine (idempotent); a text capture has none (409
-    NO_AUDIO); a voice note still being transcribed keeps it until its transcript is stored
-    (409 AUDIO_IN_USE)."""
-    item = await get_capture(user_id, capture_id, adapters.repo)
+    went. Deleting a recording that is gone is fine (idempotent), and so is deleting that of a
+    capture that is not the caller's, or not there (as DELETE of a capture: nothing is
+    deleted, and nothing is told); a text capture has none (409 NO_AUDIO); a voice note still
+    being transcribed keeps it until its transcript is stored (409 AUDIO_IN_USE)."""
+    try:
+        item = await get_capture(user_id, capture_id, adapters.repo)
+    except NotFound:
+        return
     if item.source != "voice":
         raise Conflict("This capture is text: it has no recording.", "NO_AUDIO")
     if item.awaits_audio:

@@ -21,6 +21,7 @@ from azure.storage.queue import QueueClient
 from shared.domain.capture import InboxItem
 from testkit.audio import silent_webm
 from testkit.support import (
+    ADMIN_KEY,
     DEV_KEYS,
     KEY,
     LOOKING_AT_OUTCOMES,
@@ -530,7 +531,9 @@ def test_deleting_the_recording_keeps_the_capture_and_its_words(client, blobs) -
     capture_id = voice_capture_of(client)
     item = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
     name = item["audioBlob"]
-    assert client.delete(f"/api/captures/{capture_id}/audio", headers=OTHER_KEY).status_code == 404
+    # Another user's: 204 as for any capture not theirs, and nothing is deleted.
+    assert client.delete(f"/api/captures/{capture_id}/audio", headers=OTHER_KEY).status_code == 204
+    assert blobs.get_blob_client("voice-notes", name).exists()
 
     assert client.delete(f"/api/captures/{capture_id}/audio", headers=KEY).status_code == 204
     after = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
@@ -628,3 +631,39 @@ def test_a_silent_notes_question_is_answered_by_recording_again(client) -> None:
     )
     assert asks_nothing.status_code == 409
     assert asks_nothing.json()["code"] == "NOT_AWAITING_CLARIFICATION"
+
+
+def test_the_retention_timer_lets_go_of_what_its_owner_no_longer_keeps(client, blobs) -> None:
+    """The timer the devhost runs daily, fired by hand: the same rule as the lifecycle policy.
+    A user who now keeps no recordings has theirs deleted (the capture says so); one who keeps
+    them 30 days has theirs tagged for the policy's 30-day rule."""
+    capture_id = voice_capture_of(client, headers=OTHER_KEY)
+    item = client.get(f"/api/captures/{capture_id}", headers=OTHER_KEY).json()
+    kept = blobs.get_blob_client("voice-notes", item["audioBlob"])
+    assert kept.get_blob_tags() == {"retention": "365"}
+    mine = voice_capture_of(client)
+    mine_blob = client.get(f"/api/captures/{mine}", headers=KEY).json()["audioBlob"]
+    prefs = [
+        (OTHER_KEY, {"timeZone": "UTC", "keepAudio": False}),
+        (KEY, {"timeZone": "UTC", "audioRetentionDays": 30}),
+    ]
+    for headers, body in prefs:
+        assert client.put("/api/preferences", json=body, headers=headers).status_code == 200
+    try:
+        fired = client.post(
+            "/admin/functions/audio_retention_timer", json={"input": ""}, headers=ADMIN_KEY
+        )
+        assert fired.status_code == 202, fired.text
+
+        def let_go() -> dict | None:
+            now = client.get(f"/api/captures/{capture_id}", headers=OTHER_KEY).json()
+            return now if now["audioDeletedAt"] else None
+
+        gone = eventually(let_go, timeout=30, interval=0.2)
+        assert gone["audioBlob"] is None and gone["text"] == item["text"]
+        assert not kept.exists()
+        tagged = blobs.get_blob_client("voice-notes", mine_blob)
+        eventually(lambda: tagged.get_blob_tags() == {"retention": "30"}, timeout=30)
+    finally:
+        for headers, _ in prefs:
+            client.put("/api/preferences", json={"timeZone": "UTC"}, headers=headers)

@@ -117,8 +117,9 @@ async def test_a_text_capture_has_no_audio_to_delete_and_one_uploading_keeps_it(
     with pytest.raises(Conflict) as busy:
         await delete_audio(USER, waiting.id, utcnow(), fakes.adapters)
     assert busy.value.code == "AUDIO_IN_USE"
-    with pytest.raises(NotFound):
-        await delete_audio("someone-else", waiting.id, utcnow(), fakes.adapters)
+    # Another user's: nothing deleted, nothing told (as DELETE of a capture).
+    await delete_audio("someone-else", waiting.id, utcnow(), fakes.adapters)
+    assert fakes.repo.stored(USER, waiting.id) == waiting
 
 
 # -- transcribing again ---------------------------------------------------------------------------
