@@ -500,6 +500,29 @@ const scenarios = {
     await snap(page, seen, "details-voice-deleted");
   },
 
+  // Settings: keep no recordings (the other preferences stay as they were), then a year again.
+  async recordingSettings({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("link", { name: "Settings" }).click();
+    const form = page.locator("form.recordings");
+    const status = form.locator("[role=status]");
+    await status.filter({ hasText: "Recordings are kept" }).waitFor();
+    seen.first = await status.innerText();
+    seen.retention = await page.getByLabel("Keep them for").inputValue();
+    await page.getByLabel("Keep each recording beside its words").uncheck();
+    seen.disabled = await page.getByLabel("Keep them for").isDisabled();
+    await form.getByRole("button", { name: "Save recording settings" }).click();
+    await status.filter({ hasText: "Saved." }).waitFor();
+    seen.saved = await status.innerText();
+    await showTop(page, "form.recordings");
+    await snap(page, seen, "settings-recordings");
+    await page.getByLabel("Keep each recording beside its words").check();
+    await page.getByLabel("Keep them for").selectOption("forever");
+    await form.getByRole("button", { name: "Save recording settings" }).click();
+    await status.filter({ hasText: "for ever" }).waitFor();
+    seen.forever = await status.innerText();
+  },
+
   // A voice note in which nothing was said, its question answered by recording again.
   async spokenAnswer({ page, seen }) {
     await setUp(page);

@@ -386,3 +386,24 @@ def test_a_silent_voice_notes_question_is_answered_by_recording_again(
     assert seen["outcome"] == "Filed → People · Call Sarah about the budget"
     chats = [r for r in fake.requests if r.kind == fake_openai.CHAT]
     assert len(chats) == 1 and "Call Sarah about the budget" in json.dumps(chats[0].json)
+
+
+def test_the_recordings_are_set_in_settings_and_the_digest_stays(browser, host) -> None:
+    digest = {"timeZone": "Europe/Paris", "digestAt": "06:45", "digest": True}
+    assert httpx.put(f"{host}/api/preferences", json=digest, headers=KEY).status_code == 200
+    try:
+        seen = browser("recordingSettings")
+        assert seen["first"] == "Recordings are kept 365 days." and seen["retention"] == "365"
+        assert seen["disabled"] is True
+        assert seen["saved"] == "Saved. Recordings are deleted once transcribed."
+        assert seen["forever"] == "Saved. Recordings are kept for ever."
+        prefs = httpx.get(f"{host}/api/preferences", headers=KEY).json()
+        assert (prefs["keepAudio"], prefs["audioRetentionDays"]) == (True, None)
+        # A PUT sets every preference: the digest's came back as they were.
+        assert (prefs["timeZone"], prefs["digestAt"], prefs["digest"]) == (
+            "Europe/Paris",
+            "06:45",
+            True,
+        )
+    finally:
+        httpx.put(f"{host}/api/preferences", json={"timeZone": "UTC", "digest": False}, headers=KEY)
