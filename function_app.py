@@ -4,6 +4,7 @@ import azure.functions as func
 
 from shared.entrypoints import (
     agui_capture,
+    audio,
     capture_resources,
     classify_worker,
     digest,
@@ -24,6 +25,7 @@ for entrypoint in (
     agui_capture,
     voice,
     capture_resources,
+    audio,
     recall,
     voice_trigger,
     classify_worker,

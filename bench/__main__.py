@@ -14,8 +14,9 @@ follow-up set through the offline models: the share filed in the right bucket,
 bench/followups.py), `recall` (one user with 10,000 captures: bucket, person and search pages,
 and the export), `digest` (composing one digest, and `--users` users' digests through the timer
 and the worker, bench/digest.py), `worker` (the classify worker draining `--queued` captures,
-and the CPU it and the emulators spend on each), `peer` (the devhost beside Agent Framework's
-AG-UI endpoint, bench/peer.py; installs .venv-peer)."""
+and the CPU it and the emulators spend on each), `voice` (a 5 s note from upload to outcome,
+offline, with the segments its transcript got; `--repeat` runs), `peer` (the devhost beside
+Agent Framework's AG-UI endpoint, bench/peer.py; installs .venv-peer)."""
 
 from __future__ import annotations
 
@@ -147,6 +148,7 @@ PARTS = (
     "recall",
     "digest",
     "worker",
+    "voice",
 )
 
 
@@ -249,6 +251,14 @@ def _feed(s: Stack, repeat: int) -> dict:
     return {"voice_bar": costs.voice_reads(s), "idle_feed": costs.idle_feed_reads(s)}
 
 
+def _voice(s: Stack, repeat: int) -> dict:
+    """A 5 s voice note from upload to outcome with the offline models (`repeat` runs after a
+    warm-up, at least 5), the transcript's segments it got, and the transcription alone."""
+    with s.devhost("voice", scripted=False) as host:
+        note = voice.upload_to_outcome(host.base_url, runs=max(repeat, 5))
+    return {"voice_5s": note, "transcription_5s": voice.transcription_alone(runs=3)}
+
+
 _PART_RUNS = {
     "bigbody": bigbody.run,
     "concurrency": _concurrency,
@@ -256,6 +266,7 @@ _PART_RUNS = {
     "feed": _feed,
     "peer": peer.run,
     "recall": recall.run,
+    "voice": _voice,
 }
 
 

@@ -20,7 +20,7 @@ def upload_to_outcome(base_url: str, runs: int) -> dict:
     """As the phone does it: ask for an upload URL, open the events feed, PUT the audio, and
     time from the PUT's first byte to the outcome on the feed. The first run warms up."""
     clip = CLIP.read_bytes()
-    seconds, outcomes = [], []
+    seconds, outcomes, segments = [], [], []
     with httpx.Client(base_url=base_url, timeout=60) as client:
         for _ in range(runs + 1):
             upload = client.post(
@@ -37,12 +37,16 @@ def upload_to_outcome(base_url: str, runs: int) -> dict:
             run: RunTiming = ended["run"]
             seconds.append(ended["at"] - start)
             outcomes.append(run.result.get("outcome") or run.result.get("code"))
+            item = client.get(f"/api/captures/{upload['captureId']}", headers=KEY).json()
+            segments.append(len(item.get("transcriptSegments") or []))
     return {
         "runs": runs,
         "median_s": round(median(seconds[1:]), 3),
         "min_s": round(min(seconds[1:]), 3),
         "max_s": round(max(seconds[1:]), 3),
         "outcomes": sorted(set(outcomes[1:])),
+        # The transcript's timed segments each note got (none before issue 44).
+        "segments": sorted(set(segments[1:])),
     }
 
 
@@ -60,9 +64,15 @@ def transcription_alone(runs: int) -> dict:
     transcriber = LocalWhisperTranscriber()
     transcriber.warm_up()
     clip = CLIP.read_bytes()
-    seconds, text = [], ""
+    seconds, text, segments = [], "", 0
     for _ in range(runs):
         start = time.perf_counter()
-        text = asyncio.run(transcriber.transcribe(clip, "note.m4a", max_seconds=600)).text
+        heard = asyncio.run(transcriber.transcribe(clip, "note.m4a", max_seconds=600))
         seconds.append(time.perf_counter() - start)
-    return {"runs": runs, "median_s": round(median(seconds), 3), "text": text.strip()}
+        text, segments = heard.text, len(getattr(heard, "segments", []))
+    return {
+        "runs": runs,
+        "median_s": round(median(seconds), 3),
+        "text": text.strip(),
+        "segments": segments,
+    }

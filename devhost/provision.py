@@ -19,6 +19,7 @@ from shared.settings import (
     OUTCOMES_QUEUE,
     PREFERENCES,
     PUSH_SUBSCRIPTIONS,
+    TRANSCRIBE_QUEUE,
     VOICE_CONTAINER,
     get_settings,
 )
@@ -34,6 +35,8 @@ QUEUES = (
     f"{OUTCOMES_QUEUE}-poison",
     DIGEST_QUEUE,
     f"{DIGEST_QUEUE}-poison",
+    TRANSCRIBE_QUEUE,
+    f"{TRANSCRIBE_QUEUE}-poison",
 )
 
 # What the web app needs from Blob storage across origins: PUT a voice note to its upload URL

@@ -95,6 +95,8 @@ var queues = [
   'webjobs-blobtrigger-poison'
   'digests'
   'digests-poison'
+  'captures-transcribe'
+  'captures-transcribe-poison'
 ]
 
 var tags = {

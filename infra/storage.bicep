@@ -1,4 +1,5 @@
-// Storage for the Functions host and the app: voice-note uploads, the classify and outcome
+// Storage for the Functions host and the app: voice notes' recordings (kept by a lifecycle
+// policy per retention class), the classify, outcome and transcribe
 // queues with their poison queues, the deployment package, and the Event Grid topic that
 // tells the voice-notes blob trigger about uploads. No account keys: identity only.
 
@@ -22,7 +23,8 @@ var storageQueueDataContributor = '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
 resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   // checkov:skip=CKV_AZURE_35: phones PUT voice notes straight to it with a SAS, from anywhere
   // checkov:skip=CKV_AZURE_59: same: public endpoint, identity or SAS only (no shared keys)
-  // checkov:skip=CKV_AZURE_206: LRS: audio lives minutes (deleted once transcribed), jobs seconds
+  // checkov:skip=CKV_AZURE_206: LRS: recordings are a copy of what the phone sent (the words
+  // are in Cosmos DB); jobs live seconds
   name: name
   location: location
   tags: tags
@@ -81,6 +83,253 @@ resource blobContainers 'Microsoft.Storage/storageAccounts/blobServices/containe
     }
   }
 ]
+
+// Voice notes' recordings, kept beside their transcripts (issue 44). A lifecycle policy cannot
+// read a user's preference: it filters by name prefix or blob index tag, at most 100 rules an
+// account. So each recording carries a `retention` tag, the smallest of these classes at least
+// as long as its owner's retention (shared/domain/preferences.py RETENTION_CLASSES; 'forever'
+// has no rule), set by the blob trigger once transcribed and kept up to date by the daily
+// retention timer, which also deletes on the exact day a user chose (the policy runs once a
+// day, and may take up to a day more: it is the backstop, never early).
+resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05-01' = {
+  parent: account
+  name: 'default'
+  properties: {
+    policy: {
+      rules: [
+      {
+        // Every recording goes to the Cool tier once it is a month old: played back rarely
+        // after that, at half the storage price (a read costs more, and a Cool blob deleted
+        // before 30 days there pays the rest: none is, the shortest retention being 30 days).
+        name: 'voice-notes-cool'
+        enabled: true
+        type: 'Lifecycle'
+        definition: {
+          filters: {
+            blobTypes: [
+              'blockBlob'
+            ]
+            prefixMatch: [
+              'voice-notes/'
+            ]
+          }
+          actions: {
+            baseBlob: {
+              tierToCool: {
+                daysAfterCreationGreaterThan: 30
+              }
+            }
+          }
+        }
+      }
+      {
+        name: 'voice-notes-retention-30'
+        enabled: true
+        type: 'Lifecycle'
+        definition: {
+          filters: {
+            blobTypes: [
+              'blockBlob'
+            ]
+            prefixMatch: [
+              'voice-notes/'
+            ]
+            blobIndexMatch: [
+              {
+                name: 'retention'
+                op: '=='
+                value: '30'
+              }
+            ]
+          }
+          actions: {
+            baseBlob: {
+              delete: {
+                daysAfterCreationGreaterThan: 30
+              }
+            }
+            snapshot: {
+              delete: {
+                daysAfterCreationGreaterThan: 30
+              }
+            }
+          }
+        }
+      }
+      {
+        name: 'voice-notes-retention-90'
+        enabled: true
+        type: 'Lifecycle'
+        definition: {
+          filters: {
+            blobTypes: [
+              'blockBlob'
+            ]
+            prefixMatch: [
+              'voice-notes/'
+            ]
+            blobIndexMatch: [
+              {
+                name: 'retention'
+                op: '=='
+                value: '90'
+              }
+            ]
+          }
+          actions: {
+            baseBlob: {
+              delete: {
+                daysAfterCreationGreaterThan: 90
+              }
+            }
+            snapshot: {
+              delete: {
+                daysAfterCreationGreaterThan: 90
+              }
+            }
+          }
+        }
+      }
+      {
+        name: 'voice-notes-retention-365'
+        enabled: true
+        type: 'Lifecycle'
+        definition: {
+          filters: {
+            blobTypes: [
+              'blockBlob'
+            ]
+            prefixMatch: [
+              'voice-notes/'
+            ]
+            blobIndexMatch: [
+              {
+                name: 'retention'
+                op: '=='
+                value: '365'
+              }
+            ]
+          }
+          actions: {
+            baseBlob: {
+              delete: {
+                daysAfterCreationGreaterThan: 365
+              }
+            }
+            snapshot: {
+              delete: {
+                daysAfterCreationGreaterThan: 365
+              }
+            }
+          }
+        }
+      }
+      {
+        name: 'voice-notes-retention-730'
+        enabled: true
+        type: 'Lifecycle'
+        definition: {
+          filters: {
+            blobTypes: [
+              'blockBlob'
+            ]
+            prefixMatch: [
+              'voice-notes/'
+            ]
+            blobIndexMatch: [
+              {
+                name: 'retention'
+                op: '=='
+                value: '730'
+              }
+            ]
+          }
+          actions: {
+            baseBlob: {
+              delete: {
+                daysAfterCreationGreaterThan: 730
+              }
+            }
+            snapshot: {
+              delete: {
+                daysAfterCreationGreaterThan: 730
+              }
+            }
+          }
+        }
+      }
+      {
+        name: 'voice-notes-retention-1825'
+        enabled: true
+        type: 'Lifecycle'
+        definition: {
+          filters: {
+            blobTypes: [
+              'blockBlob'
+            ]
+            prefixMatch: [
+              'voice-notes/'
+            ]
+            blobIndexMatch: [
+              {
+                name: 'retention'
+                op: '=='
+                value: '1825'
+              }
+            ]
+          }
+          actions: {
+            baseBlob: {
+              delete: {
+                daysAfterCreationGreaterThan: 1825
+              }
+            }
+            snapshot: {
+              delete: {
+                daysAfterCreationGreaterThan: 1825
+              }
+            }
+          }
+        }
+      }
+      {
+        name: 'voice-notes-retention-3650'
+        enabled: true
+        type: 'Lifecycle'
+        definition: {
+          filters: {
+            blobTypes: [
+              'blockBlob'
+            ]
+            prefixMatch: [
+              'voice-notes/'
+            ]
+            blobIndexMatch: [
+              {
+                name: 'retention'
+                op: '=='
+                value: '3650'
+              }
+            ]
+          }
+          actions: {
+            baseBlob: {
+              delete: {
+                daysAfterCreationGreaterThan: 3650
+              }
+            }
+            snapshot: {
+              delete: {
+                daysAfterCreationGreaterThan: 3650
+              }
+            }
+          }
+        }
+      }
+      ]
+    }
+  }
+}
 
 resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
   parent: account

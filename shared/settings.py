@@ -19,9 +19,14 @@ PUSH_SUBSCRIPTIONS = "PushSubscriptions"
 PREFERENCES = "Preferences"
 DIGESTS = "Digests"
 DIGEST_QUEUE = "digests"
+# Transcribe a kept recording again (POST /api/captures/{id}/transcribe).
+TRANSCRIBE_QUEUE = "captures-transcribe"
 # The digest timer's NCRONTAB schedule (in UTC): every quarter hour, so a digest comes within
 # 15 minutes of its local time (zones are offset by whole quarter hours: Kathmandu's +05:45).
 DIGEST_SCHEDULE = "0 */15 * * * *"
+# The retention timer (in UTC): once a day, at a quiet hour, lets go of the recordings past
+# their owners' retention and tags the others with it (shared/services/audio.py).
+AUDIO_RETENTION_SCHEDULE = "0 17 3 * * *"
 # STORAGE_TIMEOUT_S's default, which an adapter built without the settings (a test) also takes.
 STORAGE_TIMEOUT_S = 8.0
 
@@ -143,7 +148,6 @@ class Settings(BaseSettings):
     upload_grace_s: float = Field(
         default=600, ge=0, validation_alias=AliasChoices("UPLOAD_GRACE_S")
     )
-    keep_voice_notes: bool = Field(default=False, validation_alias=AliasChoices("KEEP_VOICE_NOTES"))
 
     # A capture's events feed polls the inbox item (it works across instances) and gives up
     # with RUN_ERROR TIMEOUT after a while; the client reconnects to resume.

@@ -47,6 +47,8 @@ class Step:
     use_default: bool = False
     # When set, the reply waits until the test sets this event (see `held`).
     gate: threading.Event | None = None
+    # A transcription's segments (start, end, text), told when verbose_json is asked for.
+    segments: list[tuple[float, float, str]] | None = None
 
 
 def completion(
@@ -88,9 +90,16 @@ def refusal(message: str = "I can't help with that.") -> Step:
     return completion(None, refusal=message)
 
 
-def transcription(text: str, *, delay_s: float = 0.0) -> Step:
-    """A transcription answered as `{"text": text}` (response_format=json), untrimmed."""
-    return Step(content=text, delay_s=delay_s)
+def transcription(
+    text: str,
+    *,
+    delay_s: float = 0.0,
+    segments: list[tuple[float, float, str]] | None = None,
+) -> Step:
+    """A transcription answered as `{"text": text}` (response_format=json), untrimmed; asked
+    for verbose_json, as whisper's verbose answer with `segments` (start, end, text) in
+    seconds (by default, one segment of the whole text, 0 to 2 s, when there is any)."""
+    return Step(content=text, delay_s=delay_s, segments=segments)
 
 
 def http_error(
@@ -452,8 +461,38 @@ class FakeOpenAI(LoopbackServer):
     ) -> web.Response:
         if (verbatim := _verbatim_response(step)) is not None:
             return verbatim
-        body = {"text": step.content or ""}
+        text = step.content or ""
+        body: dict[str, Any] = {"text": text}
+        if record.form.get("response_format") == "verbose_json":
+            body = _verbose_transcription(text, step.segments)
         return web.json_response(body, status=step.status, headers=_response_headers(step))
+
+
+def _verbose_transcription(text: str, segments: list[tuple[float, float, str]] | None) -> Any:
+    """whisper's verbose_json, as the OpenAI and Azure OpenAI services answer it."""
+    if segments is None:
+        segments = [(0.0, 2.0, text)] if text.strip() else []
+    return {
+        "task": "transcribe",
+        "language": "english",
+        "duration": max((end for _, end, _ in segments), default=0.0),
+        "text": text,
+        "segments": [
+            {
+                "id": n,
+                "seek": 0,
+                "start": start,
+                "end": end,
+                "text": words,
+                "tokens": [],
+                "temperature": 0.0,
+                "avg_logprob": -0.2,
+                "compression_ratio": 1.0,
+                "no_speech_prob": 0.01,
+            }
+            for n, (start, end, words) in enumerate(segments)
+        ],
+    }
 
 
 async def _read_multipart(request: web.Request) -> tuple[dict[str, str], dict[str, UploadedFile]]:

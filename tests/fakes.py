@@ -31,13 +31,14 @@ from typing import Any
 from urllib.parse import quote
 
 from shared.adapters.search import LOCAL_CANDIDATES
+from shared.domain.audio import StoredAudio
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
-from shared.domain.documents import utc_text
-from shared.domain.errors import NotConfigured, StaleItem, VoiceNoteTooLarge
+from shared.domain.documents import utc_text, utcnow
+from shared.domain.errors import AudioGone, NotConfigured, StaleItem, VoiceNoteTooLarge
 from shared.domain.filed import FILED_MODELS, FiledItem, filed_model
-from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
+from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt, TranscribeJob
 from shared.domain.ports import (
     Adapters,
     DigestAdapters,
@@ -350,6 +351,7 @@ class FakeQueues(Faults):
         self.outcomes: list[OutcomeMessage] = []
         self.cancelled: list[ClassifyJob] = []
         self.cancelled_outcomes: list[OutcomeMessage] = []  # taken out of `outcomes`
+        self.transcribe_jobs: list[TranscribeJob] = []
 
     async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> QueueReceipt:
         await self._step("enqueue_classify")
@@ -358,6 +360,12 @@ class FakeQueues(Faults):
         self.sent.append(sent)
         self.pending.append(sent)
         return QueueReceipt(queue="captures-classify", message_id=str(id(sent)), pop_receipt="p")
+
+    async def enqueue_transcribe(self, job: TranscribeJob) -> None:
+        await self._step("enqueue_transcribe")
+        self.transcribe_jobs.append(
+            TranscribeJob.model_validate_json(job.model_dump_json(by_alias=True))
+        )
 
     async def cancel(self, receipt: QueueReceipt) -> None:
         """Take the job out of `pending` (a delivered one is gone already); `cancelled` lists
@@ -432,6 +440,8 @@ class FakeVoiceNotes(Faults):
         self.blobs: dict[str, bytes] = {}
         self.content_types: dict[str, str] = {}
         self.upload_urls: dict[str, datetime] = {}  # name: when its URL expires
+        self.created: dict[str, datetime] = {}
+        self.tags: dict[str, str] = {}  # name: its `retention` tag
 
     async def upload_url(self, name: str, expires_at: datetime) -> str:
         await self._step("upload_url")
@@ -449,23 +459,65 @@ class FakeVoiceNotes(Faults):
             if len(data) > limit:
                 raise VoiceNoteTooLarge(f"more than {limit} bytes")  # nothing committed
         if name not in self.blobs:  # create only: a retried upload finds the first one there
-            self.blobs[name] = bytes(data)
-            self.content_types[name] = content_type
+            self.put(name, bytes(data), content_type)
         return len(data)
 
     async def delete(self, name: str) -> None:
         await self._step("delete")
         self.blobs.pop(name, None)
         self.content_types.pop(name, None)
+        self.tags.pop(name, None)
 
     async def exists(self, name: str) -> bool:
         await self._step("exists")
         return name in self.blobs
 
-    def put(self, name: str, data: bytes, content_type: str = "audio/mp4") -> None:
+    async def stat(self, name: str) -> StoredAudio | None:
+        await self._step("stat")
+        return self._stored(name) if name in self.blobs else None
+
+    async def read(self, name: str, offset: int, length: int) -> AsyncIterator[bytes]:
+        await self._step("read")
+        if name not in self.blobs:
+            raise AudioGone(name)
+        data = self.blobs[name][offset : offset + length]
+        for start in range(0, len(data), 4096):  # in pieces, as storage sends them
+            yield data[start : start + 4096]
+
+    async def read_all(self, name: str) -> bytes | None:
+        await self._step("read_all")
+        return self.blobs.get(name)
+
+    async def tag_retention(self, name: str, retention: str) -> None:
+        await self._step("tag_retention")
+        if name in self.blobs:
+            self.tags[name] = retention
+
+    async def every(self) -> AsyncIterator[StoredAudio]:
+        await self._step("every")
+        for name in sorted(self.blobs):
+            yield self._stored(name)
+
+    def _stored(self, name: str) -> StoredAudio:
+        return StoredAudio(
+            name=name,
+            size=len(self.blobs[name]),
+            content_type=self.content_types[name],
+            created_at=self.created[name],
+            retention=self.tags.get(name),
+        )
+
+    def put(
+        self,
+        name: str,
+        data: bytes,
+        content_type: str = "audio/mp4",
+        created_at: datetime | None = None,
+    ) -> None:
         """A blob as the phone's PUT to its upload URL leaves it (not a call of the app's)."""
         self.blobs[name] = data
         self.content_types[name] = content_type
+        self.created[name] = created_at or utcnow()
 
 
 # -- the models --------------------------------------------------------------------------------
@@ -673,6 +725,8 @@ class Fakes:
     transcriber: ScriptedTranscriber = field(default_factory=ScriptedTranscriber)
     subscriptions: FakePushSubscriptions = field(default_factory=FakePushSubscriptions)
     sender: FakePushSender = field(default_factory=FakePushSender)
+    # The users' preferences (whether recordings are kept), as the blob trigger reads them.
+    preferences: FakePreferences = field(default_factory=lambda: FakePreferences())
     # Over `repo`'s documents: what the pipeline files, these read back.
     filed: FakeFiledItems = field(init=False)
     search: FakeCaptureSearch = field(init=False)

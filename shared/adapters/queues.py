@@ -11,8 +11,14 @@ from typing import TYPE_CHECKING
 from shared import tracing
 from shared.adapters.storage_errors import bounded
 from shared.domain.digest import DigestJob
-from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
-from shared.settings import CLASSIFY_QUEUE, DIGEST_QUEUE, OUTCOMES_QUEUE, STORAGE_TIMEOUT_S
+from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt, TranscribeJob
+from shared.settings import (
+    CLASSIFY_QUEUE,
+    DIGEST_QUEUE,
+    OUTCOMES_QUEUE,
+    STORAGE_TIMEOUT_S,
+    TRANSCRIBE_QUEUE,
+)
 
 if TYPE_CHECKING:
     from azure.storage.queue.aio import QueueClient
@@ -56,6 +62,12 @@ class StorageQueues:
             if job.traceparent is None:
                 job = job.model_copy(update={"traceparent": tracing.traceparent()})
             await self._send(DIGEST_QUEUE, job.model_dump_json(by_alias=True))
+
+    async def enqueue_transcribe(self, job: TranscribeJob) -> None:
+        with tracing.span(f"send {TRANSCRIBE_QUEUE}", tracing.SpanKind.PRODUCER):
+            if job.traceparent is None:
+                job = job.model_copy(update={"traceparent": tracing.traceparent()})
+            await self._send(TRANSCRIBE_QUEUE, job.model_dump_json(by_alias=True))
 
     async def cancel(self, receipt: QueueReceipt) -> None:
         from azure.core.exceptions import ResourceNotFoundError

@@ -1,5 +1,6 @@
 """The voice-notes blob adapter: upload URLs that allow creating one blob, streamed uploads,
-reads and deletes. Blob Storage and its errors stay here."""
+reads (whole, or a range streamed), retention tags, listing and deletes. Blob Storage and its
+errors stay here."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from shared import tracing
 from shared.adapters.storage_errors import bounded, unavailable_as
+from shared.domain.audio import StoredAudio
 from shared.domain.documents import utcnow
-from shared.domain.errors import VoiceNoteTooLarge
+from shared.domain.errors import AudioGone, VoiceNoteTooLarge
 from shared.settings import STORAGE_TIMEOUT_S, VOICE_CONTAINER
 
 if TYPE_CHECKING:
@@ -98,6 +100,72 @@ class BlobVoiceNotes:
     async def exists(self, name: str) -> bool:
         async with bounded("Blob storage", self._timeout_s):
             return await self._service.get_blob_client(VOICE_CONTAINER, name).exists()
+
+    async def stat(self, name: str) -> StoredAudio | None:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        async with bounded("Blob storage", self._timeout_s):
+            try:
+                props = await blob.get_blob_properties()
+            except ResourceNotFoundError:
+                return None
+        return StoredAudio(
+            name=name,
+            size=props.size,
+            content_type=props.content_settings.content_type or "application/octet-stream",
+            created_at=props.creation_time,
+        )
+
+    async def read(self, name: str, offset: int, length: int) -> AsyncIterator[bytes]:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        async with unavailable_as("Blob storage"):
+            try:
+                async with asyncio.timeout(self._timeout_s):
+                    download = await blob.download_blob(offset=offset, length=length)
+                # Storage's pieces (4 MiB at most) as they come: a long recording is never
+                # held whole; each piece is bounded like any storage call.
+                pieces = aiter(download.chunks())
+                while True:
+                    async with asyncio.timeout(self._timeout_s):
+                        piece = await anext(pieces, None)
+                    if piece is None:
+                        return
+                    yield piece
+            except ResourceNotFoundError as exc:
+                raise AudioGone(name) from exc
+
+    async def read_all(self, name: str) -> bytes | None:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        async with bounded("Blob storage", self._timeout_s):
+            try:
+                return await (await blob.download_blob()).readall()
+            except ResourceNotFoundError:
+                return None
+
+    async def tag_retention(self, name: str, retention: str) -> None:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        async with bounded("Blob storage", self._timeout_s):
+            with contextlib.suppress(ResourceNotFoundError):
+                await blob.set_blob_tags({"retention": retention})
+
+    async def every(self) -> AsyncIterator[StoredAudio]:
+        container = self._service.get_container_client(VOICE_CONTAINER)
+        async with unavailable_as("Blob storage"):
+            async for props in container.list_blobs(include=["tags"]):
+                yield StoredAudio(
+                    name=props.name,
+                    size=props.size,
+                    content_type=props.content_settings.content_type or "application/octet-stream",
+                    created_at=props.creation_time,
+                    retention=(props.tags or {}).get("retention"),
+                )
 
     async def _signing_key(self, expires_at: datetime) -> dict[str, Any]:
         credential = self._service.credential

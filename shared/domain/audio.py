@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from shared.domain.ids import USER_ID
 
@@ -80,3 +81,15 @@ def parse_blob_name(name: str) -> BlobPath | None:
     """`{userId}/{captureId}.{ext}` (the container prefix already removed), or None."""
     m = _BLOB_NAME.fullmatch(name)
     return BlobPath(**m.groupdict()) if m else None
+
+
+@dataclass(frozen=True)
+class StoredAudio:
+    """A recording as the voice-notes container holds it. `retention`: its `retention` tag
+    (None: untagged), which storage's lifecycle policy deletes by."""
+
+    name: str
+    size: int
+    content_type: str
+    created_at: datetime
+    retention: str | None = None

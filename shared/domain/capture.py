@@ -33,6 +33,7 @@ from shared.domain.outcomes import (
     decide,
     question_for,
 )
+from shared.domain.transcript import TranscriptSegment
 
 
 class Status(StrEnum):
@@ -123,6 +124,15 @@ class InboxItem(Document):
     error: FailureCode | None = None
     audio_blob: str | None = None  # voice: the blob's name in the voice-notes container
     audio_content_type: str | None = None
+    # voice: the transcript's segments with their times (seconds), as the transcriber heard them.
+    transcript_segments: list[TranscriptSegment] | None = None
+    # voice: when the transcript stored was made, and when the user last asked for another
+    # (POST /api/captures/{id}/transcribe): a request is pending while it is the later.
+    transcribed_at: Timestamp | None = None
+    transcription_requested_at: Timestamp | None = None
+    # voice: when its recording was deleted (by the user, their retention, or not kept):
+    # `audio_blob` is then None, so nothing names a blob that no longer exists.
+    audio_deleted_at: Timestamp | None = None
     # The filed item's details, held here: the filed item is made from this document alone
     # (placement.py), so an edit saved here reaches it however the capture moves, and a move
     # carries them. Set when the capture is settled in a bucket (what a model read, the
@@ -204,8 +214,40 @@ class InboxItem(Document):
     def start_transcribing(self) -> InboxItem:
         return self._to("start_transcribing", Status.TRANSCRIBING)
 
-    def transcribed(self, text: str) -> InboxItem:
-        return self._to("transcribed", Status.RECEIVED, text=text)
+    def transcribed(self, text: str, segments: list[TranscriptSegment] | None = None) -> InboxItem:
+        return self._to(
+            "transcribed",
+            Status.RECEIVED,
+            text=text,
+            transcript_segments=segments or [],
+            transcribed_at=utcnow(),
+        )
+
+    @property
+    def transcription_pending(self) -> bool:
+        """A transcription the user asked for is still to be made."""
+        asked = self.transcription_requested_at
+        return asked is not None and (self.transcribed_at is None or self.transcribed_at < asked)
+
+    def transcription_requested(self, at: Timestamp) -> InboxItem:
+        """The user asked for the recording to be transcribed again. Not a change of its
+        settlement: status and `updated_at` stay."""
+        return self.model_copy(update={"transcription_requested_at": at})
+
+    def retranscribed(
+        self, text: str, segments: list[TranscriptSegment], at: Timestamp
+    ) -> InboxItem:
+        """A new transcript of the kept recording replaces the old one. Where it is filed, by
+        whom, and the user's edits stay (the filed item follows the new words); an empty
+        transcript (the new model heard nothing) leaves the words as they were."""
+        if self.source != "voice" or self.is_deleted or self.text is None:
+            raise IllegalTransition(f"capture {self.id} has no transcript to replace")
+        words = {"text": text, "transcript_segments": segments} if text else {}
+        return self.model_copy(update={**words, "transcribed_at": at})
+
+    def audio_deleted(self, at: Timestamp) -> InboxItem:
+        """Its recording is gone; the capture and its words stay."""
+        return self.model_copy(update={"audio_blob": None, "audio_deleted_at": at})
 
     def queued(self) -> InboxItem:
         return self._to("queued", Status.QUEUED)

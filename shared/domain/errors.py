@@ -131,6 +131,10 @@ class AudioUndecodable(Exception):
     """The audio cannot be decoded: a final, failed outcome for this capture, not a retry."""
 
 
+class AudioGone(Exception):
+    """The recording is no longer in storage (deleted meanwhile)."""
+
+
 class AudioTooLong(Exception):
     """The audio plays longer than a voice note may, as counted while decoding it (whatever
     its container says): a final, failed outcome for this capture, not a retry."""

@@ -1,4 +1,4 @@
-"""The queue messages: classify jobs, and outcomes for push."""
+"""The queue messages: classify jobs, transcribe-again jobs, and outcomes for push."""
 
 from __future__ import annotations
 
@@ -22,6 +22,17 @@ class ClassifyJob(Document):
     # Work handed to the worker (worker.queue_for_worker), not a check sent before a write:
     # on its first delivery nothing of an earlier attempt can be left in a bucket.
     handed_over: bool = False
+    traceparent: str | None = None
+
+
+class TranscribeJob(Document):
+    """A message on `captures-transcribe`: transcribe a kept recording again, as the user asked
+    at `requested_at`. Done once the capture's `transcribedAt` is at or after it, so a
+    delivery twice transcribes once."""
+
+    capture_id: str = Field(min_length=1, max_length=200)
+    user_id: str = Field(min_length=1, max_length=200)
+    requested_at: Timestamp
     traceparent: str | None = None
 
 

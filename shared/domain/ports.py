@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Protocol
 
+from shared.domain.audio import StoredAudio
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.filed import FiledItem
-from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
+from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt, TranscribeJob
 from shared.domain.policy import Policy
 from shared.domain.preferences import Preferences
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
@@ -145,6 +146,10 @@ class CaptureQueues(Protocol):
         """Send a job, visible to the worker after `delay_s`; its receipt, for `cancel`."""
         ...
 
+    async def enqueue_transcribe(self, job: TranscribeJob) -> None:
+        """Send a job to transcribe a kept recording again (`captures-transcribe`)."""
+        ...
+
     async def cancel(self, receipt: QueueReceipt) -> None:
         """Delete a message not yet delivered; one already gone is no error."""
         ...
@@ -216,6 +221,28 @@ class VoiceNoteStore(Protocol):
         ...
 
     async def exists(self, name: str) -> bool: ...
+
+    async def stat(self, name: str) -> StoredAudio | None:
+        """The blob's size, type and creation time; None when there is none."""
+        ...
+
+    def read(self, name: str, offset: int, length: int) -> AsyncIterator[bytes]:
+        """`length` bytes of the blob from `offset`, a piece at a time as storage sends them
+        (never the whole recording in memory); AudioGone if it is no longer there."""
+        ...
+
+    async def read_all(self, name: str) -> bytes | None:
+        """The whole recording (to transcribe it again); None when it is gone."""
+        ...
+
+    async def tag_retention(self, name: str, retention: str) -> None:
+        """Set the blob's `retention` tag, which storage's lifecycle policy deletes by; a blob
+        that is gone is no error."""
+        ...
+
+    def every(self) -> AsyncIterator[StoredAudio]:
+        """Every recording in the container, a page at a time, with its `retention` tag."""
+        ...
 
 
 class Classifier(Protocol):

@@ -1,6 +1,7 @@
-"""A user's digest preferences (container `Preferences`) and the clock arithmetic of their digest:
-when, in UTC, their local digest time next comes, and which local day a digest is for. Time
-zones are IANA names read with zoneinfo, so DST changes move the instant, never the local time.
+"""A user's preferences (container `Preferences`): their digest and the clock arithmetic of it
+(when, in UTC, their local digest time next comes, and which local day a digest is for; time
+zones are IANA names read with zoneinfo, so DST changes move the instant, never the local
+time), and whether and how long their voice notes' recordings are kept.
 """
 
 from __future__ import annotations
@@ -17,6 +18,23 @@ from shared.domain.documents import Document, Timestamp, utcnow
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 PREFERENCES_ID: Final = "preferences"
+
+# How long a recording is kept by default (days), and the most a user may ask for short of
+# for ever. Storage's lifecycle policy deletes by the blob's `retention` tag, one rule a class
+# (infra/storage.bicep): a recording is tagged with the smallest class at least as long as its
+# owner's retention, so the policy never deletes early, and the retention timer deletes on the
+# day (shared/services/audio.py).
+DEFAULT_AUDIO_RETENTION_DAYS: Final = 365
+MAX_AUDIO_RETENTION_DAYS: Final = 3650
+RETENTION_CLASSES: Final = (30, 90, 365, 730, 1825, MAX_AUDIO_RETENTION_DAYS)
+KEPT_FOR_EVER: Final = "forever"
+
+
+def retention_tag(days: int | None) -> str:
+    """The `retention` tag of a recording kept `days` (None: for ever)."""
+    if days is None:
+        return KEPT_FOR_EVER
+    return str(next(c for c in RETENTION_CLASSES if c >= days))
 
 
 @cache
@@ -48,6 +66,10 @@ class Preferences(Document):
     digest: bool = False
     weekly_review_day: Weekday = "sunday"
     reminders: bool = True
+    # Voice notes: keep the recording beside its transcript, for `audio_retention_days` after
+    # it was made (None: for ever).
+    keep_audio: bool = True
+    audio_retention_days: int | None = DEFAULT_AUDIO_RETENTION_DAYS
     next_digest_at: Timestamp | None = None
     updated_at: Timestamp = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")
@@ -66,6 +88,8 @@ class Preferences(Document):
         digest: bool,
         weekly_review_day: Weekday,
         reminders: bool,
+        keep_audio: bool = True,
+        audio_retention_days: int | None = DEFAULT_AUDIO_RETENTION_DAYS,
     ) -> Preferences:
         """These preferences, every one of them set anew (a user replaces them all), the next
         digest counted from `now`. `time_zone` is a name `is_time_zone` accepts."""
@@ -76,6 +100,8 @@ class Preferences(Document):
                 "digest": digest,
                 "weekly_review_day": weekly_review_day,
                 "reminders": reminders,
+                "keep_audio": keep_audio,
+                "audio_retention_days": audio_retention_days,
                 "updated_at": now,
             }
         )
@@ -107,6 +133,17 @@ class Preferences(Document):
         if not self.digest or self.next_digest_at is None or self.next_digest_at > now:
             return None
         return self.digest_day(now)
+
+    @property
+    def audio_retention_tag(self) -> str:
+        return retention_tag(self.audio_retention_days)
+
+    def audio_expired(self, created_at: datetime, now: datetime) -> bool:
+        """Whether a recording made at `created_at` is past its retention (or not to be kept)."""
+        if not self.keep_audio:
+            return True
+        days = self.audio_retention_days
+        return days is not None and created_at + timedelta(days=days) <= now
 
     def today(self, now: datetime) -> date:
         return now.astimezone(self.zone).date()

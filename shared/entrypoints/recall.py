@@ -18,7 +18,12 @@ from shared.http.contract import (
     SEARCH,
 )
 from shared.http.input import read_body
-from shared.http.queries import parse_bucket_query, parse_person_query, parse_search_query
+from shared.http.queries import (
+    parse_bucket_query,
+    parse_export_query,
+    parse_person_query,
+    parse_search_query,
+)
 from shared.http.requests import parse_filed_patch
 from shared.services.edit import edit_filed
 from shared.services.export import export_filename, export_zip
@@ -75,9 +80,12 @@ async def capture_edit(req: Request, root: Root) -> Response:
 @http_route(bp, EXPORT)
 async def export(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
+    query = parse_export_query(dict(req.query_params))
     now = utcnow()
+    app = root.adapters
+    voice = app.voice if query.audio else None
     return StreamingResponse(
-        export_zip(user_id, now, root.adapters.repo, root.adapters.filed),
+        export_zip(user_id, now, app.repo, app.filed, voice),
         media_type="application/zip",
         headers={
             **NO_STORE,

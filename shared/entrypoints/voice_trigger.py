@@ -27,7 +27,7 @@ async def voice_note_uploaded(blob: func.InputStream) -> None:
         blob.length,
         blob.read,
         built.adapters,
+        built.digest.preferences,
         max_bytes=settings.max_voice_bytes,
         max_seconds=settings.max_voice_seconds,
-        keep_audio=settings.keep_voice_notes,
     )

@@ -21,6 +21,7 @@ from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
 from shared.http.queries import (
     BucketParams,
     DigestParams,
+    ExportParams,
     FeedParams,
     InboxParams,
     PersonParams,
@@ -34,6 +35,7 @@ from shared.http.requests import (
     TextCaptureRequest,
     VoiceNoteRequest,
 )
+from shared.services.audio import Heard
 from shared.services.digest import PreferencesView
 from shared.services.edit import FiledPatch
 from shared.services.inbox import InboxPage
@@ -469,15 +471,96 @@ EXPORT = Route(
     route="export",
     operation_id="export",
     summary="Everything, to take away: a zip with a Markdown file per filed item (a folder per "
-    "bucket, names an Obsidian vault takes) and captures.jsonl, streamed.",
+    "bucket, names an Obsidian vault takes) and captures.jsonl, streamed; with `audio=true`, "
+    "each voice note's kept recording beside its note, embedded in it (`![[...]]`).",
     answers={200: Download("The zip.", "application/zip")},
-    problems=(401, 429, 503),
+    problems=(401, 422, 429, 503),
+    query=ExportParams,
+)
+
+
+class RangeHeaders(ParameterModel):
+    """Read by shared/http/ranges.py."""
+
+    range: str | None = Field(
+        default=None,
+        alias="Range",
+        max_length=200,
+        description="RFC 9110: one byte range (`bytes=0-`, `bytes=1000-1999`, `bytes=-500`): "
+        "206 with Content-Range; 416 when the recording has none of it. Several ranges, or "
+        "one that does not parse, get the whole recording (200).",
+    )
+
+
+_AUDIO_TYPES = "audio/*"
+GET_AUDIO = Route(
+    method="GET",
+    route="captures/{id}/audio",
+    operation_id="getCaptureAudio",
+    summary="A voice note's recording, with its type, streamed; a byte range (206) for a "
+    "player that seeks.",
+    description=(
+        "Only its owner gets it: any other id is 404 NOT_FOUND. 404 NO_AUDIO for a text "
+        "capture, AUDIO_DELETED once the recording was deleted (by the user, by their "
+        "retention, or not kept), AUDIO_NOT_UPLOADED before it came. `Accept-Ranges: bytes`."
+    ),
+    answers={
+        200: Download("The whole recording.", _AUDIO_TYPES),
+        206: Download("The byte range asked for, with Content-Range.", _AUDIO_TYPES),
+    },
+    problems=(401, 404, 416, 429, 503),
+    path_params=CapturePath,
+    headers=RangeHeaders,
+)
+DELETE_AUDIO = Route(
+    method="DELETE",
+    route="captures/{id}/audio",
+    operation_id="deleteCaptureAudio",
+    summary="Delete a voice note's recording alone: the capture and its words stay, and its "
+    "`audioDeletedAt` says when the recording went (also when it is already gone).",
+    answers={204: NoContent("Deleted, or already gone (or no capture of the caller's).")},
+    description="409 NO_AUDIO for a text capture; 409 AUDIO_IN_USE while it is transcribed.",
+    problems=(401, 409, 429, 503),
+    path_params=AnyCapturePath,
+)
+TRANSCRIBE_AGAIN = Route(
+    method="POST",
+    route="captures/{id}/transcribe",
+    operation_id="transcribeAgain",
+    summary="Transcribe a voice note again from its kept recording (a queued job): the new "
+    "transcript replaces the old; where it is filed and the user's edits stay.",
+    description=(
+        "202 with the capture, its `transcriptionRequestedAt` set; Location names it: the new "
+        "transcript is in place once its `transcribedAt` is at or after that instant. Asked "
+        "again while one is pending, the same job (done once). 409 NO_AUDIO (text), "
+        "AUDIO_DELETED, NOT_TRANSCRIBED (its first transcript is still being made)."
+    ),
+    answers={202: Json("The capture, its transcription pending.", InboxItem)},
+    problems=(401, 404, 409, 429, 503),
+    path_params=CapturePath,
+)
+SPOKEN_ANSWER = Route(
+    method="POST",
+    route="captures/{id}/spoken-answer",
+    operation_id="spokenAnswer",
+    summary=f"An answer to the capture's open question, spoken: multipart `{VOICE_FILE.field}`, "
+    "answered with its words, which the client sends as its answer (nothing is stored).",
+    description=(
+        "So that a silent or unclear voice note's question can be answered by recording "
+        "again. 409 NOT_AWAITING_CLARIFICATION when the capture asks nothing; 422 "
+        "EMPTY_AUDIO, AUDIO_UNDECODABLE, AUDIO_TOO_LONG; 413 AUDIO_TOO_LARGE."
+    ),
+    answers={200: Json("The words heard, with their times.", Heard)},
+    problems=(*_BODY_ERRORS, 404, 409, 503),
+    body=VOICE_FILE,
+    path_params=CapturePath,
 )
 GET_PREFERENCES = Route(
     method="GET",
     route="preferences",
     operation_id="getPreferences",
-    summary="The caller's digest preferences (the defaults, digest off, until they set some).",
+    summary="The caller's preferences: the digest (off until they set it) and whether and how "
+    "long voice notes' recordings are kept.",
     answers={200: Json("The preferences.", PreferencesView)},
     problems=(401, 429, 503),
 )
@@ -485,12 +568,15 @@ PUT_PREFERENCES = Route(
     method="PUT",
     route="preferences",
     operation_id="putPreferences",
-    summary="Set every digest preference: time zone (IANA), digest time, digest on or off, the "
-    "weekly review's day, reminders.",
+    summary="Set every preference: time zone (IANA), digest time, digest on or off, the "
+    "weekly review's day, reminders, keeping recordings and for how long.",
     description=(
         "The daily digest is pushed within 15 minutes after `digestAt` in `timeZone` (DST "
         "changes move the instant, never the local time), once per local day, and only when "
-        "there is something to say."
+        "there is something to say. `keepAudio` (default true) keeps a voice note's recording "
+        "beside its transcript for `audioRetentionDays` after it was made (default 365; 1 to "
+        "3650; null: for ever); false deletes it once transcribed. A change applies to the "
+        "recordings kept already at the next retention run (daily)."
     ),
     answers={
         200: Json("The preferences as stored, with the next digest's instant.", PreferencesView)
@@ -529,6 +615,10 @@ ROUTES = (
     VOICE_CAPTURE,
     GET_CAPTURE,
     DELETE_CAPTURE,
+    GET_AUDIO,
+    DELETE_AUDIO,
+    TRANSCRIBE_AGAIN,
+    SPOKEN_ANSWER,
     CAPTURE_EVENTS,
     PICK_BUCKET,
     FOLLOW_UP,

@@ -43,6 +43,8 @@ _TITLES = {
     412: "If-Match names an older version of the item (PRECONDITION_FAILED): read it again.",
     413: "The body is larger than the limit.",
     415: "The body's media type is not the one this route takes.",
+    416: "The recording has no byte of the Range asked for (RANGE_NOT_SATISFIABLE); "
+    "Content-Range says its size.",
     422: "The body or a query parameter is well-formed but not valid (fields, limits, empty "
     "capture).",
     428: "If-Match is required (PRECONDITION_REQUIRED).",

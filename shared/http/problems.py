@@ -15,6 +15,7 @@ TITLES = {
     412: "Precondition failed",
     413: "Content too large",
     415: "Unsupported media type",
+    416: "Range not satisfiable",
     422: "Unprocessable content",
     428: "Precondition required",
     429: "Too many requests",

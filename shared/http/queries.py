@@ -200,6 +200,20 @@ _INVALID_SEARCH_QUERY = {
 }
 
 
+class ExportParams(BaseModel):
+    """`?audio=true`: the voice notes' recordings too, each beside its note."""
+
+    model_config = ConfigDict(frozen=True)
+
+    audio: bool = Field(
+        default=False, description="Put each kept recording beside its note, embedded in it."
+    )
+
+
+def parse_export_query(params: Mapping[str, str]) -> ExportParams:
+    return _query(ExportParams, params, {"audio": "audio must be true or false."})
+
+
 class DigestParams(BaseModel):
     """`?date=YYYY-MM-DD`: the local day (today in the user's zone when left out)."""
 

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
 
 from shared.domain.audio import ACCEPTED_TYPES, audio_type
 from shared.domain.classification import Bucket
 from shared.domain.documents import RequestBody
-from shared.domain.preferences import Weekday
+from shared.domain.preferences import (
+    DEFAULT_AUDIO_RETENTION_DAYS,
+    MAX_AUDIO_RETENTION_DAYS,
+    Weekday,
+)
 from shared.domain.push import PushKeys
 from shared.http.input import parse_json, read_json
 from shared.http.multipart import FilePart
@@ -204,6 +208,26 @@ class PreferencesRequest(RequestBody):
     reminders: bool = Field(
         default=True, description="Name the Admin items due today in the digest's push."
     )
+    keep_audio: bool = Field(
+        default=True,
+        description="Keep a voice note's recording beside its transcript (false: deleted once "
+        "transcribed).",
+    )
+    audio_retention_days: int | None = Field(
+        default=DEFAULT_AUDIO_RETENTION_DAYS,
+        ge=1,
+        le=MAX_AUDIO_RETENTION_DAYS,
+        description="Days a recording is kept after it was made; null keeps it for ever.",
+    )
+
+    @field_validator("audio_retention_days", mode="before")
+    @classmethod
+    def _a_number(cls, value: object) -> object:
+        # A JSON number of days (413.0 is one, as JSON Schema's integer says), never "30" or
+        # true, which pydantic would otherwise read as 30 and 1.
+        if isinstance(value, bool | str):
+            raise ValueError("must be a whole number of days, or null")
+        return value
 
 
 def parse_preferences(body: bytes, content_type: str | None) -> NewPreferences:
@@ -213,7 +237,7 @@ def parse_preferences(body: bytes, content_type: str | None) -> NewPreferences:
         body,
         content_type,
         PreferencesRequest,
-        "{timeZone, digestAt, digest, weeklyReviewDay, reminders}",
+        "{timeZone, digestAt, digest, weeklyReviewDay, reminders, keepAudio, audioRetentionDays}",
     )
     return NewPreferences(
         time_zone=request.time_zone,
@@ -221,4 +245,6 @@ def parse_preferences(body: bytes, content_type: str | None) -> NewPreferences:
         digest=request.digest,
         weekly_review_day=request.weekly_review_day,
         reminders=request.reminders,
+        keep_audio=request.keep_audio,
+        audio_retention_days=request.audio_retention_days,
     )

@@ -52,7 +52,12 @@ from shared.domain.ports import (
     PreferencesStore,
     PushAdapters,
 )
-from shared.domain.preferences import Preferences, Weekday, is_time_zone
+from shared.domain.preferences import (
+    DEFAULT_AUDIO_RETENTION_DAYS,
+    Preferences,
+    Weekday,
+    is_time_zone,
+)
 from shared.services.push import deliver, devices_of
 
 log = logging.getLogger(__name__)
@@ -75,6 +80,8 @@ class NewPreferences(BaseModel):
     digest: bool
     weekly_review_day: Weekday
     reminders: bool
+    keep_audio: bool = True
+    audio_retention_days: int | None = DEFAULT_AUDIO_RETENTION_DAYS
 
 
 class PreferencesView(Document):
@@ -85,6 +92,10 @@ class PreferencesView(Document):
     digest: bool
     weekly_review_day: Weekday
     reminders: bool
+    keep_audio: bool = Field(description="Keep a voice note's recording beside its transcript.")
+    audio_retention_days: int | None = Field(
+        description="Days a recording is kept after it was made; null: for ever."
+    )
     next_digest_at: Timestamp | None = Field(
         description="The UTC instant of the next digest (null while it is off)."
     )
@@ -98,6 +109,8 @@ class PreferencesView(Document):
             digest=prefs.digest,
             weekly_review_day=prefs.weekly_review_day,
             reminders=prefs.reminders,
+            keep_audio=prefs.keep_audio,
+            audio_retention_days=prefs.audio_retention_days,
             next_digest_at=prefs.next_digest_at,
             saved=prefs.etag is not None,
         )

@@ -1,6 +1,8 @@
 """The user's data to take away (GET /api/export): a zip written as it is sent, one Markdown file
 per filed item (YAML front matter, then the title and the text) in a folder per bucket, with
-file names an Obsidian vault takes as they are, and captures.jsonl with every inbox item.
+file names an Obsidian vault takes as they are, and captures.jsonl with every inbox item. With
+the recordings (`?audio=true`), a voice note's recording sits beside its note under the same
+name, embedded in it as Obsidian embeds a file (`![[People/Call Sarah.m4a]]`).
 
 Memory stays flat whatever the user has: the stores are read a page at a time, and zipfile
 writes into a small buffer that is handed on after every file (a zip to a stream that cannot
@@ -16,10 +18,12 @@ import zipfile
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime
 
+from shared.domain.audio import StoredAudio
 from shared.domain.classification import Bucket
 from shared.domain.documents import utc_text
+from shared.domain.errors import AudioGone
 from shared.domain.filed import FiledItem
-from shared.domain.ports import CaptureRepository, FiledItems
+from shared.domain.ports import CaptureRepository, FiledItems, VoiceNoteStore
 
 NAME_MAX = 100
 # And in UTF-8 bytes: Linux and macOS take 255 a name, with room for " (NN)" and ".md".
@@ -79,36 +83,70 @@ class _Buffer:
 
 
 async def export_zip(
-    user_id: str, now: datetime, repo: CaptureRepository, filed: FiledItems
+    user_id: str,
+    now: datetime,
+    repo: CaptureRepository,
+    filed: FiledItems,
+    voice: VoiceNoteStore | None = None,
 ) -> AsyncIterator[bytes]:
     """The zip's bytes, in pieces of one file or FLUSH_BYTES each. A note is dated by its
-    capture's time, captures.jsonl by `now`."""
+    capture's time, captures.jsonl by `now`. `voice`: put each filed voice note's recording
+    beside its note, streamed a piece at a time (never a whole recording in memory)."""
     buffer = _Buffer()
+    gone: set[str] = set()  # recordings found missing: captures.jsonl names none of them
     with zipfile.ZipFile(buffer, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:
         for bucket in Bucket:
             names = VaultNames()
             async for item in filed.every(user_id, bucket):
-                path = f"{bucket.value}/{names.name_for(item)}.md"
-                archive.writestr(_entry(path, item.created_at), markdown(item))
+                base = f"{bucket.value}/{names.name_for(item)}"
+                embedded = None
+                if voice is not None and item.source == "voice":
+                    recording = await _recording(item.user_id, item.id, repo, voice)
+                    if recording is not None:
+                        embedded = f"{base}.{recording.name.rsplit('.', 1)[-1]}"
+                        entry = _entry(embedded, item.created_at, zipfile.ZIP_STORED)
+                        try:
+                            with archive.open(entry, mode="w") as out:
+                                async for piece in voice.read(recording.name, 0, recording.size):
+                                    out.write(piece)
+                                    yield buffer.drain()
+                        except AudioGone:
+                            gone.add(recording.name)  # deleted since: the entry ends short
+                            embedded = None
+                archive.writestr(_entry(f"{base}.md", item.created_at), markdown(item, embedded))
                 yield buffer.drain()
         with archive.open(_entry("captures.jsonl", now), mode="w") as lines:
             inbox = repo.newest(user_id, at_or_before=None, status=None, page_items=INBOX_PAGE)
             async for capture in inbox:
                 if capture.is_deleted:
                     continue
-                lines.write(json.dumps(capture.to_json(), ensure_ascii=False).encode() + b"\n")
+                line = capture.to_json()
+                if line.get("audioBlob") in gone:
+                    line["audioBlob"] = None
+                lines.write(json.dumps(line, ensure_ascii=False).encode() + b"\n")
                 if buffer.pending >= FLUSH_BYTES:
                     yield buffer.drain()
     yield buffer.drain()  # the end of the last entry and the central directory
 
 
-def _entry(path: str, when: datetime) -> zipfile.ZipInfo:
+async def _recording(
+    user_id: str, capture_id: str, repo: CaptureRepository, voice: VoiceNoteStore
+) -> StoredAudio | None:
+    """A filed voice note's recording, if it is kept (its inbox item names it) and there."""
+    capture = await repo.get(user_id, capture_id)
+    if capture is None or capture.audio_blob is None:
+        return None
+    return await voice.stat(capture.audio_blob)
+
+
+def _entry(path: str, when: datetime, compression: int = zipfile.ZIP_DEFLATED) -> zipfile.ZipInfo:
     """An entry dated `when`: in the MS-DOS fields, which have no zone, as UTC to the even
     second, and exactly in the extended timestamp field (Info-ZIP "UT"), which unzip, 7-Zip and
     macOS's Archive Utility read as the instant it is."""
     instant = max(when.astimezone(UTC), _ZIP_EPOCH)
     info = zipfile.ZipInfo(path, date_time=instant.timetuple()[:6])
-    info.compress_type = zipfile.ZIP_DEFLATED
+    # Recordings are stored as they are: compressed audio shrinks no further.
+    info.compress_type = compression
     info.external_attr = 0o644 << 16
     seconds = int(instant.timestamp())
     if seconds < 2**32:  # the field's four bytes, unsigned as unzip reads them
@@ -171,9 +209,9 @@ def _cut(name: str, most: int) -> str:
     return name[:end]
 
 
-def markdown(item: FiledItem) -> str:
+def markdown(item: FiledItem, audio: str | None = None) -> str:
     """YAML front matter (every value JSON-quoted, which YAML reads as it is), then the title as
-    a heading and the text."""
+    a heading and the text; `audio`, the recording's path in the vault, embedded after them."""
     front = {
         "id": item.id,
         "bucket": item.bucket.value,
@@ -191,4 +229,6 @@ def markdown(item: FiledItem) -> str:
     }
     body = [f"# {' '.join(item.title.split())}", "", item.text.strip(), ""]
     body += [f"{label}: {value}" for label, value in extra.items() if value]
+    if audio is not None:
+        body += ["", f"![[{audio}]]"]
     return "\n".join([*lines, "", *body]).rstrip() + "\n"

@@ -1,9 +1,10 @@
 """Transcribe an uploaded voice note (the blob trigger's use case): check it belongs to a
-capture waiting for it, store the transcript as the capture's text, queue classification,
-then let the audio go.
+capture waiting for it, store the transcript (its text and timed segments) as the capture's
+words, queue classification, then keep the recording as its owner's preferences say: tagged
+with their retention, or let go.
 
 Idempotent: a second event for the same blob finds the transcript stored and only makes sure
-the job was queued and the audio deleted.
+the job was queued and the recording kept or let go.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from shared import tracing
 from shared.domain.audio import parse_blob_name
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Classification
+from shared.domain.documents import utcnow
 from shared.domain.errors import AudioTooLong, AudioUndecodable, CaptureDeleted
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode
-from shared.domain.ports import Adapters
+from shared.domain.ports import Adapters, PreferencesStore
+from shared.domain.preferences import Preferences
+from shared.services.audio import forget_audio
 from shared.services.filing import fail, file_capture, record
 from shared.services.worker import queue_for_worker
 
@@ -29,10 +33,10 @@ async def transcribe_voice_note(
     size: int | None,
     read: Callable[[], bytes],
     adapters: Adapters,
+    preferences: PreferencesStore,
     *,
     max_bytes: int,
     max_seconds: float,
-    keep_audio: bool,
 ) -> InboxItem | None:
     """`name` is the blob's name inside the voice-notes container. TranscriberUnavailable and
     storage errors propagate, so the host retries the blob and, in the end, poisons it."""
@@ -40,7 +44,9 @@ async def transcribe_voice_note(
     if path:
         tracing.annotate(capture_id=path.capture_id, user_id=path.user_id)
     item = await adapters.repo.get(path.user_id, path.capture_id) if path else None
-    if item is None or item.source != "voice" or item.audio_blob != name:
+    # Its recording let go already (not kept): a repeated event still finds its capture.
+    let_go = item is not None and item.audio_blob is None and item.audio_deleted_at is not None
+    if item is None or item.source != "voice" or (item.audio_blob != name and not let_go):
         # Not a capture of that user waiting for this blob: nothing to file, and no one's
         # capture is touched. The blob is left for an operator to look at.
         log.warning("voice note %s matches no capture; ignored", name)
@@ -58,8 +64,13 @@ async def transcribe_voice_note(
     if item.status is Status.RECEIVED:
         # Stored but not yet queued (now, or by an attempt that stopped halfway).
         item = await queue_for_worker(item, adapters)
-    if not keep_audio:
-        await adapters.voice.delete(name)
+    # After the job is queued: keeping the recording adds nothing to the note's way to its
+    # outcome (the worker classifies meanwhile).
+    prefs = await preferences.get(item.user_id) or Preferences.default(item.user_id)
+    if prefs.keep_audio:
+        await adapters.voice.tag_retention(name, prefs.audio_retention_tag)
+    else:
+        item = await forget_audio(item, utcnow(), adapters, name=name)
     return item
 
 
@@ -85,7 +96,8 @@ async def _transcribe(
         log.warning("capture %s: %s", item.id, exc)
         return await _fail(item, FailureCode.AUDIO_UNDECODABLE, adapters)
     text = transcript.text.strip()
-    item = await record(item, lambda i: i.transcribed(text), adapters.repo)
+    segments = transcript.segments
+    item = await record(item, lambda i: i.transcribed(text, segments), adapters.repo)
     tracing.log_capture_text(log, "transcript", item.id, item.text or "")
     if item.status is Status.RECEIVED and not item.text:
         # Nothing was said: ask again, without asking a model about an empty string.

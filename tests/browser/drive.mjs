@@ -453,6 +453,95 @@ const scenarios = {
     await snap(page, seen, "capture-voice");
   },
 
+  // A voice note's page (issue 44): the recording plays from the authenticated route, the
+  // transcript by segment plays from a segment's start when tapped, it is transcribed again,
+  // then its recording alone is deleted.
+  async voicePlayback({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("button", { name: "Record voice" }).click();
+    await page.waitForFunction(() => document.querySelector("[role=timer]")?.textContent >= "0:03");
+    await page.getByRole("button", { name: "Stop and send" }).click();
+    const card = page.locator(".card").first();
+    await phase(card, "filed");
+    await page.getByRole("link", { name: "Inbox" }).click();
+    await page.locator(".inbox a.item").first().click();
+    const player = page.locator(".recording-panel audio");
+    await player.waitFor();
+    // Fetched with the key, played from a Blob URL, its length known once loaded.
+    await page.waitForFunction(() => {
+      const audio = document.querySelector(".recording-panel audio");
+      return audio?.src.startsWith("blob:") && audio.readyState >= 1 && audio.duration > 0;
+    });
+    seen.src = (await player.evaluate((a) => a.src)).split(":")[0];
+    seen.duration = await player.evaluate((a) => a.duration);
+    seen.segments = await page.locator(".segments .words").allInnerTexts();
+    seen.times = await page.locator(".segments .at").allInnerTexts();
+    await page.locator(".segments .segment").nth(1).click();
+    await page.waitForFunction(() => {
+      const audio = document.querySelector(".recording-panel audio");
+      return audio && !audio.paused && audio.currentTime > 0;
+    });
+    seen.playedFrom = await player.evaluate((a) => a.currentTime);
+    await page.locator(".segments li.playing").waitFor();
+    seen.playing = await page.locator(".segments li.playing .words").innerText();
+    await player.evaluate((a) => a.pause());
+    await showTop(page, ".recording-panel");
+    await snap(page, seen, "details-voice");
+    await page.getByRole("button", { name: "Transcribe again" }).click();
+    await page.locator(".detail [role=status]", { hasText: "Transcribed again." }).waitFor();
+    seen.againSegments = await page.locator(".segments .words").allInnerTexts();
+    seen.said = await page.locator(".detail .said").innerText();
+    await page.getByRole("button", { name: "Delete recording" }).click();
+    await page.locator(".recording-panel .confirm").getByRole("button", { name: "Delete recording" }).click();
+    await page.locator(".detail [role=status]", { hasText: "Recording deleted" }).waitFor();
+    seen.gone = await page.locator(".recording-panel .note").first().innerText();
+    seen.players = await page.locator(".recording-panel audio").count();
+    await showTop(page, ".recording-panel");
+    await snap(page, seen, "details-voice-deleted");
+  },
+
+  // Settings: keep no recordings (the other preferences stay as they were), then a year again.
+  async recordingSettings({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("link", { name: "Settings" }).click();
+    const form = page.locator("form.recordings");
+    const status = form.locator("[role=status]");
+    await status.filter({ hasText: "Recordings are kept" }).waitFor();
+    seen.first = await status.innerText();
+    seen.retention = await page.getByLabel("Keep them for").inputValue();
+    await page.getByLabel("Keep each recording beside its words").uncheck();
+    seen.disabled = await page.getByLabel("Keep them for").isDisabled();
+    await form.getByRole("button", { name: "Save recording settings" }).click();
+    await status.filter({ hasText: "Saved." }).waitFor();
+    seen.saved = await status.innerText();
+    await showTop(page, "form.recordings");
+    await snap(page, seen, "settings-recordings");
+    await page.getByLabel("Keep each recording beside its words").check();
+    await page.getByLabel("Keep them for").selectOption("forever");
+    await form.getByRole("button", { name: "Save recording settings" }).click();
+    await status.filter({ hasText: "for ever" }).waitFor();
+    seen.forever = await status.innerText();
+  },
+
+  // A voice note in which nothing was said, its question answered by recording again.
+  async spokenAnswer({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("button", { name: "Record voice" }).click();
+    await page.waitForFunction(() => document.querySelector("[role=timer]")?.textContent >= "0:02");
+    await page.getByRole("button", { name: "Stop and send" }).click();
+    const card = page.locator(".card").first();
+    await phase(card, "asking");
+    await card.getByRole("button", { name: "Record answer" }).click();
+    await card.getByRole("button", { name: "Stop and answer" }).waitFor();
+    // A person speaking for a while: the fake microphone plays the speech file.
+    await card.locator(".ask [role=status]", { hasText: "Recording… 2 s" }).waitFor();
+    await snap(page, seen, "capture-recording-answer");
+    await card.getByRole("button", { name: "Stop and answer" }).click();
+    await phase(card, "filed");
+    seen.outcome = await card.locator(".outcome").innerText();
+    await snap(page, seen, "capture-spoken-answer");
+  },
+
   // Offline: the capture waits in the outbox (also across a reload, the app opening from the
   // service worker's cache), then files when the network is back.
   async offline({ context, page, seen }) {

@@ -5,6 +5,7 @@ UPDATE_SCREENSHOTS=1)."""
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 import zipfile
@@ -345,3 +346,64 @@ def test_search_finds_and_opens_and_settings_exports_everything(
         assert "captures.jsonl" in names
         (idea,) = [n for n in names if n.startswith("Ideas/") and "Board game" in n]
         assert ids["Board game"] in archive.read(idea).decode()
+
+
+SEGMENTS = [(0.0, 1.2, "Call Sarah"), (1.2, 3.0, "about the budget review")]
+
+
+def test_a_voice_notes_page_plays_it_by_segment_transcribes_again_and_deletes_it(
+    browser, fake, cosmos
+) -> None:
+    said = "Call Sarah about the budget review"
+    fake.set_default(fake_openai.transcription(said, segments=SEGMENTS), fake_openai.TRANSCRIBE)
+    fake.enqueue(FILED)
+    seen = browser("voicePlayback")
+    assert seen["src"] == "blob" and seen["duration"] > 2
+    assert seen["segments"] == ["Call Sarah", "about the budget review"]
+    assert seen["times"] == ["0:00", "0:01"]
+    # Tapped the second segment: played from its start.
+    assert 1.2 <= seen["playedFrom"] < 3.5 and seen["playing"] == "about the budget review"
+    assert seen["againSegments"] == seen["segments"] and seen["said"] == said
+    transcribed = [r for r in fake.requests if r.kind == fake_openai.TRANSCRIBE]
+    assert len(transcribed) == 2  # the upload, and again from the kept recording
+    assert transcribed[1].file is not None and transcribed[1].file.size == transcribed[0].file.size
+    assert seen["gone"].startswith("Deleted on ") and seen["players"] == 0
+    (item,) = [i for i in inbox_by_text(cosmos, said) if i["source"] == "voice"]
+    assert item["audioBlob"] is None and item["filedBucket"] == "People"
+
+
+def test_a_silent_voice_notes_question_is_answered_by_recording_again(
+    browser, fake, cosmos
+) -> None:
+    fake.enqueue(
+        fake_openai.transcription(""),  # the note: nothing said
+        fake_openai.transcription("Call Sarah about the budget"),  # the answer
+        kind=fake_openai.TRANSCRIBE,
+    )
+    fake.enqueue(FILED)
+    seen = browser("spokenAnswer")
+    # Filed by the words heard (the scripted model titles it so).
+    assert seen["outcome"] == "Filed → People · Call Sarah about the budget"
+    chats = [r for r in fake.requests if r.kind == fake_openai.CHAT]
+    assert len(chats) == 1 and "Call Sarah about the budget" in json.dumps(chats[0].json)
+
+
+def test_the_recordings_are_set_in_settings_and_the_digest_stays(browser, host) -> None:
+    digest = {"timeZone": "Europe/Paris", "digestAt": "06:45", "digest": True}
+    assert httpx.put(f"{host}/api/preferences", json=digest, headers=KEY).status_code == 200
+    try:
+        seen = browser("recordingSettings")
+        assert seen["first"] == "Recordings are kept 365 days." and seen["retention"] == "365"
+        assert seen["disabled"] is True
+        assert seen["saved"] == "Saved. Recordings are deleted once transcribed."
+        assert seen["forever"] == "Saved. Recordings are kept for ever."
+        prefs = httpx.get(f"{host}/api/preferences", headers=KEY).json()
+        assert (prefs["keepAudio"], prefs["audioRetentionDays"]) == (True, None)
+        # A PUT sets every preference: the digest's came back as they were.
+        assert (prefs["timeZone"], prefs["digestAt"], prefs["digest"]) == (
+            "Europe/Paris",
+            "06:45",
+            True,
+        )
+    finally:
+        httpx.put(f"{host}/api/preferences", json={"timeZone": "UTC", "digest": False}, headers=KEY)

@@ -321,11 +321,11 @@ QUIET_HOST_ID = "voice-quiet"
 @pytest.fixture(scope="module")
 def quiet_host(provisioned: dict[str, str], tmp_path_factory) -> Iterator[tuple[str, Path]]:
     """The app with no local Event Grid: only the events a test posts reach its webhook. It
-    keeps the audio, so a second delivery finds the blob and runs the function again."""
+    keeps the audio (every user does by default), so a second delivery finds the blob and runs
+    the function again."""
     env = {
         **provisioned,
         "API_KEYS": DEV_KEYS,
-        "KEEP_VOICE_NOTES": "true",
         "AzureFunctionsWebHost__hostid": QUIET_HOST_ID,
         **LOOKING_AT_OUTCOMES,
     }

@@ -21,6 +21,7 @@ from azure.storage.queue import QueueClient
 from shared.domain.capture import InboxItem
 from testkit.audio import silent_webm
 from testkit.support import (
+    ADMIN_KEY,
     DEV_KEYS,
     KEY,
     LOOKING_AT_OUTCOMES,
@@ -150,9 +151,14 @@ def test_sas_upload_is_transcribed_filed_and_seen_live(
     assert len(docs(cosmos, "People", capture_id)) == 1
     # Seen live, so this process took its outcome message back: no push job waits for it.
     assert outcomes_for(storage_conn, capture_id) == []
-    # The transcript is stored, so the audio is gone (KEEP_VOICE_NOTES is off).
+    # The recording is kept beside its transcript (the default), tagged with the retention the
+    # lifecycle policy deletes by, and the transcript has Whisper's segments with their times.
     container = blobs.get_container_client("voice-notes")
-    assert not container.get_blob_client(inbox["audioBlob"]).exists()
+    kept = container.get_blob_client(inbox["audioBlob"])
+    assert kept.exists() and kept.get_blob_tags() == {"retention": "365"}
+    segments = inbox["transcriptSegments"]
+    assert segments and all(0 <= s["start"] <= s["end"] <= 3.5 for s in segments)
+    assert " ".join(s["text"] for s in segments) == inbox["text"]
     # It came as Azure brings it: Event Grid's BlobCreated posted to the blobs webhook.
     log = (log_dir / "devhost.log").read_text()
     queued = f"Event Grid: voice-notes/{inbox['audioBlob']} queued for {VOICE_FUNCTION}"
@@ -439,3 +445,225 @@ def test_the_feed_times_out_then_resumes_to_the_outcome(impatient_host, cosmos) 
             assert run.events[0]["runId"] == upload["captureId"]  # the same run each time
         assert runs[-1].custom()["name"] == "CLASSIFIED"
         assert step_names(runs[-1]) == VOICE_STEPS
+
+
+# The recording kept: played back, transcribed again, deleted alone (issue 44)
+
+
+def voice_capture_of(client: httpx.Client, name: str = "call_sarah.m4a", headers=KEY) -> str:
+    """A voice note filed through the one-request door: its capture id."""
+    data = (AUDIO / name).read_bytes()
+    run = post_voice_capture(client, name, data, "audio/mp4", headers=headers)
+    assert run.custom()["name"] == "CLASSIFIED", run.custom()
+    return run.custom()["value"]["inboxItemId"]
+
+
+def test_the_recording_is_played_back_by_its_owner_a_range_at_a_time(client) -> None:
+    capture_id = voice_capture_of(client)
+    audio = (AUDIO / "call_sarah.m4a").read_bytes()
+    url = f"/api/captures/{capture_id}/audio"
+
+    whole = client.get(url, headers=KEY)
+    assert whole.status_code == 200 and whole.content == audio
+    assert whole.headers["content-type"] == "audio/mp4"
+    assert whole.headers["accept-ranges"] == "bytes"
+    assert whole.headers["content-length"] == str(len(audio))
+
+    part = client.get(url, headers={**KEY, "Range": "bytes=100-1123"})
+    assert part.status_code == 206 and part.content == audio[100:1124]
+    assert part.headers["content-range"] == f"bytes 100-1123/{len(audio)}"
+    tail = client.get(url, headers={**KEY, "Range": "bytes=-10"})
+    assert tail.status_code == 206 and tail.content == audio[-10:]
+
+    past = client.get(url, headers={**KEY, "Range": f"bytes={len(audio)}-"})
+    assert past.status_code == 416
+    assert past.headers["content-type"] == "application/problem+json"
+    assert past.json()["code"] == "RANGE_NOT_SATISFIABLE"
+    assert past.headers["content-range"] == f"bytes */{len(audio)}"
+
+    # Only its owner: another user is told what they would be told of no capture at all.
+    other = client.get(url, headers=OTHER_KEY)
+    unknown = client.get(f"/api/captures/{uuid.uuid4()}/audio", headers=KEY)
+    assert other.status_code == unknown.status_code == 404 and other.json() == unknown.json()
+    assert client.get(url).status_code == 401
+    text = client.post("/api/captures", json={"text": "Buy milk"}, headers=KEY).json()
+    none = client.get(f"/api/captures/{text['id']}/audio", headers=KEY)
+    assert none.status_code == 404 and none.json()["code"] == "NO_AUDIO"
+
+
+def test_transcribing_again_keeps_the_users_bucket_and_edit(client, cosmos) -> None:
+    capture_id = voice_capture_of(client)
+    picked = client.post(
+        f"/api/captures/{capture_id}/bucket", json={"bucket": "Admin"}, headers=KEY
+    )
+    assert picked.status_code == 200, picked.text
+    (filed,) = docs(cosmos, "Admin", capture_id)
+    edited = client.patch(
+        f"/api/captures/{capture_id}",
+        json={"title": "Budget call"},
+        headers={**KEY, "If-Match": filed["_etag"]},
+    )
+    assert edited.status_code == 200, edited.text
+    before = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
+
+    asked = client.post(f"/api/captures/{capture_id}/transcribe", headers=KEY)
+    assert asked.status_code == 202, asked.text
+    assert asked.headers["location"] == f"/api/captures/{capture_id}"
+    requested = asked.json()["transcriptionRequestedAt"]
+    assert requested and requested > before["transcribedAt"]
+
+    def transcribed_again() -> dict | None:
+        item = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
+        return item if item["transcribedAt"] >= requested else None
+
+    after = eventually(transcribed_again, timeout=60, interval=0.2)
+    assert "sarah" in after["text"].lower() and after["transcriptSegments"]
+    assert (after["filedBucket"], after["chosenBy"], after["title"]) == (
+        "Admin",
+        "user",
+        "Budget call",
+    )
+    (filed,) = docs(cosmos, "Admin", capture_id)
+    assert filed["title"] == "Budget call" and filed["text"] == after["text"]
+
+
+def test_deleting_the_recording_keeps_the_capture_and_its_words(client, blobs) -> None:
+    capture_id = voice_capture_of(client)
+    item = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
+    name = item["audioBlob"]
+    # Another user's: 204 as for any capture not theirs, and nothing is deleted.
+    assert client.delete(f"/api/captures/{capture_id}/audio", headers=OTHER_KEY).status_code == 204
+    assert blobs.get_blob_client("voice-notes", name).exists()
+
+    assert client.delete(f"/api/captures/{capture_id}/audio", headers=KEY).status_code == 204
+    after = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
+    assert after["text"] == item["text"] and after["filedBucket"] == item["filedBucket"]
+    assert after["audioBlob"] is None and after["audioDeletedAt"]
+    assert not blobs.get_blob_client("voice-notes", name).exists()
+    gone = client.get(f"/api/captures/{capture_id}/audio", headers=KEY)
+    assert gone.status_code == 404 and gone.json()["code"] == "AUDIO_DELETED"
+    again = client.post(f"/api/captures/{capture_id}/transcribe", headers=KEY)
+    assert again.status_code == 409 and again.json()["code"] == "AUDIO_DELETED"
+    assert client.delete(f"/api/captures/{capture_id}/audio", headers=KEY).status_code == 204
+
+
+def test_a_user_who_keeps_no_recordings_has_each_one_deleted_once_transcribed(
+    client, blobs
+) -> None:
+    prefs = {"timeZone": "UTC", "keepAudio": False}
+    put = client.put("/api/preferences", json=prefs, headers=OTHER_KEY)
+    assert put.status_code == 200 and put.json()["keepAudio"] is False, put.text
+    try:
+        capture_id = voice_capture_of(client, headers=OTHER_KEY)
+
+        def let_go() -> dict | None:
+            item = client.get(f"/api/captures/{capture_id}", headers=OTHER_KEY).json()
+            return item if item["audioDeletedAt"] else None
+
+        item = eventually(let_go, timeout=30, interval=0.2)
+        assert item["audioBlob"] is None and "sarah" in item["text"].lower()
+        listed = blobs.get_container_client("voice-notes").list_blobs(name_starts_with="other")
+        assert [b.name for b in listed if capture_id in b.name] == []
+    finally:
+        client.put("/api/preferences", json={"timeZone": "UTC"}, headers=OTHER_KEY)
+
+
+def test_retention_days_are_a_preference(client) -> None:
+    bad = client.put(
+        "/api/preferences", json={"timeZone": "UTC", "audioRetentionDays": 0}, headers=KEY
+    )
+    assert bad.status_code == 422 and bad.headers["content-type"] == "application/problem+json"
+    got = client.get("/api/preferences", headers=KEY).json()
+    assert got["keepAudio"] is True and got["audioRetentionDays"] == 365
+
+
+def test_the_export_carries_the_recordings_beside_their_notes(client) -> None:
+    import io
+    import zipfile
+
+    capture_id = voice_capture_of(client)
+    audio = (AUDIO / "call_sarah.m4a").read_bytes()
+    r = client.get("/api/export", params={"audio": "true"}, headers=KEY)
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(r.content))
+    assert archive.testzip() is None
+    lines = [json.loads(line) for line in archive.read("captures.jsonl").splitlines()]
+    (mine,) = [line for line in lines if line["id"] == capture_id]
+    assert mine["audioBlob"] and mine["transcriptSegments"]
+    recordings = [n for n in archive.namelist() if n.endswith(".m4a")]
+    embedded = [n for n in recordings if f"![[{n}]]" in archive.read(n[:-4] + ".md").decode()]
+    assert embedded == recordings and audio in [archive.read(n) for n in recordings]
+    # Every recording captures.jsonl names is one that exists (but for a note still waiting
+    # for its upload: its blob is where the upload will go).
+    arrived = [line for line in lines if line["status"] != "awaiting_upload"]
+    for named in (line["audioBlob"] for line in arrived if line.get("audioBlob")):
+        client_blob = client.get(
+            f"/api/captures/{named.split('/')[1].split('.')[0]}/audio", headers=KEY
+        )
+        assert client_blob.status_code == 200, named
+    assert client.get("/api/export", params={"audio": "maybe"}, headers=KEY).status_code == 422
+
+
+def test_a_silent_notes_question_is_answered_by_recording_again(client) -> None:
+    run = post_voice_capture(
+        client, "quiet.wav", (AUDIO / "silence.wav").read_bytes(), "audio/wav", headers=KEY
+    )
+    assert run.custom()["name"] == "MISUNDERSTOOD"
+    capture_id = run.custom()["value"]["inboxItemId"]
+    url = f"/api/captures/{capture_id}/spoken-answer"
+    spoken = (AUDIO / "call_sarah.m4a").read_bytes()
+    r = client.post(url, files={"file": ("again.m4a", spoken, "audio/mp4")}, headers=KEY)
+    assert r.status_code == 200, r.text
+    heard = r.json()
+    assert "sarah" in heard["text"].lower() and heard["segments"]
+    # Nothing stored: the question is still open, for the client to answer with these words.
+    item = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
+    assert item["status"] == "needs_clarification" and item["text"] == ""
+    other = client.post(url, files={"file": ("a.m4a", spoken, "audio/mp4")}, headers=OTHER_KEY)
+    assert other.status_code == 404
+    wrong = client.post(url, files={"file": ("a.txt", b"hello", "text/plain")}, headers=KEY)
+    assert wrong.status_code == 415
+    filed = voice_capture_of(client)
+    asks_nothing = client.post(
+        f"/api/captures/{filed}/spoken-answer",
+        files={"file": ("a.m4a", spoken, "audio/mp4")},
+        headers=KEY,
+    )
+    assert asks_nothing.status_code == 409
+    assert asks_nothing.json()["code"] == "NOT_AWAITING_CLARIFICATION"
+
+
+def test_the_retention_timer_lets_go_of_what_its_owner_no_longer_keeps(client, blobs) -> None:
+    """The timer the devhost runs daily, fired by hand: the same rule as the lifecycle policy.
+    A user who now keeps no recordings has theirs deleted (the capture says so); one who keeps
+    them 30 days has theirs tagged for the policy's 30-day rule."""
+    capture_id = voice_capture_of(client, headers=OTHER_KEY)
+    item = client.get(f"/api/captures/{capture_id}", headers=OTHER_KEY).json()
+    kept = blobs.get_blob_client("voice-notes", item["audioBlob"])
+    assert kept.get_blob_tags() == {"retention": "365"}
+    mine = voice_capture_of(client)
+    mine_blob = client.get(f"/api/captures/{mine}", headers=KEY).json()["audioBlob"]
+    prefs = [
+        (OTHER_KEY, {"timeZone": "UTC", "keepAudio": False}),
+        (KEY, {"timeZone": "UTC", "audioRetentionDays": 30}),
+    ]
+    for headers, body in prefs:
+        assert client.put("/api/preferences", json=body, headers=headers).status_code == 200
+    try:
+        fired = client.post(
+            "/admin/functions/audio_retention_timer", json={"input": ""}, headers=ADMIN_KEY
+        )
+        assert fired.status_code == 202, fired.text
+
+        def let_go() -> dict | None:
+            now = client.get(f"/api/captures/{capture_id}", headers=OTHER_KEY).json()
+            return now if now["audioDeletedAt"] else None
+
+        gone = eventually(let_go, timeout=30, interval=0.2)
+        assert gone["audioBlob"] is None and gone["text"] == item["text"]
+        assert not kept.exists()
+        tagged = blobs.get_blob_client("voice-notes", mine_blob)
+        eventually(lambda: tagged.get_blob_tags() == {"retention": "30"}, timeout=30)
+    finally:
+        for headers, _ in prefs:
+            client.put("/api/preferences", json={"timeZone": "UTC"}, headers=headers)

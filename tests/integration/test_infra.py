@@ -31,6 +31,12 @@ from devhost.provision import (
     BLOB_CORS_METHODS,
     QUEUES,
 )
+from shared.domain.preferences import (
+    DEFAULT_AUDIO_RETENTION_DAYS,
+    KEPT_FOR_EVER,
+    RETENTION_CLASSES,
+    retention_tag,
+)
 from shared.settings import (
     BUCKET_CONTAINERS,
     DIGESTS,
@@ -76,7 +82,6 @@ NOT_SET_IN_AZURE = {
     "MAX_VOICE_BYTES": "default",
     "MAX_VOICE_SECONDS": "default",
     "UPLOAD_URL_TTL_S": "default",
-    "KEEP_VOICE_NOTES": "default",
     "EVENTS_POLL_S": "default",
     "EVENTS_TIMEOUT_S": "default",
     "HEALTH_TIMEOUT_S": "default",
@@ -704,3 +709,24 @@ def test_the_agent_framework_peer_is_never_deployed() -> None:
     assert "requirements-peer.txt" not in files and "bench/peer_app.py" not in files
     assert "agent-framework" not in (REPO / "requirements.txt").read_text()
     assert "agent-framework-ag-ui==1.7.0" in (REPO / "requirements-peer.txt").read_text()
+
+
+def test_the_lifecycle_policy_cools_recordings_and_deletes_them_by_their_retention_tag() -> None:
+    """One delete rule per retention class the app tags recordings with, after exactly that
+    many days; none for 'forever'; every recording to Cool after 30 days."""
+    policy = one("storage.bicep", "Microsoft.Storage/storageAccounts/managementPolicies")
+    rules = {rule["name"]: rule["definition"] for rule in policy["properties"]["policy"]["rules"]}
+    cool = rules.pop("voice-notes-cool")
+    assert cool["filters"]["prefixMatch"] == [f"{VOICE_CONTAINER}/"]
+    assert cool["actions"]["baseBlob"]["tierToCool"]["daysAfterCreationGreaterThan"] == 30
+    deletes = {}
+    for rule in rules.values():
+        assert rule["filters"]["prefixMatch"] == [f"{VOICE_CONTAINER}/"]
+        [tag] = rule["filters"]["blobIndexMatch"]
+        assert (tag["name"], tag["op"]) == ("retention", "==")
+        days = rule["actions"]["baseBlob"]["delete"]["daysAfterCreationGreaterThan"]
+        assert rule["actions"]["snapshot"]["delete"]["daysAfterCreationGreaterThan"] == days
+        deletes[tag["value"]] = days
+    assert deletes == {str(days): days for days in RETENTION_CLASSES}
+    assert KEPT_FOR_EVER not in deletes
+    assert retention_tag(DEFAULT_AUDIO_RETENTION_DAYS) in deletes

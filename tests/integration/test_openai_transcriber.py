@@ -13,7 +13,7 @@ import pytest
 
 from shared.adapters.transcriber.openai_audio import OpenAITranscriber
 from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
-from shared.domain.transcript import Transcript
+from shared.domain.transcript import Transcript, TranscriptSegment
 from testkit.fake_openai import (
     TRANSCRIBE,
     FakeOpenAI,
@@ -59,13 +59,20 @@ async def test_transcript_is_stripped_and_request_carries_the_audio(fake: FakeOp
     async with openai_transcriber(fake) as transcriber:
         result = await transcriber.transcribe(AUDIO, "call_sarah.m4a", max_seconds=600)
 
-    assert result == Transcript(text=SPOKEN, language="en", duration_s=None)
+    # whisper tells its segments: by default the scripted server's one, of the whole text.
+    assert result == Transcript(
+        text=SPOKEN,
+        language="en",
+        duration_s=None,
+        segments=[TranscriptSegment(start=0.0, end=2.0, text=SPOKEN)],
+    )
     [request] = fake.requests
     assert request.kind == TRANSCRIBE
     assert request.path == "/v1/audio/transcriptions"
     assert request.model == "whisper-1"
     assert request.form["language"] == "en"
-    assert request.form["response_format"] == "json"
+    assert request.form["response_format"] == "verbose_json"
+    assert request.form["timestamp_granularities[]"] == "segment"
     assert request.file is not None
     assert request.file.filename == "call_sarah.m4a"
     assert request.file.size == len(AUDIO)
@@ -88,7 +95,7 @@ async def test_azure_route_puts_the_deployment_in_the_path() -> None:
         finally:
             await client.close()
 
-    assert result == Transcript(text=SPOKEN, language="de")
+    assert result.text == SPOKEN and result.language == "de"
     [request] = fake.requests
     assert request.path == "/openai/deployments/transcribe-deploy/audio/transcriptions"
     assert request.params == {"deployment": "transcribe-deploy"}
@@ -98,6 +105,49 @@ async def test_azure_route_puts_the_deployment_in_the_path() -> None:
     assert request.file is not None and request.file.size == len(AUDIO)
     assert request.auth == "api-key"
     assert_no_secret(fake)
+
+
+async def test_azure_whisper_segments_come_with_their_times() -> None:
+    """Azure OpenAI's whisper deployment, asked for verbose_json with segment timestamps: each
+    segment's start, end (seconds) and words, the blank ones left out."""
+    said = [
+        (0.0, 1.48, " Call Sarah tomorrow"),
+        (1.48, 1.5, "  "),
+        (1.5, 3.02, " about the budget."),
+    ]
+    async with FakeOpenAI(api_key=API_KEY) as fake:
+        fake.enqueue(transcription(SPOKEN, segments=said), kind=TRANSCRIBE)
+        client = fake.openai_client(api_key=API_KEY, azure=True)
+        try:
+            result = await OpenAITranscriber(client, "whisper").transcribe(
+                AUDIO, "call_sarah.m4a", max_seconds=600
+            )
+        finally:
+            await client.close()
+    assert [(s.start, s.end, s.text) for s in result.segments] == [
+        (0.0, 1.48, "Call Sarah tomorrow"),
+        (1.5, 3.02, "about the budget."),
+    ]
+    [request] = fake.requests
+    assert request.path == "/openai/deployments/whisper/audio/transcriptions"
+    assert request.form["response_format"] == "verbose_json"
+    assert request.form["timestamp_granularities[]"] == "segment"
+
+
+async def test_a_gpt_4o_transcribe_deployment_is_asked_for_json_and_tells_no_times(
+    fake: FakeOpenAI,
+) -> None:
+    # gpt-4o-*-transcribe refuses verbose_json: the text alone, no segments.
+    fake.enqueue(transcription(SPOKEN), kind=TRANSCRIBE)
+    client = fake.openai_client(api_key=API_KEY)
+    try:
+        result = await OpenAITranscriber(client, "gpt-4o-mini-transcribe").transcribe(
+            AUDIO, "call_sarah.m4a", max_seconds=600
+        )
+    finally:
+        await client.close()
+    assert result.text == SPOKEN and result.segments == []
+    assert fake.requests[0].form["response_format"] == "json"
 
 
 async def test_empty_transcript_is_a_valid_result(fake: FakeOpenAI) -> None:

@@ -26,7 +26,7 @@ from azure.storage.queue import QueueClient
 
 from shared.adapters.classifier.openai_chat import OpenAIClassifier
 from shared.adapters.transcriber.openai_audio import OpenAITranscriber
-from shared.bootstrap import adapters, reset
+from shared.bootstrap import adapters, reset, root
 from shared.domain.audio import blob_name
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
@@ -258,9 +258,9 @@ async def run_transcription(app: Adapters, item: InboxItem) -> Any:
         len(SARAH),
         lambda: SARAH,
         app,
+        root().digest.preferences,  # "dev" keeps recordings (the default)
         max_bytes=10_000_000,
         max_seconds=600,
-        keep_audio=False,
     )
 
 
@@ -595,6 +595,44 @@ async def queued(app: Adapters) -> InboxItem:
     return await stored(app, text="Call Sarah", status=Status.QUEUED)
 
 
+# A voice note's words before it is transcribed again, and after (the scripted model's).
+OLD_WORDS = "Call Sarah about the budge it"
+NEW_WORDS = "Call Sarah about the budget"
+
+
+async def voice_filed_and_asked(app: Adapters) -> InboxItem:
+    """A voice note transcribed (its recording kept), filed under Ideas ("Tiles"), whose filed
+    item a client has read, and whose user asked for it to be transcribed again."""
+    from shared.domain.classification import Classification
+    from shared.domain.documents import utcnow
+    from shared.services.audio import request_transcription
+    from shared.services.filing import file_capture
+
+    item = await voice_note(app)
+    item = await app.repo.save(item.start_transcribing())
+    item = await app.repo.save(item.transcribed(OLD_WORDS))
+    guess = Classification(bucket=Bucket.IDEAS, confidence=0.45, title="Tiles")
+    item = await file_capture(item, item.classified(guess), app.repo, app.outbox)
+    filed = await app.repo.get_filed("dev", Bucket.IDEAS, item.id)
+    assert filed is not None and filed.etag is not None
+    READ_ETAG[item.id] = filed.etag
+    return await request_transcription("dev", item.id, utcnow(), app)
+
+
+async def transcribe_again(app: Adapters, item: InboxItem) -> Told:
+    """The transcribe-again worker on the job the request queued."""
+    from shared.domain.documents import utcnow
+    from shared.domain.messages import TranscribeJob
+    from shared.services.audio import handle_transcribe_job
+
+    assert item.transcription_requested_at is not None
+    job = TranscribeJob(
+        capture_id=item.id, user_id="dev", requested_at=item.transcription_requested_at
+    )
+    await handle_transcribe_job(job, app, max_seconds=600, now=utcnow())
+    return Told()
+
+
 Writer = Callable[[Adapters, InboxItem], Awaitable[Told]]
 PAIRS: dict[str, tuple[Callable[[Adapters], Awaitable[InboxItem]], Writer, Writer]] = {
     "pick x pick": (low_confidence, pick_to(Bucket.PEOPLE), pick_to(Bucket.ADMIN)),
@@ -617,6 +655,12 @@ PAIRS: dict[str, tuple[Callable[[Adapters], Awaitable[InboxItem]], Writer, Write
     "resume x edit": (filed_and_read, resume_with({"bucket": "People"}), edit_to(RENAMED)),
     # Two edits from the same read: one lands, the other is told the item changed.
     "edit x edit": (filed_and_read, edit_to(RENAMED), edit_to("Tiles for the hall")),
+    # Transcribing again and the user's pick or edit: the new words, and the user's bucket and
+    # title, wherever the capture is filed (issue 44).
+    "transcribe x pick": (voice_filed_and_asked, transcribe_again, pick_to(Bucket.ADMIN)),
+    "pick x transcribe": (voice_filed_and_asked, pick_to(Bucket.ADMIN), transcribe_again),
+    "transcribe x edit": (voice_filed_and_asked, transcribe_again, edit_to(RENAMED)),
+    "edit x transcribe": (voice_filed_and_asked, edit_to(RENAMED), transcribe_again),
 }
 
 
@@ -678,6 +722,8 @@ async def test_two_writers_of_one_capture_converge_at_any_pair_of_steps(
             _assert_one_truth(pair, doc, one, two, where)
             if "edit" in pair:
                 _assert_the_edit_stands(cosmos, doc, one, two, where)
+            if "transcribe" in pair:
+                _assert_the_new_words_stand(cosmos, doc, where)
 
 
 def _assert_one_truth(pair: str, doc: dict | None, one: Told, two: Told, where: str) -> None:
@@ -725,6 +771,16 @@ def _assert_the_edit_stands(cosmos, doc: dict | None, one: Told, two: Told, wher
     if len(edits) == 2:
         assert len(landed) == 1, (edits, where)  # the same read: the second is stale
     assert doc["title"] == (landed[0] if landed else "Tiles"), (doc["title"], edits, where)
+
+
+def _assert_the_new_words_stand(cosmos, doc: dict | None, where: str) -> None:
+    """The new transcript replaced the old in the inbox item and in its filed item, with its
+    times; the request is done."""
+    assert doc is not None and doc["filedBucket"], where
+    assert doc["text"] == NEW_WORDS and doc["transcriptSegments"], (doc["text"], where)
+    assert doc["transcribedAt"] >= doc["transcriptionRequestedAt"], where
+    (filed,) = docs(cosmos, doc["filedBucket"], doc["id"])
+    assert filed["text"] == NEW_WORDS, (filed["text"], where)
 
 
 # -- an edit killed between any two steps --------------------------------------------------------

@@ -17,12 +17,13 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient
 
 from shared.adapters.transcriber.openai_audio import OpenAITranscriber
-from shared.bootstrap import adapters, reset
+from shared.bootstrap import adapters, reset, root
 from shared.domain.audio import audio_type
 from shared.domain.capture import Status
 from shared.domain.errors import TranscriberUnavailable
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters
+from shared.domain.preferences import Preferences
 from shared.services.transcription import transcribe_voice_note
 from shared.services.voice import NewVoiceCapture, start_voice_note
 from shared.services.worker import handle_classify_job
@@ -77,9 +78,17 @@ def capture_id_of(name: str) -> str:
     return name.split("/")[1].split(".")[0]
 
 
+async def keeps(keep_audio: bool) -> None:
+    """The user "dev" keeps their recordings, or not (their preferences in Cosmos)."""
+    store = root().digest.preferences
+    await store.replace(Preferences.default("dev").model_copy(update={"keep_audio": keep_audio}))
+
+
 async def trigger(app: Adapters, name: str, data: bytes = SARAH, **kw):
-    options = {"max_bytes": LIMIT, "max_seconds": 60.0, "keep_audio": False, **kw}
-    return await transcribe_voice_note(name, len(data), lambda: data, app, **options)
+    await keeps(kw.pop("keep_audio", False))
+    options = {"max_bytes": LIMIT, "max_seconds": 60.0, **kw}
+    prefs = root().digest.preferences
+    return await transcribe_voice_note(name, len(data), lambda: data, app, prefs, **options)
 
 
 async def test_the_same_blob_event_twice_files_once(app, storage_conn, cosmos) -> None:
@@ -113,11 +122,20 @@ async def test_two_events_at_once_still_file_once(app, storage_conn, cosmos) -> 
     assert filed == ["People"]
 
 
-async def test_keep_voice_notes_keeps_the_audio(app, storage_conn) -> None:
+async def test_kept_audio_is_tagged_with_its_retention_and_the_transcript_has_times(
+    app, storage_conn
+) -> None:
     name = await uploaded(app, storage_conn)
     item = await trigger(app, name, keep_audio=True)
-    assert item.status is Status.QUEUED
+    assert item.status is Status.QUEUED and item.audio_blob == name
     assert blob_exists(storage_conn, name)
+    service = BlobServiceClient.from_connection_string(storage_conn)
+    assert service.get_blob_client("voice-notes", name).get_blob_tags() == {"retention": "365"}
+    # Whisper's segments, in seconds, within the clip's 3.06 s, in order.
+    segments = item.transcript_segments
+    assert segments and "sarah" in " ".join(s.text for s in segments).lower()
+    assert all(0 <= s.start <= s.end <= 3.5 for s in segments)
+    assert [s.start for s in segments] == sorted(s.start for s in segments)
 
 
 async def test_too_large_fails_without_transcribing(app, storage_conn) -> None:
@@ -126,8 +144,15 @@ async def test_too_large_fails_without_transcribing(app, storage_conn) -> None:
     def never_read() -> bytes:
         raise AssertionError("an oversize blob must not be read")
 
+    await keeps(False)
     item = await transcribe_voice_note(
-        name, LIMIT + 1, never_read, app, max_bytes=LIMIT, max_seconds=60.0, keep_audio=False
+        name,
+        LIMIT + 1,
+        never_read,
+        app,
+        root().digest.preferences,
+        max_bytes=LIMIT,
+        max_seconds=60.0,
     )
     assert item.status is Status.FAILED and item.error == "AUDIO_TOO_LARGE"
     assert not blob_exists(storage_conn, name)

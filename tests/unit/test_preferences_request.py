@@ -67,3 +67,19 @@ def test_preferences_that_are_not_are_refused(body: dict) -> None:
 def test_a_name_that_looks_like_a_zone_passes_the_shape() -> None:
     # Whether the tz database has it is the use case's to say (422 UNKNOWN_TIME_ZONE there).
     assert parsed({"timeZone": "Mars/Olympus"}).time_zone == "Mars/Olympus"
+
+
+def test_recordings_are_kept_365_days_unless_told_otherwise() -> None:
+    kept = parsed({"timeZone": "UTC"})
+    assert (kept.keep_audio, kept.audio_retention_days) == (True, 365)
+    forever = parsed({"timeZone": "UTC", "audioRetentionDays": None})
+    assert forever.audio_retention_days is None
+    none = parsed({"timeZone": "UTC", "keepAudio": False, "audioRetentionDays": 30})
+    assert (none.keep_audio, none.audio_retention_days) == (False, 30)
+
+
+@pytest.mark.parametrize("days", [0, -1, 3651, 1.5, "30", True])
+def test_a_retention_outside_1_to_3650_days_is_refused(days: object) -> None:
+    with pytest.raises(Problem) as refused:
+        parsed({"timeZone": "UTC", "audioRetentionDays": days})
+    assert refused.value.status == 422

@@ -18,7 +18,8 @@ from shared.domain.errors import (
     TranscriberUnavailable,
 )
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode, Outcome
-from shared.domain.transcript import Transcript
+from shared.domain.preferences import Preferences
+from shared.domain.transcript import Transcript, TranscriptSegment
 from shared.services.transcription import transcribe_voice_note
 from shared.services.worker import handle_classify_job
 from testkit.support import SARAH  # plays for 3.06 s
@@ -48,12 +49,18 @@ async def trigger(
     read: Callable[[], bytes] | None = None,
     **options,
 ) -> InboxItem | None:
-    limits = {"max_bytes": LIMIT, "max_seconds": 60.0, "keep_audio": False, **options}
+    """The trigger, for a user who keeps no recordings unless `keep_audio`."""
+    keep = options.pop("keep_audio", False)
+    prefs = Preferences.default(USER).model_copy(update={"keep_audio": keep})
+    if await fakes.preferences.get(USER) is None:
+        await fakes.preferences.replace(prefs)
+    limits = {"max_bytes": LIMIT, "max_seconds": 60.0, **options}
     return await transcribe_voice_note(
         name,
         len(data) if size is None else size,
         read or (lambda: data),
         fakes.adapters,
+        fakes.preferences,
         **limits,
     )
 
@@ -68,17 +75,54 @@ async def test_the_transcript_is_stored_and_queued_then_the_audio_goes(fakes: Fa
     assert fakes.transcriber.heard == [(f"{item.id}.m4a", AUDIO)]
     assert [(s.job.capture_id, s.delay_s) for s in fakes.queues.sent] == [(item.id, 0)]
     assert fakes.voice.blobs == {}
-    # The audio goes last: until the transcript is stored and queued, a retry needs it.
+    # The audio goes last: until the transcript is stored and queued, a retry needs it. The
+    # capture says it went first, so nothing names a blob that is gone.
     assert fakes.voice.calls == ["delete"]
-    assert fakes.repo.calls == ["get", "save", "save", "save"]  # transcribing, text, queued
+    # transcribing, text, queued, the audio gone
+    assert fakes.repo.calls == ["get", "save", "save", "save", "save"]
+    assert result.audio_blob is None and result.audio_deleted_at is not None
 
 
-async def test_keep_voice_notes_keeps_the_audio(fakes: Fakes) -> None:
+async def test_kept_by_default_tagged_with_its_owners_retention(fakes: Fakes) -> None:
     item = uploaded(fakes)
+    fakes.transcriber.then(
+        Transcript(
+            text="Call Sarah. About the budget.",
+            language="en",
+            segments=[
+                TranscriptSegment(start=0.0, end=1.2, text="Call Sarah."),
+                TranscriptSegment(start=1.2, end=3.0, text="About the budget."),
+            ],
+        )
+    )
+    result = await transcribe_voice_note(
+        item.audio_blob,
+        len(AUDIO),
+        lambda: AUDIO,
+        fakes.adapters,
+        fakes.preferences,  # none saved: the defaults, kept 365 days
+        max_bytes=LIMIT,
+        max_seconds=60.0,
+    )
+    assert result.status is Status.QUEUED and result.audio_blob == item.audio_blob
+    assert fakes.voice.blobs == {item.audio_blob: AUDIO}
+    assert fakes.voice.tags == {item.audio_blob: "365"}
+    assert [(s.start, s.end, s.text) for s in result.transcript_segments] == [
+        (0.0, 1.2, "Call Sarah."),
+        (1.2, 3.0, "About the budget."),
+    ]
+    assert result.transcribed_at is not None
+
+
+async def test_keep_audio_keeps_the_audio_for_ever_when_asked(fakes: Fakes) -> None:
+    item = uploaded(fakes)
+    forever = Preferences.default(USER).model_copy(update={"audio_retention_days": None})
+    await fakes.preferences.replace(forever)
     fakes.transcriber.then(heard("Call Sarah"))
     result = await trigger(fakes, item.audio_blob, keep_audio=True)
     assert result.status is Status.QUEUED
     assert fakes.voice.blobs == {item.audio_blob: AUDIO}
+    assert fakes.voice.tags == {item.audio_blob: "forever"}
 
 
 async def test_the_same_blob_event_twice_transcribes_and_queues_once(fakes: Fakes) -> None:

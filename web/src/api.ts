@@ -57,6 +57,20 @@ export interface InboxItem {
   people?: string[] | null;
   nextAction?: string | null;
   createdAt: string;
+  /** Voice: the kept recording's blob (null once deleted), its times, and a transcription
+   * asked for again (pending while later than `transcribedAt`). */
+  audioBlob?: string | null;
+  audioDeletedAt?: string | null;
+  transcriptSegments?: Segment[] | null;
+  transcribedAt?: string | null;
+  transcriptionRequestedAt?: string | null;
+}
+
+/** A stretch of a transcript: from `start` to `end` seconds into the recording. */
+export interface Segment {
+  start: number;
+  end: number;
+  text: string;
 }
 
 export interface InboxPage {
@@ -170,6 +184,35 @@ export function pickBucket(id: string, bucket: Bucket): Promise<InboxItem> {
 
 export function deleteCapture(id: string): Promise<void> {
   return call("DELETE", `/captures/${encodeURIComponent(id)}`);
+}
+
+/** GET /api/captures/{id}/audio: the recording, fetched with the key (an <audio src> could not
+ * send it), for a Blob URL. */
+export async function getAudio(id: string): Promise<Blob> {
+  const response = await checkedFetch(apiUrl(`/captures/${encodeURIComponent(id)}/audio`), { headers: authHeaders() });
+  return response.blob();
+}
+
+/** POST /api/captures/{id}/transcribe: a new transcript is on its way (202). */
+export function transcribeAgain(id: string): Promise<InboxItem> {
+  return call("POST", `/captures/${encodeURIComponent(id)}/transcribe`);
+}
+
+export function deleteAudio(id: string): Promise<void> {
+  return call("DELETE", `/captures/${encodeURIComponent(id)}/audio`);
+}
+
+/** POST /api/captures/{id}/spoken-answer: the words of a recorded answer, to send as typed. */
+export async function spokenAnswer(id: string, audio: Blob, contentType: string): Promise<{ text: string }> {
+  const form = new FormData();
+  const extension = contentType.split("/")[1] ?? "webm";
+  form.append("file", new File([audio], `answer.${extension}`, { type: contentType }));
+  const response = await checkedFetch(apiUrl(`/captures/${encodeURIComponent(id)}/spoken-answer`), {
+    method: "POST",
+    headers: authHeaders(),
+    body: form,
+  });
+  return response.json();
 }
 
 /** What the API keeps of this device's push subscription (never its keys). */

@@ -4,6 +4,7 @@
 import type { Interrupt } from "@ag-ui/client";
 import { h } from "./dom";
 import type { ResumeResponse } from "./flows";
+import { canRecord, Recording } from "./recorder";
 import { characters, inWords } from "./words";
 
 export interface Asking {
@@ -13,6 +14,9 @@ export interface Asking {
   answer: (response: ResumeResponse) => void;
   /** A voice note in which nothing was said: nothing to file, so it may be thrown away. */
   discard?: () => void;
+  /** A voice note's question may be answered by recording again: the words the API heard in
+   * the recording (POST /api/captures/{id}/spoken-answer), sent as if typed. */
+  hear?: (audio: Blob, contentType: string) => Promise<string>;
 }
 
 interface Field {
@@ -41,7 +45,7 @@ function fields(schema: unknown): Field[] {
   );
 }
 
-export function questionView({ key, interrupt, answer, discard }: Asking): HTMLElement {
+export function questionView({ key, interrupt, answer, discard, hear }: Asking): HTMLElement {
   const found = fields(interrupt.responseSchema);
   const picks = found.find((f) => f.choices);
   const typed = found.find((f) => !f.choices);
@@ -86,13 +90,15 @@ export function questionView({ key, interrupt, answer, discard }: Asking): HTMLE
   const limit = typed?.maxLength ?? 4000;
   const tooLong = h("p", { id: `answer-${key}-limit`, class: "note error", "aria-live": "polite", hidden: true });
   const label = picks && offered.length ? "Or say where it goes" : discard ? "Or type what you said" : prompt;
+  const spoken = hear && canRecord() ? recordAnswer(hear, input, (text) => answer({ status: "resolved", payload: { [name]: text } })) : null;
   const form = h(
     "form",
     {},
     h("label", { for: input.id, class: label === prompt ? null : "or" }, label),
     input,
     tooLong,
-    h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Answer"), dismiss),
+    h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, "Answer"), spoken?.button, dismiss),
+    spoken?.note,
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -117,4 +123,52 @@ export function questionView({ key, interrupt, answer, discard }: Asking): HTMLE
     h("div", { class: "choices" }, ...buttons),
     form,
   );
+}
+
+/** "Record answer": records until tapped again, then sends the words the API heard as the
+ * answer (shown in the box first); nothing heard is said, and the box stays for typing. */
+function recordAnswer(
+  hear: (audio: Blob, contentType: string) => Promise<string>,
+  input: HTMLInputElement,
+  send: (text: string) => void,
+): { button: HTMLButtonElement; note: HTMLElement } {
+  const note = h("p", { class: "note", role: "status" });
+  const button = h("button", { type: "button", class: "secondary", "data-focus": "record-answer" }, "Record answer");
+  let recording: Recording | null = null;
+  button.addEventListener("click", async () => {
+    if (!recording) {
+      try {
+        recording = await Recording.start(
+          (seconds) => (note.textContent = `Recording… ${Math.floor(seconds)} s`),
+          () => button.click(),
+        );
+      } catch {
+        note.textContent = "The microphone could not be opened.";
+        return;
+      }
+      button.textContent = "Stop and answer";
+      return;
+    }
+    const done = recording;
+    recording = null;
+    button.disabled = true;
+    button.textContent = "Record answer";
+    note.textContent = "Listening…";
+    try {
+      const recorded = await done.stop();
+      const text = (await hear(recorded.audio, recorded.contentType)).trim();
+      if (!text) {
+        note.textContent = "Nothing was heard. Say it again, or type it.";
+        return;
+      }
+      input.value = text;
+      note.textContent = `Heard: “${text}”`;
+      send(text);
+    } catch (error) {
+      note.textContent = error instanceof Error ? error.message : "The recording could not be heard.";
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return { button, note };
 }

@@ -86,8 +86,9 @@ export function editFiled(item: Pick<FiledView, "id" | "etag">, edit: Edit): Pro
 
 /** GET /api/export: the zip, and its file name. The key is a header, so no plain link can
  * fetch it: the app downloads it and hands the browser the Blob. */
-export async function exportAll(): Promise<{ blob: Blob; filename: string }> {
-  const response = await checkedFetch(apiUrl("/export"), { headers: authHeaders() });
+export async function exportAll(audio = false): Promise<{ blob: Blob; filename: string }> {
+  // With the recordings: each beside its note, embedded in it (docs/contract.md, the export).
+  const response = await checkedFetch(apiUrl(audio ? "/export?audio=true" : "/export"), { headers: authHeaders() });
   // Content-Disposition is readable only if the API exposes it (CORS); else today's name.
   const named = /filename="?([^";]+)"?/.exec(response.headers.get("Content-Disposition") ?? "");
   const today = new Date().toISOString().slice(0, 10);

@@ -10,7 +10,7 @@ import openai
 
 from shared.adapters.transcriber.decoding import audio_seconds
 from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
-from shared.domain.transcript import Transcript
+from shared.domain.transcript import Transcript, TranscriptSegment, segments_of
 
 log = logging.getLogger(__name__)
 
@@ -22,11 +22,20 @@ class OpenAITranscriber:
     `shared.adapters.openai_client`; this class only maps the final outcome.
     """
 
-    def __init__(self, client: openai.AsyncOpenAI, model: str, *, language: str = "en") -> None:
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        model: str,
+        *,
+        language: str = "en",
+        segments: bool | None = None,
+    ) -> None:
         self._client = client
         # On Azure this is the deployment name: the client moves it into the URL path.
         self._model = model
         self._language = language
+        # Segments with times: whisper gives them; gpt-4o-*-transcribe refuses verbose_json.
+        self._segments = "gpt-4o" not in model if segments is None else segments
 
     async def transcribe(self, audio: bytes, filename: str, *, max_seconds: float) -> Transcript:
         if not audio:
@@ -37,14 +46,24 @@ class OpenAITranscriber:
         await asyncio.to_thread(audio_seconds, audio, filename, max_seconds)
         try:
             # The service picks the decoder from the filename's extension, so it must be real.
-            # "json" is the one format both whisper and gpt-4o-*-transcribe accept; it carries
-            # no duration.
-            result = await self._client.audio.transcriptions.create(
-                model=self._model,
-                file=(filename, audio),
-                language=self._language,
-                response_format="json",
-            )
+            # whisper tells segments with their times in "verbose_json"; gpt-4o-*-transcribe
+            # takes only "json" (text alone, no times), so the deployment decides.
+            result: object
+            if self._segments:
+                result = await self._client.audio.transcriptions.create(
+                    model=self._model,
+                    file=(filename, audio),
+                    language=self._language,
+                    response_format="verbose_json",
+                    timestamp_granularities=["segment"],
+                )
+            else:
+                result = await self._client.audio.transcriptions.create(
+                    model=self._model,
+                    file=(filename, audio),
+                    language=self._language,
+                    response_format="json",
+                )
         except openai.BadRequestError as err:
             # The service rejected this file (format, corrupt, too short): retrying later would
             # fail the same way. Only status and code are kept; the message may quote the input.
@@ -74,4 +93,15 @@ class OpenAITranscriber:
         if not isinstance(text, str):
             log.warning("transcriber: response had no text (%s)", type(result).__name__)
             raise TranscriberUnavailable("transcription response had no text")
-        return Transcript(text=text.strip(), language=self._language)
+        return Transcript(text=text.strip(), language=self._language, segments=_segments(result))
+
+
+def _segments(result: object) -> list[TranscriptSegment]:
+    """verbose_json's segments; none when the answer has none, or ones that do not read as
+    segments (a service answering another shape loses its times, not its words)."""
+    pieces = getattr(result, "segments", None) or []
+    try:
+        return segments_of([(float(p.start), float(p.end), str(p.text)) for p in pieces])
+    except (AttributeError, TypeError, ValueError):
+        log.warning("transcriber: segments unreadable; kept the text alone")
+        return []

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from shared.adapters.transcriber.decoding import decode_mono_16k
 from shared.domain.errors import TranscriberUnavailable
-from shared.domain.transcript import Transcript
+from shared.domain.transcript import Transcript, segments_of
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -194,8 +194,14 @@ class LocalWhisperTranscriber:
                 # Without VAD, silence comes back as a hallucinated "You".
                 vad_filter=True,
             )
-            # Segments are a lazy generator: the decoding work happens while joining.
-            text = " ".join(s.text.strip() for s in segments if s.text.strip())
+            # Segments are a lazy generator: the decoding work happens while reading them.
+            heard = segments_of([(s.start, s.end, s.text) for s in segments])
+            text = " ".join(s.text for s in heard)
         except (RuntimeError, MemoryError) as exc:
             raise TranscriberUnavailable(f"Whisper failed on {filename}: {exc}") from exc
-        return Transcript(text=text, language=info.language, duration_s=round(info.duration, 3))
+        return Transcript(
+            text=text,
+            language=info.language,
+            duration_s=round(info.duration, 3),
+            segments=heard,
+        )

@@ -2,7 +2,7 @@
 // outcome, answering the questions some of them ask. A capture that will settle later is
 // where notifications are first offered.
 import type { Interrupt } from "@ag-ui/client";
-import { deleteCapture } from "../api";
+import { deleteCapture, spokenAnswer } from "../api";
 import { bucketBadge, h, when } from "../dom";
 import { answer, captureText, captureVoice, send } from "../flows";
 import { canRecord, clock, Recording, VOICE_LIMIT_S } from "../recorder";
@@ -350,6 +350,10 @@ function question(c: LocalCapture, interrupt: Interrupt): HTMLElement {
     interrupt,
     answer: (response) => void answer(c.id, response),
     discard: silent ? () => void discard(c) : undefined,
+    hear:
+      c.kind === "voice" && c.captureId
+        ? (audio, type) => spokenAnswer(c.captureId!, audio, type).then((heard) => heard.text)
+        : undefined,
   });
 }
 

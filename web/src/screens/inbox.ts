@@ -1,13 +1,14 @@
 // The inbox: every capture of the user, newest first, a page at a time; one capture opened,
 // moved to another bucket (the one-tap fix) or deleted.
 import type { Interrupt } from "@ag-ui/client";
-import { BUCKETS, deleteCapture, getCapture, getInbox, pickBucket, type Bucket, type InboxItem } from "../api";
+import { BUCKETS, deleteCapture, getCapture, getInbox, pickBucket, spokenAnswer, type Bucket, type InboxItem } from "../api";
 import { bucketBadge, h, when } from "../dom";
 import { describeEnd, openQuestion, resumeThread, type ResumeResponse } from "../flows";
 import { questionView } from "../question";
 import { findFiled, type FiledView } from "../recall";
 import { apply, forget } from "../sync";
 import { sureness } from "../words";
+import { recordingPanel } from "./recording";
 
 const STATUSES: Record<string, string> = {
   filed: "Filed",
@@ -227,6 +228,7 @@ function show(section: HTMLElement, body: HTMLElement, item: InboxItem, from: Or
   const hasText = Boolean(item.text);
   const parts = [
     item.text ? h("p", { class: "said" }, item.text) : null,
+    recordingPanel(item, reshow),
     ...(item.clarifications ?? []).map((c) => h("p", { class: "said answer" }, `You answered: ${c.text}`)),
     question,
     factList,
@@ -293,7 +295,13 @@ async function ask(
     }
   };
   place.replaceChildren(
-    questionView({ key: item.id, interrupt, answer: (r) => void answer(r), discard: silent ? discard : undefined }),
+    questionView({
+      key: item.id,
+      interrupt,
+      answer: (r) => void answer(r),
+      discard: silent ? discard : undefined,
+      hear: item.source === "voice" ? (audio, type) => spokenAnswer(item.id, audio, type).then((heard) => heard.text) : undefined,
+    }),
     note,
   );
 }

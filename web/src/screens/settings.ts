@@ -99,6 +99,7 @@ export function settingsScreen(onSaved: () => void): HTMLElement {
     form,
     notify?.element,
     saved ? digestSettings() : null,
+    saved ? recordingSettings() : null,
     saved ? exporter() : null,
   );
 }
@@ -110,6 +111,8 @@ interface Preferences {
   digest: boolean;
   weeklyReviewDay: string;
   reminders: boolean;
+  keepAudio: boolean;
+  audioRetentionDays: number | null; // null: for ever
   nextDigestAt: string | null;
   saved: boolean; // false: never set, the API's defaults
 }
@@ -141,7 +144,9 @@ function digestSettings(): HTMLElement {
   const save = h("button", { type: "submit", class: "secondary", disabled: true }, "Save digest settings");
   const status = h("p", { class: "hint", id: "digest-status", role: "status" }, "Loading…");
   const fields = [on, at, zone, day, reminders];
+  let read: Preferences | null = null;
   const show = (prefs: Preferences) => {
+    read = prefs;
     on.checked = prefs.digest;
     at.value = prefs.digestAt;
     zone.value = prefs.saved ? prefs.timeZone : browserZone();
@@ -211,7 +216,9 @@ function digestSettings(): HTMLElement {
     status.className = "hint";
     status.textContent = "Saving…";
     try {
-      const body = { timeZone, digestAt: at.value, digest: on.checked, weeklyReviewDay: day.value, reminders: reminders.checked };
+      // A PUT sets every preference: the recordings' ones go back as they were read.
+      const kept = read ? { keepAudio: read.keepAudio, audioRetentionDays: read.audioRetentionDays } : {};
+      const body = { timeZone, digestAt: at.value, digest: on.checked, weeklyReviewDay: day.value, reminders: reminders.checked, ...kept };
       const prefs = await call<Preferences>("PUT", "/preferences", body);
       show(prefs);
       status.textContent = `Saved. ${said(prefs)}`;
@@ -226,15 +233,83 @@ function digestSettings(): HTMLElement {
   return form;
 }
 
+const RETENTIONS: [string, string][] = [
+  ["30", "30 days"],
+  ["90", "90 days"],
+  ["365", "A year"],
+  ["730", "Two years"],
+  ["forever", "For ever"],
+];
+
+/** Voice notes' recordings: kept beside their words or not, and for how long. A PUT sets every
+ * preference, so the others are read first and sent back as they are. */
+function recordingSettings(): HTMLElement {
+  const keep = h("input", { id: "keep-audio", type: "checkbox", role: "switch" });
+  const days = h("select", { id: "audio-retention" }, ...RETENTIONS.map(([value, label]) => h("option", { value }, label)));
+  const save = h("button", { type: "submit", class: "secondary", disabled: true }, "Save recording settings");
+  const status = h("p", { class: "hint", role: "status" }, "Loading…");
+  const show = (prefs: Preferences) => {
+    keep.checked = prefs.keepAudio;
+    const value = prefs.audioRetentionDays === null ? "forever" : String(prefs.audioRetentionDays);
+    if (![...days.options].some((o) => o.value === value)) days.append(h("option", { value }, `${value} days`));
+    days.value = value;
+    days.disabled = !keep.checked;
+  };
+  keep.addEventListener("change", () => (days.disabled = !keep.checked));
+  const said = (prefs: Preferences) =>
+    !prefs.keepAudio
+      ? "Recordings are deleted once transcribed."
+      : prefs.audioRetentionDays === null
+        ? "Recordings are kept for ever."
+        : `Recordings are kept ${prefs.audioRetentionDays} days.`;
+  call<Preferences>("GET", "/preferences").then(
+    (prefs) => {
+      show(prefs);
+      status.textContent = said(prefs);
+      save.disabled = false;
+    },
+    (error) => (status.textContent = error instanceof Error ? error.message : "The settings could not be read."),
+  );
+  const form = h(
+    "form",
+    { class: "settings recordings", "aria-labelledby": "recordings-title", novalidate: true },
+    h("h3", { id: "recordings-title" }, "Voice recordings"),
+    h("div", { class: "switch" }, keep, h("label", { for: "keep-audio" }, "Keep each recording beside its words")),
+    h("div", { class: "field" }, h("label", { for: "audio-retention" }, "Keep them for"), days),
+    save,
+    status,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    save.disabled = true;
+    status.textContent = "Saving…";
+    try {
+      const prefs = await call<Preferences>("GET", "/preferences");
+      const { timeZone, digestAt, digest, weeklyReviewDay, reminders } = prefs;
+      const audioRetentionDays = days.value === "forever" ? null : Number(days.value);
+      const body = { timeZone, digestAt, digest, weeklyReviewDay, reminders, keepAudio: keep.checked, audioRetentionDays };
+      const stored = await call<Preferences>("PUT", "/preferences", body);
+      show(stored);
+      status.textContent = `Saved. ${said(stored)}`;
+    } catch (error) {
+      status.textContent = error instanceof Error ? error.message : "The settings could not be saved.";
+    } finally {
+      save.disabled = false;
+    }
+  });
+  return form;
+}
+
 /** Export: the whole second brain as a zip of Markdown (an Obsidian vault) and the inbox. */
 function exporter(): HTMLElement {
   const status = h("p", { class: "hint", id: "export-status", role: "status" }, "A zip: a Markdown file per filed item, in a folder per bucket, and every capture in captures.jsonl.");
   const button = h("button", { type: "button", class: "secondary", "aria-describedby": "export-status" }, "Download everything");
+  const audio = h("input", { id: "export-audio", type: "checkbox" });
   button.addEventListener("click", async () => {
     button.disabled = true;
     status.textContent = "Preparing the export…";
     try {
-      const { blob, filename } = await exportAll();
+      const { blob, filename } = await exportAll(audio.checked);
       const link = h("a", { href: URL.createObjectURL(blob), download: filename, hidden: true });
       document.body.append(link);
       link.click();
@@ -247,7 +322,14 @@ function exporter(): HTMLElement {
       button.disabled = false;
     }
   });
-  return h("div", { class: "settings export" }, h("h3", {}, "Your data"), button, status);
+  return h(
+    "div",
+    { class: "settings export" },
+    h("h3", {}, "Your data"),
+    h("div", { class: "switch field" }, audio, h("label", { for: "export-audio" }, "With the voice recordings, each beside its note")),
+    button,
+    status,
+  );
 }
 
 /** The notifications switch, with its state in words. */

@@ -50,6 +50,8 @@ interface Preferences {
   timeZone: string;
   weeklyReviewDay: string;
   reminders: boolean;
+  keepAudio?: boolean;
+  audioRetentionDays?: number | null;
 }
 
 async function get<T>(path: string): Promise<T> {
@@ -60,12 +62,13 @@ async function get<T>(path: string): Promise<T> {
 /** The digest on, the rest as it was; a user who never set any gets this browser's zone. */
 async function turnOn(prefs: Preferences): Promise<Preferences> {
   const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-  const { digestAt, weeklyReviewDay, reminders } = prefs;
+  // A PUT sets every preference: the recordings' ones go back as they were.
+  const { digestAt, weeklyReviewDay, reminders, keepAudio, audioRetentionDays } = prefs;
   const timeZone = prefs.saved ? prefs.timeZone : browserZone;
   const response = await checkedFetch(apiUrl("/preferences"), {
     method: "PUT",
     headers: { ...authHeaders(), "Content-Type": "application/json" },
-    body: JSON.stringify({ timeZone, digestAt, digest: true, weeklyReviewDay, reminders }),
+    body: JSON.stringify({ timeZone, digestAt, digest: true, weeklyReviewDay, reminders, keepAudio, audioRetentionDays }),
   });
   return (await response.json()) as Preferences;
 }
