@@ -8,6 +8,7 @@ from shared.entrypoints import (
     classify_worker,
     digest,
     health,
+    mcp_server,
     openapi,
     poison,
     push,
@@ -31,5 +32,6 @@ for entrypoint in (
     push,
     push_worker,
     digest,
+    mcp_server,
 ):
     app.register_functions(entrypoint.bp)
