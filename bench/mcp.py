@@ -4,10 +4,10 @@ server, the tool function invoked as the host would) over one user's seeded capt
 
 Two pairs, each the same use case for the same user with the same arguments: `search` (the
 `search` tool against `GET /api/search?q=`) and `list_bucket` (the tool against `GET
-/api/buckets/{bucket}?limit=20`). Per run, REQUESTS calls of each door, interleaved (HTTP, MCP, HTTP, ...)
-so that drift on a shared machine falls on both alike, on one keep-alive HTTP client and one
-initialized MCP client session; p50/p95 of each, and the overhead (MCP minus HTTP). The
-figures are the median of `--repeat` runs; the load average is recorded with them."""
+/api/buckets/{bucket}?limit=20`). Per run, REQUESTS calls of each door, interleaved (HTTP,
+MCP, HTTP, ...) so that drift on a shared machine falls on both alike, on one keep-alive HTTP
+client and one initialized MCP client session; p50/p95 of each, and the overhead (MCP minus
+HTTP). The figures are the median of `--repeat` runs; the load average is recorded with them."""
 
 from __future__ import annotations
 

@@ -238,3 +238,15 @@ def test_the_caller_is_the_key_in_the_transport_headers(unit_settings) -> None:
         assert refused.value.status == 401
     with pytest.raises(ValueError):
         Invocation.read("not json")
+
+
+def test_the_docs_list_every_tool() -> None:
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    contract = (docs / "contract.md").read_text().split("## MCP server", 1)[1]
+    contract = contract.split("\n## ", 1)[0]
+    guide = (docs / "mcp.md").read_text()
+    for t in ASSISTANT_TOOLS:
+        assert f"| `{t.name}` |" in contract, t.name
+        assert f"| `{t.name}` |" in guide, t.name
