@@ -42,7 +42,9 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel import Server
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
+from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .config import McpOptions
@@ -194,7 +196,12 @@ class McpWebhook:
         )
         self._server = server
         self._app = server.streamable_http_app(
-            streamable_http_path=PATH, stateless_http=True, json_response=False
+            streamable_http_path=PATH,
+            stateless_http=True,
+            json_response=False,
+            # The extension checks no Host or Origin (the host's CORS and keys stand in front
+            # of it): a devhost reached by its LAN address, as the app on a phone is, answers.
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
 
     @asynccontextmanager
@@ -203,6 +210,11 @@ class McpWebhook:
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            # As the extension's streamable HTTP handler: POST only (no standalone GET
+            # stream, no DELETE of a session: every POST stands alone).
+            await Response(status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+            return
         await self._app(scope, receive, send)
 
     # -- tools --------------------------------------------------------------------------------

@@ -320,3 +320,26 @@ async def test_the_prompts_are_listed_and_filled_in(host) -> None:
     assert 'name "Sarah"' in message.content.text and "`person`" in message.content.text
     assert "`today`" in due.messages[0].content.text  # type: ignore[union-attr]
     assert refused.value.code == types.INVALID_PARAMS and "person" in refused.value.message
+
+
+async def test_a_devhost_reached_by_another_name_answers_as_the_host_does(host) -> None:
+    # The extension checks no Host header: a devhost reached by its LAN address answers.
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "curl", "version": "0"},
+        },
+    }
+    headers = {"Host": "192.168.1.20:7071", "Accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient(base_url=host, timeout=10) as client:
+        answer = await client.post("/runtime/webhooks/mcp", json=initialize, headers=headers)
+        not_here = await client.get("/runtime/webhooks/mcp", headers=headers)
+        gone = await client.delete("/runtime/webhooks/mcp", headers=headers)
+    assert answer.status_code == 200 and '"serverInfo"' in answer.text, answer.text
+    assert '"name":"second-brain"' in answer.text.replace(" ", "")
+    # Stateless, as the extension: no standalone stream, no session to end.
+    assert not_here.status_code == gone.status_code == 405
