@@ -9,6 +9,7 @@ from shared.entrypoints import (
     classify_worker,
     digest,
     health,
+    mcp_server,
     openapi,
     poison,
     push,
@@ -33,5 +34,6 @@ for entrypoint in (
     push,
     push_worker,
     digest,
+    mcp_server,
 ):
     app.register_functions(entrypoint.bp)

@@ -12,7 +12,8 @@ capture and per voice note), `feed` (the events feed's Cosmos reads: a voice not
 feed's lifetime), `package` (what a deployment ships, and its import time), `followups` (the
 follow-up set through the offline models: the share filed in the right bucket,
 bench/followups.py), `recall` (one user with 10,000 captures: bucket, person and search pages,
-and the export), `digest` (composing one digest, and `--users` users' digests through the timer
+and the export), `mcp` (a tool call over MCP against the same use case's HTTP route, p50/p95,
+bench/mcp.py), `digest` (composing one digest, and `--users` users' digests through the timer
 and the worker, bench/digest.py), `worker` (the classify worker draining `--queued` captures,
 and the CPU it and the emulators spend on each), `voice` (a 5 s note from upload to outcome,
 offline, with the segments its transcript got; `--repeat` runs), `peer` (the devhost beside
@@ -41,6 +42,7 @@ from bench import (
     digest,
     followups,
     labelled,
+    mcp,
     peer,
     recall,
     text,
@@ -144,6 +146,7 @@ PARTS = (
     "feed",
     "package",
     "followups",
+    "mcp",
     "peer",
     "recall",
     "digest",
@@ -267,6 +270,7 @@ _PART_RUNS = {
     "peer": peer.run,
     "recall": recall.run,
     "voice": _voice,
+    "mcp": mcp.run,
 }
 
 

@@ -79,11 +79,21 @@ class SingletonOptions:
 
 
 @dataclass(frozen=True)
+class McpOptions:
+    """extensions.mcp: what the MCP server tells a client it is, with the extension's defaults."""
+
+    server_name: str = "Azure Functions MCP server"
+    server_version: str = "1.0.0"
+    instructions: str | None = None
+
+
+@dataclass(frozen=True)
 class HostConfig:
     route_prefix: str = "api"
     queues: QueueOptions = field(default_factory=QueueOptions)
     blobs: BlobOptions = field(default_factory=BlobOptions)
     singleton: SingletonOptions = field(default_factory=SingletonOptions)
+    mcp: McpOptions = field(default_factory=McpOptions)
 
 
 def load_local_settings(app_dir: Path) -> dict[str, str]:
@@ -130,11 +140,18 @@ def load_host_config(app_dir: Path) -> HostConfig:
             lock.get("listenerLockRecoveryPollingInterval", "00:01:00")
         ),
     )
+    m = ext.get("mcp", {})
+    mcp = McpOptions(
+        server_name=str(m.get("serverName", McpOptions.server_name)),
+        server_version=str(m.get("serverVersion", McpOptions.server_version)),
+        instructions=m.get("instructions"),
+    )
     return HostConfig(
         route_prefix=str(http.get("routePrefix", "api")).strip("/"),
         queues=queues,
         blobs=blobs,
         singleton=singleton,
+        mcp=mcp,
     )
 
 

@@ -27,6 +27,7 @@ from .http import HttpGateway, build_routes
 from .invoke import Invoker
 from .listener_lock import ListenerLock
 from .loader import LoadedFunction, import_app
+from .mcp_webhook import McpWebhook, has_mcp
 from .queues import QueueListener, watch_app_enqueues
 from .storage import StorageClients
 from .timer_schedule import TimerSpec
@@ -126,11 +127,17 @@ class DevHost:
             for name, timer in self.timers.items()
         ]
         watch_app_enqueues(self._woken)
+        webhooks: dict[str, Any] = {"blobs": BlobWebhook(self.blob_queue)}
+        # The MCP extension's webhook, when the app has MCP functions (without, 404 as any
+        # extension that is not there).
+        self.mcp = McpWebhook(functions, self.invoker, config.mcp) if has_mcp(functions) else None
+        if self.mcp is not None:
+            webhooks["mcp"] = self.mcp
         self.gateway = HttpGateway(
             build_routes(functions),
             config.route_prefix,
             self.invoker,
-            webhooks={"blobs": BlobWebhook(self.blob_queue)},
+            webhooks=webhooks,
             admin=AdminFunctions(
                 functions, self.invoker, self.storage, self.timers, master_key.configured()
             ),
@@ -164,7 +171,10 @@ class DevHost:
         workers = [asyncio.create_task(t.run()) for t in triggers]
         workers += [asyncio.create_task(lock.hold_while(t.run)) for lock, t in self.timer_locks]
         try:
-            await server.serve()
+            async with contextlib.AsyncExitStack() as stack:
+                if self.mcp is not None:
+                    await stack.enter_async_context(self.mcp.lifespan())
+                await server.serve()
         finally:
             for task in workers:
                 task.cancel()

@@ -20,7 +20,15 @@ from starlette.responses import Response as StarletteResponse
 from .ncrontab import ScheduleError
 from .timer_schedule import TimerSpec
 
-TRIGGERS = ("httpTrigger", "queueTrigger", "blobTrigger", "timerTrigger")
+TRIGGERS = (
+    "httpTrigger",
+    "queueTrigger",
+    "blobTrigger",
+    "timerTrigger",
+    "mcpToolTrigger",
+    "mcpResourceTrigger",
+    "mcpPromptTrigger",
+)
 
 
 class AppLoadError(Exception):
@@ -129,7 +137,7 @@ def validate(function: Function) -> LoadedFunction:
             TimerSpec.from_binding(trigger.raw)
         except ScheduleError as exc:
             raise AppLoadError(f"function {name!r}: {exc}") from exc
-    return LoadedFunction(
+    loaded = LoadedFunction(
         name=name,
         callable=user_fn,
         trigger=trigger,
@@ -137,6 +145,14 @@ def validate(function: Function) -> LoadedFunction:
         wants_context="context" in params,
         is_async=inspect.iscoroutinefunction(user_fn),
     )
+    if trigger.type.startswith("mcp"):
+        from .mcp_webhook import CHECKS  # the mcp SDK, only for an app with MCP functions
+
+        try:  # as the extension registers it: a binding it refuses keeps the app from starting
+            CHECKS[trigger.type](loaded)
+        except (ValueError, KeyError) as exc:
+            raise AppLoadError(f"function {name!r}: {exc}") from exc
+    return loaded
 
 
 def _binding(raw: dict[str, Any]) -> Binding:

@@ -232,6 +232,9 @@ output AZURE_LOCATION string = location
 output AZURE_RESOURCE_GROUP string = group.name
 output FUNCTION_APP_NAME string = app.outputs.name
 output API_BASE_URL string = 'https://${app.outputs.defaultHostName}/api'
+// The MCP server (the MCP extension's webhook, docs/mcp.md): a client sends the extension's
+// `mcp_extension` system key as x-functions-key and the user's own API key as X-API-Key.
+output MCP_URL string = 'https://${app.outputs.defaultHostName}/runtime/webhooks/mcp'
 output WEB_APP_URL string = web.outputs.origin
 output WEB_APP_NAME string = web.outputs.name
 output STORAGE_ACCOUNT_NAME string = storage.outputs.name

@@ -31,3 +31,8 @@ az deployment group create \
     container="$VOICE_NOTES_CONTAINER" \
   --output none
 echo "Voice notes are wired: uploads to $VOICE_NOTES_CONTAINER reach voice_note_uploaded."
+
+# The MCP server: its endpoint, and where its key is (never printed: it is a secret). Each
+# user adds their own API key (X-API-Key), which picks whose captures a call reads.
+echo "MCP server: ${MCP_URL:-https://<app>/runtime/webhooks/mcp} (docs/mcp.md)."
+echo "Its system key: az functionapp keys list -g $AZURE_RESOURCE_GROUP -n $FUNCTION_APP_NAME --query systemKeys.mcp_extension -o tsv"

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Mapping
 from functools import lru_cache
 
+from starlette.datastructures import Headers
 from starlette.requests import Request
 
 from shared.domain.ids import USER_ID
@@ -38,11 +40,11 @@ def _key_table(raw: str) -> tuple[tuple[str, bytes], ...]:
     return tuple(table)
 
 
-def presented_key(request: Request) -> str | None:
-    key = request.headers.get("x-api-key")
+def presented_key(headers: Mapping[str, str]) -> str | None:
+    key = headers.get("x-api-key")
     if key:
         return key.strip()
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    scheme, _, token = headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
     return None
@@ -56,10 +58,18 @@ def _limiter(per_minute: float, burst: int) -> RateLimiter:
 def authenticate(request: Request) -> str:
     """The caller's user id; a 401 Problem that says nothing about why, or a 429 when the
     caller is over its budget."""
+    return authenticate_headers(request.headers)
+
+
+def authenticate_headers(headers: Mapping[str, str]) -> str:
+    """`authenticate`, from a request's headers as another door receives them (the MCP
+    extension passes a tool call's HTTP headers in its transport context): the same keys, the
+    same budget. Header names are matched whatever their case."""
     settings = get_settings()
-    user = _platform_principal(request) if settings.easy_auth_enabled else None
+    headers = headers if isinstance(headers, Headers) else Headers(headers=dict(headers))
+    user = _platform_principal(headers) if settings.easy_auth_enabled else None
     if user is None:
-        user = _key_user(request, settings.api_keys)
+        user = _key_user(headers, settings.api_keys)
     if user is None:
         raise Problem(401, "A valid API key is required (X-API-Key or Authorization: Bearer).")
     annotate(user_id=user)
@@ -67,15 +77,15 @@ def authenticate(request: Request) -> str:
     return user
 
 
-def _platform_principal(request: Request) -> str | None:
+def _platform_principal(headers: Mapping[str, str]) -> str | None:
     # App Service authentication (Easy Auth) strips these headers from what clients send and
     # sets them itself, so they are trusted only when the platform says it is switched on.
-    principal = request.headers.get("x-ms-client-principal-id", "").strip()
+    principal = headers.get("x-ms-client-principal-id", "").strip()
     return principal if USER_ID.fullmatch(principal) else None
 
 
-def _key_user(request: Request, api_keys: str) -> str | None:
-    key = presented_key(request)
+def _key_user(headers: Mapping[str, str], api_keys: str) -> str | None:
+    key = presented_key(headers)
     if not key:
         return None
     digest = bytes.fromhex(key_digest(key))

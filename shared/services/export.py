@@ -19,11 +19,13 @@ from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime
 
 from shared.domain.audio import StoredAudio
+from shared.domain.capture import InboxItem
 from shared.domain.classification import Bucket
 from shared.domain.documents import utc_text
 from shared.domain.errors import AudioGone
 from shared.domain.filed import FiledItem
 from shared.domain.ports import CaptureRepository, FiledItems, VoiceNoteStore
+from shared.services.inbox import get_capture
 
 NAME_MAX = 100
 # And in UTF-8 bytes: Linux and macOS take 255 a name, with room for " (NN)" and ".md".
@@ -231,4 +233,33 @@ def markdown(item: FiledItem, audio: str | None = None) -> str:
     body += [f"{label}: {value}" for label, value in extra.items() if value]
     if audio is not None:
         body += ["", f"![[{audio}]]"]
+    return "\n".join([*lines, "", *body]).rstrip() + "\n"
+
+
+async def capture_markdown(user_id: str, capture_id: str, repo: CaptureRepository) -> str:
+    """One capture of the user's as Markdown (the MCP resource `capture://{id}`): a filed one
+    as the export writes it; one not filed (yet) with its status, its question and its
+    answers, from the inbox item. NotFound for no capture of the user's."""
+    item = await get_capture(user_id, capture_id, repo)
+    filed = (
+        await repo.get_filed(user_id, item.filed_bucket, item.id)
+        if item.filed_bucket is not None
+        else None
+    )
+    return markdown(filed) if filed is not None else _inbox_markdown(item)
+
+
+def _inbox_markdown(item: InboxItem) -> str:
+    front = {
+        "id": item.id,
+        "status": item.status.value,
+        "created": utc_text(item.created_at),
+        "source": item.source,
+    }
+    lines = ["---", *(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in front.items()), "---"]
+    title = " ".join((item.title or "").split()) or "Capture"
+    body = [f"# {title}", "", (item.text or "").strip(), ""]
+    if item.question_text:
+        body.append(f"Question: {item.question_text}")
+    body += [f"Answer: {c.text}" for c in item.clarifications]
     return "\n".join([*lines, "", *body]).rstrip() + "\n"

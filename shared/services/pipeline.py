@@ -54,7 +54,14 @@ async def capture_text_within(capture: TextCapture, wait_s: float, adapters: Ada
     """Capture text and wait up to `wait_s` seconds, once it is stored, for it to settle: the
     item as it is then (settled, queued, or still with the classifier). A refusal is raised;
     the work goes on after the wait either way."""
-    progress = aiter(capture_text(capture, adapters))
+    return await settled_within(capture_text(capture, adapters), wait_s)
+
+
+async def settled_within(stream: AsyncIterator[Progress], wait_s: float) -> InboxItem:
+    """A capture's progress (a text capture's, or an answer's) read up to its first stored
+    item, then for up to `wait_s` seconds more for it to settle: the item as it is then. A
+    refusal is raised; the work goes on after the wait either way."""
+    progress = aiter(stream)
     first = await anext(progress)
     if isinstance(first, Refused):
         raise first

@@ -362,6 +362,7 @@ def test_event_grid_source_runs_from_the_publishers_events_and_blob_output_is_wr
         ("broken_param", "parameter 'message' has no binding"),
         ("broken_out", "not azure.functions.Out"),
         ("broken_http", "azurefunctions.extensions.http.fastapi.Request"),
+        ("broken_mcp", "inputSchema must be a JSON schema of type object"),
     ],
 )
 def test_check_rejects_an_app_the_worker_would_not_load(

@@ -344,6 +344,20 @@ def test_the_function_app_is_flex_consumption_with_the_user_assigned_identity() 
     assert app["properties"]["httpsOnly"] is True
 
 
+def test_the_mcp_server_is_behind_its_system_key_with_per_user_keys_not_built_in_auth() -> None:
+    """docs/deploy.md ("The MCP server in Azure"): the extension's webhook asks for its
+    `mcp_extension` system key and each call for the user's own key; App Service
+    authentication stays off, as streamable HTTP answers 500 under it on Flex Consumption
+    (Azure/azure-functions-mcp-extension#273)."""
+    host = json.loads((REPO / "host.json").read_text())
+    assert host["extensions"]["mcp"]["system"]["webhookAuthorizationLevel"] == "System"
+    resources = bicep("function.bicep")["resources"]
+    assert not [r for r in resources.values() if "authsettings" in json.dumps(r).lower()]
+    outputs = bicep("main.bicep")["outputs"]
+    assert outputs["MCP_URL"]["value"].endswith("/runtime/webhooks/mcp")
+    assert "systemKeys.mcp_extension" in HOOK.read_text()
+
+
 def test_flex_scales_on_the_measured_http_concurrency_memory_and_always_ready_default() -> None:
     """The figures bench/HISTORY.md ("Streams per instance") chose, passed through to the app."""
     app = one("function.bicep", "Microsoft.Web/sites")
