@@ -131,10 +131,42 @@ class Found:
 
 
 class CaptureSearch(Protocol):
+    """Finding the caller's captures (the Inbox, every capture not tombstoned), by words and
+    by meaning. Every method reads one user's partition only. StorageUnavailable."""
+
     async def search(self, user_id: str, terms: list[str], limit: int) -> Found:
         """The user's captures (not tombstoned) whose text, title, clarification answers or
         transcript contain any of `terms` (lowercase words): the best `limit` when ranked, else
         the newest matches (at least `limit`) for the caller to score. StorageUnavailable."""
+        ...
+
+    async def hybrid(
+        self, user_id: str, terms: list[str], q: str, vector: list[float], limit: int
+    ) -> Found:
+        """The best `limit` of the user's captures for the words `terms` (of the query `q`) and
+        the meaning `vector` (the query's embedding), full-text and vector rankings fused by
+        reciprocal rank (domain/retrieval.rrf, k 60), best first (`ranked`). A capture with
+        no embedding yet can still come by its words."""
+        ...
+
+    async def nearest(
+        self, user_id: str, vector: list[float], limit: int, *, excluding: str
+    ) -> list[InboxItem]:
+        """The user's filed captures (filed or needs_review, with an embedding) nearest to
+        `vector` by cosine similarity, nearest first, up to `limit`, leaving out `excluding`."""
+        ...
+
+
+class Embedder(Protocol):
+    """Text to vectors (unit length, `dimensions` long). `model` names the model, so that a
+    stored vector's `embedded_from` says which one made it."""
+
+    model: str
+    dimensions: int
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order. EmbedderUnavailable when the model cannot answer
+        now."""
         ...
 
 
@@ -247,6 +279,7 @@ class Adapters:
     search: CaptureSearch
     policy: Policy
     outbox: Outbox
+    embedder: Embedder
 
 
 # Web Push: a bundle of its own, used by the push routes and the push worker only.
