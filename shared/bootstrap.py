@@ -91,7 +91,12 @@ class Root:
         if model_configured(s):
             from shared.adapters.embedder.openai_embeddings import OpenAIEmbedder
 
-            return OpenAIEmbedder(self.clients.openai, s.embedding_model, s.embedding_dimensions)
+            return OpenAIEmbedder(
+                self.clients.openai,
+                s.embedding_model,
+                s.embedding_dimensions,
+                s.embedding_min_similarity,
+            )
         with _offline_model():
             from shared.adapters.embedder.minilm import MiniLMEmbedder
 

@@ -126,6 +126,11 @@ class Settings(BaseSettings):
     embedding_dimensions: int = Field(
         default=1536, ge=1, le=4096, validation_alias=AliasChoices("EMBEDDING_DIMENSIONS")
     )
+    # The cosine similarity a hit by meaning alone (or a related item) must reach with the
+    # deployment's model (the offline MiniLM has its own, measured: embedder/minilm.py).
+    embedding_min_similarity: float = Field(
+        default=0.3, ge=-1, le=1, validation_alias=AliasChoices("EMBEDDING_MIN_SIMILARITY")
+    )
     model_timeout_s: float = Field(default=10.0, validation_alias=AliasChoices("MODEL_TIMEOUT_S"))
     model_max_retries: int = Field(default=2, validation_alias=AliasChoices("MODEL_MAX_RETRIES"))
     # A cap on the classifier's answer (sent as max_completion_tokens). Unset by default:

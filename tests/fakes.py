@@ -343,7 +343,9 @@ class FakeCaptureSearch(Faults):
         by_meaning = sorted(held, key=lambda i: _dot(vector, i.embedding or []), reverse=True)
         fused = rrf([[i.id for i in by_words], [i.id for i in by_meaning[:LOCAL_CANDIDATES]]])
         items = {i.id: i for i in [*by_words, *held]}
-        return Found(items=[items[i] for i, _ in fused][:limit], ranked=True)
+        found = [items[i] for i, _ in fused][:limit]
+        similarity = {i.id: _dot(vector, i.embedding) for i in found if i.embedding}
+        return Found(items=found, ranked=True, similarity=similarity)
 
     async def nearest(
         self, user_id: str, vector: list[float], limit: int, *, excluding: str
@@ -370,6 +372,7 @@ class WordsEmbedder(Faults):
 
     model = "words-64"
     dimensions = 64
+    min_similarity = 0.3
 
     def __init__(self) -> None:
         super().__init__()

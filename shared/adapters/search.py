@@ -102,7 +102,8 @@ def hybrid_query(
     names, parameters = _term_parameters(terms)
     listed = ", ".join(names)
     query = (
-        f"SELECT TOP {int(limit)} {PROJECTION} FROM c "
+        f"SELECT TOP {int(limit)} {PROJECTION}, "
+        "VectorDistance(c.embedding, @vector) AS similarity FROM c "
         "WHERE c.userId = @user AND c.status != @deleting "
         f"ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), FullTextScore(c.text, {listed}))"
     )
@@ -112,13 +113,13 @@ def hybrid_query(
 def nearest_query(
     user_id: str, vector: list[float], limit: int, excluding: str
 ) -> tuple[str, Parameters]:
-    """The filed captures nearest `vector` (VectorDistance, cosine: larger is nearer, and
-    ORDER BY RANK sorts it so), in the user's partition."""
+    """The filed captures nearest `vector`, in the user's partition (ORDER BY VectorDistance
+    puts the most similar first, whatever the distance function: no ASC or DESC)."""
     query = (
         f"SELECT TOP {int(limit)} {PROJECTION} FROM c "
         "WHERE c.userId = @user AND c.id != @excluding AND IS_ARRAY(c.embedding) "
         "AND ARRAY_CONTAINS(@filed, c.status) "
-        "ORDER BY RANK VectorDistance(c.embedding, @vector)"
+        "ORDER BY VectorDistance(c.embedding, @vector)"
     )
     parameters: Parameters = [
         {"name": "@user", "value": user_id},
@@ -217,18 +218,22 @@ class LocalHybridSearch(CosmosCaptureSearch):
             self._query(INBOX, user_id, query, parameters), self._vectors(user_id)
         )
         by_words = self._rank_words(_items(words), terms, q)
-        by_meaning = _nearest_ids(held, vector, max(limit, LOCAL_CANDIDATES), filed_only=False)
+        nearest = _nearest(held, vector, max(limit, LOCAL_CANDIDATES), filed_only=False)
+        by_meaning = [id_ for id_, _ in nearest]
         fused = [id_ for id_, _ in rrf([[i.id for i in by_words], by_meaning])][:limit]
         known = {i.id: i for i in by_words}
         items = await self._fetch(user_id, fused, known)
-        return Found(items=[i for i in items if not i.is_deleted], ranked=True)
+        return Found(
+            items=[i for i in items if not i.is_deleted], ranked=True, similarity=dict(nearest)
+        )
 
     async def nearest(
         self, user_id: str, vector: list[float], limit: int, *, excluding: str
     ) -> list[InboxItem]:
         held = await self._vectors(user_id)
         # A few more than asked: one moved out of its bucket or removed since is left out.
-        ids = [i for i in _nearest_ids(held, vector, limit + 8, filed_only=True) if i != excluding]
+        near = _nearest(held, vector, limit + 8, filed_only=True)
+        ids = [i for i, _ in near if i != excluding]
         items = await self._fetch(user_id, ids, {})
         return [i for i in items if i.status.value in FILED_STATUSES][:limit]
 
@@ -293,11 +298,11 @@ def _build(held: _UserVectors) -> None:
     held.filed = np.array([held.vectors[i][1] for i in held.ids], dtype=bool)
 
 
-def _nearest_ids(
+def _nearest(
     held: _UserVectors, vector: list[float], limit: int, *, filed_only: bool
-) -> list[str]:
-    """The ids of the `limit` vectors nearest `vector` (cosine: the stored vectors are unit
-    length), nearest first."""
+) -> list[tuple[str, float]]:
+    """The ids of the `limit` vectors nearest `vector` and their cosine similarity (the stored
+    vectors are unit length), nearest first."""
     import numpy as np
 
     matrix, filed = held.matrix, held.filed
@@ -309,4 +314,4 @@ def _nearest_ids(
     count = min(limit, len(held.ids))
     top = np.argpartition(-similarity, count - 1)[:count]
     top = top[np.argsort(-similarity[top], kind="stable")]
-    return [held.ids[i] for i in top if np.isfinite(similarity[i])]
+    return [(held.ids[i], float(similarity[i])) for i in top if np.isfinite(similarity[i])]

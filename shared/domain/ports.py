@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Protocol
 
@@ -124,10 +124,13 @@ class FiledItems(Protocol):
 
 @dataclass(frozen=True)
 class Found:
-    """Captures matching a search; `ranked` when the store ordered them by relevance."""
+    """Captures matching a search; `ranked` when the store ordered them by relevance;
+    `similarity`, by id, the cosine similarity of each one's vector to the query's (hybrid
+    search: a capture without a vector has none)."""
 
     items: list[InboxItem]
     ranked: bool
+    similarity: dict[str, float] = field(default_factory=dict)
 
 
 class CaptureSearch(Protocol):
@@ -159,10 +162,13 @@ class CaptureSearch(Protocol):
 
 class Embedder(Protocol):
     """Text to vectors (unit length, `dimensions` long). `model` names the model, so that a
-    stored vector's `embedded_from` says which one made it."""
+    stored vector's `embedded_from` says which one made it; below `min_similarity` (cosine)
+    two texts are unrelated for this model: a search hit by meaning alone, or a related
+    item, must reach it."""
 
     model: str
     dimensions: int
+    min_similarity: float
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order. EmbedderUnavailable when the model cannot answer

@@ -266,9 +266,16 @@ async def search(
     the store's order where it ranks (Azure's BM25), else by our score, then newest."""
     terms = search_terms(query.q)
     vector = await _vector_of(query.q, embedder)
-    if vector is not None:
+    if vector is not None and embedder is not None:
         found = await finder.hybrid(user_id, terms, query.q, vector, query.limit)
         hits = [_hit(item, terms, query.q) for item in found.items]
+        # A capture that matches no word must be near in meaning, not merely the nearest of
+        # what there is: vector search always has a nearest.
+        hits = [
+            h
+            for h in hits
+            if h.score > 0 or found.similarity.get(h.id, -1.0) >= embedder.min_similarity
+        ]
         return SearchResults(query=query.q, items=hits[: query.limit], ranking="hybrid")
     found = await finder.search(user_id, terms, query.limit)
     hits = [_hit(item, terms, query.q) for item in found.items]
@@ -327,6 +334,7 @@ async def related(
     if vector is None:
         return RelatedItems(id=item.id, items=[])
     found = await adapters.search.nearest(user_id, vector, query.limit, excluding=item.id)
+    least = adapters.embedder.min_similarity
     hits = [
         SearchHit(
             id=near.id,
@@ -338,7 +346,7 @@ async def related(
             created_at=near.created_at,
         )
         for near in found
-        if near.user_id == user_id
+        if near.user_id == user_id and _cosine(vector, near.embedding or []) >= least
     ]
     return RelatedItems(id=item.id, items=hits[: query.limit])
 

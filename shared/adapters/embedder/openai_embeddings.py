@@ -20,10 +20,17 @@ MAX_BATCH = 256
 
 
 class OpenAIEmbedder:
-    def __init__(self, client: openai.AsyncOpenAI, deployment: str, dimensions: int) -> None:
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        deployment: str,
+        dimensions: int,
+        min_similarity: float = 0.3,
+    ) -> None:
         self._client = client
         self.model = deployment
         self.dimensions = dimensions
+        self.min_similarity = min_similarity
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
@@ -50,7 +57,7 @@ class OpenAIEmbedder:
         except openai.OpenAIError as err:
             log.warning("embedder: model call failed (%s)", type(err).__name__)
             raise EmbedderUnavailable(f"embedding call failed ({type(err).__name__})") from err
-        except (ValueError, TypeError) as err:  # an answer that is not an embeddings list
+        except (AttributeError, ValueError, TypeError) as err:  # not an embeddings list
             raise EmbedderUnavailable("response was not an embeddings list") from err
         try:
             ordered = sorted(answer.data, key=lambda d: d.index)
