@@ -4,6 +4,7 @@ import azure.functions as func
 
 from shared.entrypoints import (
     agui_capture,
+    backfill,
     capture_resources,
     classify_worker,
     digest,
@@ -31,5 +32,6 @@ for entrypoint in (
     push,
     push_worker,
     digest,
+    backfill,
 ):
     app.register_functions(entrypoint.bp)

@@ -11,6 +11,7 @@ from azure.storage.blob import CorsRule
 
 from shared.adapters.clients import Clients
 from shared.settings import (
+    BACKFILL_QUEUE,
     BUCKET_CONTAINERS,
     CLASSIFY_QUEUE,
     DIGEST_QUEUE,
@@ -34,6 +35,8 @@ QUEUES = (
     f"{OUTCOMES_QUEUE}-poison",
     DIGEST_QUEUE,
     f"{DIGEST_QUEUE}-poison",
+    BACKFILL_QUEUE,
+    f"{BACKFILL_QUEUE}-poison",
 )
 
 # What the web app needs from Blob storage across origins: PUT a voice note to its upload URL

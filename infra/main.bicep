@@ -107,6 +107,8 @@ var queues = [
   'webjobs-blobtrigger-poison'
   'digests'
   'digests-poison'
+  'embeddings-backfill'
+  'embeddings-backfill-poison'
 ]
 
 var tags = {

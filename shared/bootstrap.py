@@ -25,6 +25,7 @@ from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import (
     Adapters,
+    BackfillQueue,
     CaptureSearch,
     Classifier,
     DigestAdapters,
@@ -101,6 +102,11 @@ class Root:
             from shared.adapters.embedder.minilm import MiniLMEmbedder
 
         return MiniLMEmbedder()
+
+    @cached_property
+    def backfill_queue(self) -> BackfillQueue:
+        """The embeddings backfill's queue (its worker sends each next page)."""
+        return StorageQueues(self.clients.queue, timeout_s=self.settings.storage_timeout_s)
 
     @cached_property
     def push(self) -> PushAdapters:

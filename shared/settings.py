@@ -20,6 +20,7 @@ PUSH_SUBSCRIPTIONS = "PushSubscriptions"
 PREFERENCES = "Preferences"
 DIGESTS = "Digests"
 DIGEST_QUEUE = "digests"
+BACKFILL_QUEUE = "embeddings-backfill"
 # The digest timer's NCRONTAB schedule (in UTC): every quarter hour, so a digest comes within
 # 15 minutes of its local time (zones are offset by whole quarter hours: Kathmandu's +05:45).
 DIGEST_SCHEDULE = "0 */15 * * * *"

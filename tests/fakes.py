@@ -40,7 +40,7 @@ from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.documents import utc_text
 from shared.domain.errors import NotConfigured, StaleItem, VoiceNoteTooLarge
 from shared.domain.filed import FILED_MODELS, FiledItem, filed_model
-from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
+from shared.domain.messages import BackfillJob, ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.ports import (
     Adapters,
     DigestAdapters,
@@ -414,6 +414,11 @@ class FakeQueues(Faults):
         self.outcomes: list[OutcomeMessage] = []
         self.cancelled: list[ClassifyJob] = []
         self.cancelled_outcomes: list[OutcomeMessage] = []  # taken out of `outcomes`
+        self.backfill: list[BackfillJob] = []  # the embeddings backfill's pages sent
+
+    async def enqueue_backfill(self, job: BackfillJob) -> None:
+        await self._step("enqueue_backfill")
+        self.backfill.append(BackfillJob.model_validate_json(job.model_dump_json(by_alias=True)))
 
     async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> QueueReceipt:
         await self._step("enqueue_classify")

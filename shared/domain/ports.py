@@ -17,7 +17,7 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.filed import FiledItem
-from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
+from shared.domain.messages import BackfillJob, ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.policy import Policy
 from shared.domain.preferences import Preferences
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
@@ -196,6 +196,12 @@ class CaptureQueues(Protocol):
     ) -> QueueReceipt | None:
         """Publish an outcome, visible to its readers (the push worker) after `delay_s`
         (None: `outcome_delay_s`); its receipt, for `cancel`."""
+        ...
+
+
+class BackfillQueue(Protocol):
+    async def enqueue_backfill(self, job: BackfillJob) -> None:
+        """Send the embeddings backfill's next page (at least once). StorageUnavailable."""
         ...
 
 

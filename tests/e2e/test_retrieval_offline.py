@@ -1,17 +1,32 @@
-"""Search by meaning and related items end to end, through a devhost with the offline models
-(the real MiniLM) and the local stand-in over the Cosmos server: a paraphrase finds its capture,
-related items are near in meaning, the vector is stored with the filed capture and renewed by an
-edit of its title but never sent, and every answer is the caller's only. A module of its own:
+"""Search by meaning, related items and the embeddings backfill end to end, through a devhost
+with the offline models (the real MiniLM) and the local stand-in over the Cosmos server: a
+paraphrase finds its capture, related items are near in meaning, the vector is stored with the
+filed capture and renewed by an edit of its title but never sent, every answer is the caller's
+only, and captures stored before vectors are embedded by the queue-driven backfill. A module of its own:
 its devhost runs the offline models."""
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 
-from testkit.support import DEV_KEYS, KEY, OTHER_KEY, docs, running_devhost, warmed
+from shared.domain.capture import InboxItem, Status
+from shared.domain.classification import Bucket
+from testkit.support import (
+    ADMIN_KEY,
+    DEV_KEYS,
+    KEY,
+    OTHER_KEY,
+    docs,
+    eventually,
+    running_devhost,
+    warmed,
+)
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +108,57 @@ def test_an_edited_title_renews_the_vector(client, cosmos) -> None:
     assert after["embedding"] != before["embedding"]
     found = client.get("/api/search", params={"q": "cycle route detour"}, headers=KEY).json()
     assert item["id"] in [h["id"] for h in found["items"][:3]]
+
+
+def test_the_backfill_embeds_captures_stored_before_vectors(client, cosmos) -> None:
+    """Captures stored as before this change (no vector), then the backfill started by hand
+    through the host's admin endpoint: its queue worker embeds them page after page; started
+    again, it embeds only what is new and rewrites none of the others."""
+    user = f"backfill-{uuid.uuid4()}"
+    inbox = cosmos.get_container_client("Inbox")
+    start = datetime.now(UTC) - timedelta(days=400)
+
+    def old(n: int) -> str:
+        text = "cycling to work along the canal" if n == 7 else f"old note {n}"
+        item = InboxItem(
+            id=f"bf-{user}-{n}",
+            user_id=user,
+            source="text",
+            thread_id="t",
+            run_id="r",
+            text=text,
+            status=Status.FILED,
+            filed_bucket=Bucket.IDEAS,
+            title=f"Old note {n}",
+            created_at=start + timedelta(minutes=n),
+        )
+        inbox.create_item(item.to_json())  # as stored before: no vector
+        return item.id
+
+    def embedded() -> dict[str, str]:
+        found = inbox.query_items(
+            "SELECT c.id, c._etag FROM c WHERE c.userId = @u AND IS_ARRAY(c.embedding)",
+            parameters=[{"name": "@u", "value": user}],
+            partition_key=user,
+        )
+        return {d["id"]: d["_etag"] for d in found}
+
+    ids = [old(n) for n in range(130)]  # more than a page (100)
+    assert embedded() == {}
+    body = {"input": json.dumps({"userId": user})}
+    started = client.post("/admin/functions/embeddings_backfill", json=body, headers=ADMIN_KEY)
+    assert started.status_code == 202, started.text
+    eventually(lambda: len(embedded()) == len(ids), timeout=180, interval=1)
+    before = embedded()
+    (doc,) = docs(cosmos, "Inbox", ids[7])
+    assert len(doc["embedding"]) == 384
+
+    newer = old(500)
+    again = client.post("/admin/functions/embeddings_backfill", json=body, headers=ADMIN_KEY)
+    assert again.status_code == 202
+    eventually(lambda: newer in embedded(), timeout=120, interval=1)
+    # The new one embedded on the first page; the others of that page (the 99 newest) not
+    # written again.
+    after = embedded()
+    first_page = sorted(ids, key=lambda i: int(i.rsplit("-", 1)[1]))[-99:]
+    assert {i: after[i] for i in first_page} == {i: before[i] for i in first_page}
