@@ -2,8 +2,8 @@
 with the offline models (the real MiniLM) and the local stand-in over the Cosmos server: a
 paraphrase finds its capture, related items are near in meaning, the vector is stored with the
 filed capture and renewed by an edit of its title but never sent, every answer is the caller's
-only, and captures stored before vectors are embedded by the queue-driven backfill. A module of its own:
-its devhost runs the offline models."""
+only, and captures stored before vectors are embedded by the queue-driven backfill. A module of
+its own: its devhost runs the offline models."""
 
 from __future__ import annotations
 
