@@ -284,6 +284,13 @@ class FakeFiledItems(Faults):
         docs.sort(key=lambda d: d["createdAt"], reverse=True)
         return [filed_model(d) for d in docs[:limit]]
 
+    async def version(self, user_id: str) -> str | None:
+        await self._step("version")
+        docs = [
+            json.dumps(d, sort_keys=True) for b in Bucket for d in self._repo.filed_docs(user_id, b)
+        ]
+        return hashlib.sha256("\n".join(sorted(docs)).encode()).hexdigest()
+
     async def mentions(self, user_id: str) -> list[Mention]:
         await self._step("mentions")
         return [

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket, Classification
@@ -78,9 +78,8 @@ class FiledFilter:
     due_before: date | None = None  # due strictly before; items without a date are left out
 
 
-@dataclass(frozen=True)
-class Mention:
-    """What the people list needs of one filed item."""
+class Mention(NamedTuple):
+    """What the people list needs of one filed item (a tuple: thousands are made per list)."""
 
     people: list[str]
     created_at: datetime
@@ -115,6 +114,12 @@ class FiledItems(Protocol):
 
     async def mentions(self, user_id: str) -> list[Mention]:
         """Every filed item that names someone, reduced to what the people list needs."""
+        ...
+
+    async def version(self, user_id: str) -> str | None:
+        """A value that changes whenever any of the user's filed items is written or removed,
+        read far more cheaply than the items; None when it cannot say so for sure now (a
+        write within the store's clock's resolution)."""
         ...
 
     def every(self, user_id: str, bucket: Bucket) -> AsyncIterator[FiledItem]:
