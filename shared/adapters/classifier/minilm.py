@@ -126,6 +126,14 @@ class MiniLMEncoder:
             out[idx] = self._forward(ids, mask)
         return out
 
+    def remembered(self, texts: list[str]) -> np.ndarray | None:
+        """The vectors of `texts` if every one was encoded here lately, else None (no pass)."""
+        with self._recent_lock:
+            known = [self._recent.get(t) for t in texts]
+        if any(v is None for v in known):
+            return None
+        return np.stack([v for v in known if v is not None])
+
     def encode_remembered(self, texts: list[str]) -> np.ndarray:
         """`encode`, reusing (and keeping) the vectors of the last RECENT texts encoded here."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -177,6 +185,11 @@ class MiniLMEncoder:
 
 _encoder: MiniLMEncoder | None = None
 _encoder_lock = threading.Lock()
+
+
+def loaded_encoder() -> MiniLMEncoder | None:
+    """The process-wide encoder if it is loaded already (never loads it)."""
+    return _encoder
 
 
 def get_encoder() -> MiniLMEncoder:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from shared.adapters.classifier.minilm import get_encoder
+import numpy as np
+
+from shared.adapters.classifier.minilm import get_encoder, loaded_encoder
 
 # Six decimals: cosine similarity moves by under 1e-5, and a stored vector is about 4 KB.
 DECIMALS = 6
@@ -22,8 +24,17 @@ class MiniLMEmbedder:
     async def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
+        # The classifier's vector of the same words, on a capture's path: no thread, no pass.
+        # (Loading the model, where it is not loaded yet, is for the thread below.)
+        encoder = loaded_encoder()
+        known = encoder.remembered(texts) if encoder is not None else None
+        if known is not None:
+            return _rounded(known)
         return await asyncio.to_thread(self.embed_sync, texts)
 
     def embed_sync(self, texts: list[str]) -> list[list[float]]:
-        vectors = get_encoder().encode_remembered(texts)
-        return [[round(float(x), DECIMALS) for x in row] for row in vectors]
+        return _rounded(get_encoder().encode_remembered(texts))
+
+
+def _rounded(vectors: np.ndarray) -> list[list[float]]:
+    return [[round(x, DECIMALS) for x in row] for row in vectors.tolist()]
