@@ -274,6 +274,10 @@ class FakeOpenAI(LoopbackServer):
         with self._lock:
             return list(self._records)
 
+    def requests_of(self, kind: str) -> list[RecordedRequest]:
+        """What arrived on one kind of route (CHAT, TRANSCRIBE, EMBED), in order."""
+        return [r for r in self.requests if r.kind == kind]
+
     def reset(self) -> None:
         """Forget records and queued steps (defaults stay)."""
         with self._lock:
