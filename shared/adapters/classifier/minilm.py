@@ -199,7 +199,17 @@ def get_encoder() -> MiniLMEncoder:
         with _encoder_lock:
             if _encoder is None:
                 _encoder = MiniLMEncoder()
+                _one_blas_thread()
     return _encoder
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread for the process: a capture's or a query's matrices are a few dozen rows,
+    too small to share, and OpenBLAS's second thread spin-waits for the first. On a busy
+    2-core machine one query took 350-1,000 ms with two threads, 13 ms with one (issue 42)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 # --- Classifier -----------------------------------------------------------------------------
