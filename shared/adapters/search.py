@@ -96,16 +96,17 @@ def hybrid_query(
     user_id: str, terms: list[str], vector: list[float], limit: int
 ) -> tuple[str, Parameters]:
     """Cosmos DB's own hybrid search, in the user's partition: the vector ranking (cosine, the
-    Inbox's vector policy) and BM25 over the text fused by RRF in the engine. No full-text
-    filter: a capture that shares no word with the query (a paraphrase) still comes by its
-    meaning."""
+    Inbox's vector policy) and BM25 over the text and over the title (the vector is of the
+    words alone) fused by RRF in the engine. No full-text filter: a capture that shares no
+    word with the query (a paraphrase) still comes by its meaning."""
     names, parameters = _term_parameters(terms)
     listed = ", ".join(names)
     query = (
         f"SELECT TOP {int(limit)} {PROJECTION}, "
         "VectorDistance(c.embedding, @vector) AS similarity FROM c "
         "WHERE c.userId = @user AND c.status != @deleting "
-        f"ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), FullTextScore(c.text, {listed}))"
+        "ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), "
+        f"FullTextScore(c.text, {listed}), FullTextScore(c.title, {listed}))"
     )
     return query, [*_base(user_id), *parameters, {"name": "@vector", "value": vector}]
 

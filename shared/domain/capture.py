@@ -163,8 +163,8 @@ class InboxItem(Document):
         return stored
 
     def embedding_text(self) -> str:
-        """What its vector is of (domain/retrieval.py): its words and its title."""
-        return embedding_text(self.text_to_classify(), self.title)
+        """What its vector is of (domain/retrieval.py): its words, as the classifier reads them."""
+        return embedding_text(self.text_to_classify())
 
     def embedded(self, vector: list[float] | None, key: str | None) -> InboxItem:
         """With `vector` (of `embedding_text`, by the model `key` names); None clears it."""

@@ -4,7 +4,6 @@ current, and reciprocal rank fusion (RRF), the one way two rankings are merged."
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Sequence
 
 from shared.domain.classification import excerpt_to_classify
@@ -12,20 +11,16 @@ from shared.domain.classification import excerpt_to_classify
 # RRF's constant (Cormack et al. 2009, and Cosmos DB's RRF): a hit at rank r adds 1/(k + r).
 RRF_K = 60
 
-_WORD = re.compile(r"\w+")
 
-
-def embedding_text(words: str, title: str | None) -> str:
+def embedding_text(words: str) -> str:
     """What is embedded for a capture: its words (the text or a voice note's transcript, with
-    the clarification answers first, as `InboxItem.text_to_classify` gives them, cut as the
-    classifier reads a long one) and its title where the title adds words of its own (an
-    edited title, a model's summary). A title made from the words themselves (the offline
-    classifier's) adds nothing, so the classifier's vector of the same words is the one
-    stored (shared/adapters/embedder/minilm.py keeps it)."""
-    excerpt = excerpt_to_classify(words.strip())
-    if title and not set(_WORD.findall(title.casefold())) <= set(_WORD.findall(excerpt.casefold())):
-        return f"{title.strip()}\n{excerpt}"
-    return excerpt
+    the clarification answers first, as `InboxItem.text_to_classify` gives them), cut as the
+    classifier reads a long one: exactly what the classifier is asked, so that the two run
+    side by side inside the model's wait, and offline the classifier's own vector is the one
+    stored (shared/adapters/classifier/minilm.py: one forward pass for both). The title is
+    not embedded: a model's is a summary of these words, and any title is matched by its
+    words (the full-text ranking)."""
+    return excerpt_to_classify(words.strip())
 
 
 def embedding_key(model: str, text: str) -> str:

@@ -7,6 +7,7 @@ to it (placement.py).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -17,7 +18,7 @@ from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.outcomes import FailureCode
 from shared.domain.ports import CaptureRepository, Classifier, Embedder, Outbox
 from shared.services.answers import settled_on_answer
-from shared.services.embedding import with_embedding
+from shared.services.embedding import carrying, vector_for, with_embedding
 from shared.services.placement import converge, filed_item_for
 
 log = logging.getLogger(__name__)
@@ -37,9 +38,10 @@ async def classify_and_file(
     ClassifierUnavailable when the model cannot answer. `publish=False`: the caller tells the
     outcome (a live run holds it for its stream).
 
-    The vector is made after the guess (it is of the words and the title): offline, the
-    embedder reuses the vector the classifier just made of the same words, so no second
-    forward pass runs on the capture's path; with Azure OpenAI it is one embeddings call."""
+    The vector is of the very words the classifier is asked, asked for at the same time:
+    inside the model's wait. With Azure OpenAI the two calls run side by side; offline the
+    two ask the one loaded MiniLM for the same text, and it makes one forward pass for both
+    (classifier/minilm.py), so a capture's time over the model is what it was."""
     if item.is_deleted:
         raise CaptureDeleted(item.id)
     if item.is_settled:
@@ -51,9 +53,11 @@ async def classify_and_file(
         if item.clarifications:
             settled = await with_embedding(await settled_on_answer(item, classifier), embedder)
             return await file_capture(item, settled, repo, outbox, publish=publish)
-        guess = await classifier.classify(excerpt_to_classify(text))
+        guess, embedded = await asyncio.gather(
+            classifier.classify(excerpt_to_classify(text)), vector_for(item, embedder)
+        )
     try:
-        settled = await with_embedding(item.classified(guess), embedder)
+        settled = carrying(item.classified(guess), embedded, embedder)
         return await file_capture(item, settled, repo, outbox, publish=publish)
     except StaleItem:
         # Marked queued meanwhile (a run handing the capture over while the worker already
@@ -63,7 +67,7 @@ async def classify_and_file(
             raise
         if current.text_to_classify() != text:
             raise
-        settled = await with_embedding(current.classified(guess), embedder)
+        settled = carrying(current.classified(guess), embedded, embedder)
         return await file_capture(current, settled, repo, outbox, publish=publish)
 
 

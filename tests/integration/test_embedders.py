@@ -92,6 +92,39 @@ async def test_minilm_shares_the_classifiers_model_and_its_vector(tmp_path: Path
     assert cosine(vector, fresh) > 0.8
 
 
+async def test_the_classifier_and_the_embedder_at_once_make_one_pass(tmp_path: Path) -> None:
+    """As filing asks them, side by side for the same words: one forward pass between them,
+    whichever starts first."""
+    import asyncio
+
+    from shared.adapters.classifier.minilm import MiniLMClassifier, get_encoder
+    from shared.adapters.embedder.minilm import MiniLMEmbedder
+
+    examples = tmp_path / "examples.json"
+    examples.write_text(json.dumps(SMALL_EXAMPLES))
+    classifier, embedder = MiniLMClassifier(examples), MiniLMEmbedder()
+    await classifier.classify("warm the index up")
+    encoder = get_encoder()
+    calls: list[list[str]] = []
+    forward = encoder.encode
+
+    def counted(texts: list[str]):  # type: ignore[no-untyped-def]
+        calls.append(texts)
+        return forward(texts)
+
+    encoder.encode = counted  # type: ignore[method-assign]
+    try:
+        for n in range(5):
+            text = f"book the bike service before the long ride number {n}"
+            guess, [vector] = await asyncio.gather(
+                classifier.classify(text), embedder.embed([text])
+            )
+            assert guess.title and len(vector) == 384
+    finally:
+        del encoder.encode
+    assert len(calls) == 5  # one pass a capture, not two
+
+
 # -- Azure OpenAI, against the scripted server -----------------------------------------------
 
 

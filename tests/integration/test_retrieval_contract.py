@@ -206,7 +206,8 @@ def test_the_cosmos_query_is_one_rrf_in_the_users_partition() -> None:
         "WHERE c.userId = @user"
     )
     assert query.endswith(
-        "ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), FullTextScore(c.text, @t0, @t1))"
+        "ORDER BY RANK RRF(VectorDistance(c.embedding, @vector), "
+        "FullTextScore(c.text, @t0, @t1), FullTextScore(c.title, @t0, @t1))"
     )
     values = {p["name"]: p["value"] for p in parameters}
     assert values == {

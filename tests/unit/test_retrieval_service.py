@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from shared.domain.capture import Clarification, InboxItem, Status
-from shared.domain.classification import Bucket
+from shared.domain.classification import Bucket, excerpt_to_classify
 from shared.domain.documents import utcnow
 from shared.domain.errors import EmbedderUnavailable, NotFound
 from shared.domain.retrieval import embedding_key, embedding_text
@@ -32,23 +32,24 @@ async def filed(fakes: Fakes, text: str, title: str, n: int = 0, user: str = USE
     )
 
 
-def test_the_embedded_text_is_the_words_and_a_title_that_adds_words() -> None:
-    # A title made of the words (the offline classifier's): the words alone, as it read them.
-    assert embedding_text("remind me to call Sam", "Call Sam") == "remind me to call Sam"
-    assert embedding_text("cycling to work", None) == "cycling to work"
-    # A title of its own (a model's summary, the user's edit) comes first.
-    assert embedding_text("cycling to work", "Bike commute") == "Bike commute\ncycling to work"
-    # A long capture is read as the classifier reads it.
+def test_the_embedded_text_is_what_the_classifier_reads() -> None:
+    assert embedding_text("  cycling to work ") == "cycling to work"
+    # A long capture is read as the classifier reads it (its start and end).
     long = "word " * 5000
-    assert len(embedding_text(long, None)) < len(long)
+    assert embedding_text(long) == excerpt_to_classify(long.strip())
+    answered = text_item("the thing").model_copy(
+        update={"clarifications": [Clarification(run_id="r2", text="the bike lock")]}
+    )
+    assert answered.embedding_text() == "the bike lock\nthe thing"
 
 
 async def test_the_vector_is_written_with_the_filing(fakes: Fakes) -> None:
     saved = await filed(fakes, "cycling to work along the canal", "Cycle commute")
     stored = fakes.repo.stored(USER, saved.id)
     assert stored is not None and stored.status is Status.FILED
-    text = "Cycle commute\ncycling to work along the canal"
-    assert fakes.embedder.texts == [text]
+    # The words the classifier was asked, asked for beside it.
+    text = "cycling to work along the canal"
+    assert fakes.embedder.texts == [text] == fakes.classifier.texts
     assert stored.embedding is not None and len(stored.embedding) == fakes.embedder.dimensions
     assert stored.embedded_from == embedding_key(fakes.embedder.model, text)
     assert is_current(stored, fakes.embedder)
@@ -76,33 +77,46 @@ async def test_an_answer_renews_the_vector(fakes: Fakes) -> None:
     renewed = await with_embedding(answered, fakes.embedder)
     assert renewed.embedded_from == embedding_key(
         fakes.embedder.model, "the bike lock for work\nthe thing"
-    )
+    )  # the answer first, as the classifier reads it
     # Current already: no model call.
     calls = len(fakes.embedder.texts)
     assert await with_embedding(renewed, fakes.embedder) is renewed
     assert len(fakes.embedder.texts) == calls
 
 
-async def test_an_edited_title_renews_the_vector(fakes: Fakes) -> None:
+async def test_an_answer_files_with_its_words_embedded(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(None, 0.1, "?", "What about it?"))
+    item = fakes.repo.seed(text_item("the thing"))
+    asked = await classify_and_file(
+        item, fakes.repo, fakes.classifier, fakes.outbox, embedder=fakes.embedder
+    )
+    assert asked.status is Status.NEEDS_CLARIFICATION and is_current(asked, fakes.embedder)
+    reopened = fakes.repo.seed(asked.reopened(Clarification(run_id="r2", text="bike lock")))
+    fakes.classifier.then(guess(Bucket.ADMIN, 0.9, "Bike lock"))
+    filed_now = await classify_and_file(
+        reopened, fakes.repo, fakes.classifier, fakes.outbox, embedder=fakes.embedder
+    )
+    assert filed_now.status is Status.FILED
+    assert filed_now.embedded_from == embedding_key(fakes.embedder.model, "bike lock\nthe thing")
+
+
+async def test_an_edit_keeps_the_vector_of_the_words(fakes: Fakes) -> None:
     saved = await filed(fakes, "cycling to work", "Cycle commute")
     bucket = saved.filed_bucket
     assert bucket is not None
     stored = await fakes.filed.get(USER, bucket, saved.id)
     assert stored is not None
+    calls = len(fakes.embedder.texts)
     patch = FiledPatch.model_validate({"title": "Canal ride plan"})
     await edit_filed(USER, saved.id, patch, stored.etag, fakes.adapters)
     after = fakes.repo.stored(USER, saved.id)
     assert after is not None and after.title == "Canal ride plan"
-    assert after.embedded_from == embedding_key(
-        fakes.embedder.model, "Canal ride plan\ncycling to work"
-    )
-    # A change of done alone leaves the words and title, and the vector, as they were.
-    again = await fakes.filed.get(USER, bucket, saved.id)
-    assert again is not None
-    calls = len(fakes.embedder.texts)
-    await edit_filed(USER, saved.id, FiledPatch.model_validate({"done": True}), again.etag,
-                     fakes.adapters)  # fmt: skip
+    # The words did not change: the vector is current as it was, and no model was asked.
+    assert after.embedding == saved.embedding and is_current(after, fakes.embedder)
     assert len(fakes.embedder.texts) == calls
+    # The new title is found by its words.
+    found = await search(USER, SearchQuery(q="canal ride"), fakes.search, fakes.embedder)
+    assert [h.id for h in found.items] == [saved.id]
 
 
 async def test_embed_all_embeds_only_what_is_behind(fakes: Fakes) -> None:

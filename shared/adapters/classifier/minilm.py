@@ -67,6 +67,8 @@ class MiniLMEncoder:
         # without a second forward pass.
         self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
         self._recent_lock = threading.Lock()
+        # The texts being encoded now, and the event set when they are remembered.
+        self._encoding: dict[str, threading.Event] = {}
 
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         # tokenizer.json ships with fixed 128-token padding/truncation; sentence-transformers
@@ -135,26 +137,45 @@ class MiniLMEncoder:
         return np.stack([v for v in known if v is not None])
 
     def encode_remembered(self, texts: list[str]) -> np.ndarray:
-        """`encode`, reusing (and keeping) the vectors of the last RECENT texts encoded here."""
+        """`encode`, reusing (and keeping) the vectors of the last RECENT texts encoded here; a
+        text another thread is encoding now is waited for, not encoded twice (the classifier
+        and the embedder ask for a capture's words at the same time)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         missing: list[int] = []
+        waiting: list[threading.Event] = []
+        done = threading.Event()
         with self._recent_lock:
             for i, text in enumerate(texts):
                 known = self._recent.get(text)
-                if known is None:
-                    missing.append(i)
-                else:
+                if known is not None:
                     self._recent.move_to_end(text)
                     out[i] = known
+                elif text in self._encoding and self._encoding[text] is not done:
+                    waiting.append(self._encoding[text])
+                else:
+                    missing.append(i)
+                    self._encoding[text] = done
         if missing:
-            fresh = self.encode([texts[i] for i in missing])
-            with self._recent_lock:
-                for row, i in enumerate(missing):
-                    out[i] = fresh[row]
-                    self._recent[texts[i]] = fresh[row]
-                    self._recent.move_to_end(texts[i])
-                while len(self._recent) > RECENT:
-                    self._recent.popitem(last=False)
+            try:
+                fresh = self.encode([texts[i] for i in missing])
+                with self._recent_lock:
+                    for row, i in enumerate(missing):
+                        out[i] = fresh[row]
+                        self._recent[texts[i]] = fresh[row]
+                        self._recent.move_to_end(texts[i])
+                    while len(self._recent) > RECENT:
+                        self._recent.popitem(last=False)
+            finally:
+                with self._recent_lock:
+                    for i in missing:
+                        if self._encoding.get(texts[i]) is done:
+                            del self._encoding[texts[i]]
+                done.set()
+        if waiting:
+            for event in waiting:
+                event.wait()
+            # Theirs are remembered now (or encoded here, if their pass failed).
+            return self.encode_remembered(texts)
         return out
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
