@@ -356,7 +356,7 @@ class FakeCaptureSearch(Faults):
 
     async def nearest(
         self, user_id: str, vector: list[float], limit: int, *, excluding: str
-    ) -> list[InboxItem]:
+    ) -> Found:
         await self._step("nearest")
         filed = [
             i
@@ -364,7 +364,9 @@ class FakeCaptureSearch(Faults):
             if i.embedding and i.id != excluding and i.status.value in FILED_STATUSES
         ]
         filed.sort(key=lambda i: _dot(vector, i.embedding or []), reverse=True)
-        return filed[:limit]
+        near = filed[:limit]
+        similarity = {i.id: _dot(vector, i.embedding or []) for i in near}
+        return Found(items=near, ranked=True, similarity=similarity)
 
 
 def _dot(a: list[float], b: list[float]) -> float:

@@ -117,7 +117,8 @@ def nearest_query(
     """The filed captures nearest `vector`, in the user's partition (ORDER BY VectorDistance
     puts the most similar first, whatever the distance function: no ASC or DESC)."""
     query = (
-        f"SELECT TOP {int(limit)} {PROJECTION} FROM c "
+        f"SELECT TOP {int(limit)} {PROJECTION}, "
+        "VectorDistance(c.embedding, @vector) AS similarity FROM c "
         "WHERE c.userId = @user AND c.id != @excluding AND IS_ARRAY(c.embedding) "
         "AND ARRAY_CONTAINS(@filed, c.status) "
         "ORDER BY VectorDistance(c.embedding, @vector)"
@@ -129,6 +130,16 @@ def nearest_query(
         {"name": "@vector", "value": vector},
     ]
     return query, parameters
+
+
+def _scored(docs: list[dict]) -> Found:
+    """Documents projected with their `similarity` (VectorDistance), in the engine's order."""
+    similarity = {
+        str(d.get("id")): float(d["similarity"])
+        for d in docs
+        if isinstance(d.get("similarity"), int | float)
+    }
+    return Found(items=_items(docs), ranked=True, similarity=similarity)
 
 
 def _items(docs: list[dict]) -> list[InboxItem]:
@@ -160,15 +171,13 @@ class CosmosCaptureSearch(CosmosStore):
         self, user_id: str, terms: list[str], q: str, vector: list[float], limit: int
     ) -> Found:
         query, parameters = hybrid_query(user_id, terms, vector, limit)
-        return Found(
-            items=_items(await self._query(INBOX, user_id, query, parameters)), ranked=True
-        )
+        return _scored(await self._query(INBOX, user_id, query, parameters))
 
     async def nearest(
         self, user_id: str, vector: list[float], limit: int, *, excluding: str
-    ) -> list[InboxItem]:
+    ) -> Found:
         query, parameters = nearest_query(user_id, vector, limit, excluding)
-        return _items(await self._query(INBOX, user_id, query, parameters))
+        return _scored(await self._query(INBOX, user_id, query, parameters))
 
 
 # -- the local stand-in ----------------------------------------------------------------------
@@ -230,23 +239,32 @@ class LocalHybridSearch(CosmosCaptureSearch):
 
     async def nearest(
         self, user_id: str, vector: list[float], limit: int, *, excluding: str
-    ) -> list[InboxItem]:
+    ) -> Found:
         held = await self._vectors(user_id)
         # A few more than asked: one moved out of its bucket or removed since is left out.
         near = _nearest(held, vector, limit + 8, filed_only=True)
         ids = [i for i, _ in near if i != excluding]
         items = await self._fetch(user_id, ids, {})
-        return [i for i in items if i.status.value in FILED_STATUSES][:limit]
+        filed = [i for i in items if i.status.value in FILED_STATUSES][:limit]
+        return Found(items=filed, ranked=True, similarity=dict(near))
 
     async def _fetch(
         self, user_id: str, ids: list[str], known: dict[str, InboxItem]
     ) -> list[InboxItem]:
-        """The items of `ids` in that order: from `known`, else one point read each (at once);
-        one gone since is left out."""
+        """The items of `ids` in that order: from `known`, else read in one query (a point read
+        each cost the local server more: twenty requests for one search); one gone since is
+        left out."""
         missing = [i for i in ids if i not in known]
-        docs = await asyncio.gather(*(self._read(INBOX, user_id, i) for i in missing))
-        for doc in _items([d for d in docs if d is not None]):
-            known[doc.id] = doc
+        if missing:
+            query = (
+                f"SELECT {PROJECTION} FROM c WHERE c.userId = @user AND ARRAY_CONTAINS(@ids, c.id)"
+            )
+            parameters: Parameters = [
+                {"name": "@user", "value": user_id},
+                {"name": "@ids", "value": missing},
+            ]
+            for item in _items(await self._query(INBOX, user_id, query, parameters)):
+                known[item.id] = item
         return [known[i] for i in ids if i in known]
 
     async def _vectors(self, user_id: str) -> _UserVectors:

@@ -159,9 +159,10 @@ class CaptureSearch(Protocol):
 
     async def nearest(
         self, user_id: str, vector: list[float], limit: int, *, excluding: str
-    ) -> list[InboxItem]:
+    ) -> Found:
         """The user's filed captures (filed or needs_review, with an embedding) nearest to
-        `vector` by cosine similarity, nearest first, up to `limit`, leaving out `excluding`."""
+        `vector` by cosine similarity (`similarity`), nearest first, up to `limit`, leaving out
+        `excluding`."""
         ...
 
 

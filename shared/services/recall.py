@@ -375,6 +375,7 @@ async def related(
         return RelatedItems(id=item.id, items=[])
     found = await adapters.search.nearest(user_id, vector, query.limit, excluding=item.id)
     least = adapters.embedder.min_similarity
+    similarity = found.similarity
     hits = [
         SearchHit(
             id=near.id,
@@ -382,21 +383,13 @@ async def related(
             status=near.status,
             title=near.title or _cut(near.text or "", 0, 60),
             snippet=_cut(near.text_to_classify(), 0, SNIPPET_BEFORE + SNIPPET_AFTER),
-            score=round(_cosine(vector, near.embedding or []), 4),
+            score=round(similarity.get(near.id, 0.0), 4),
             created_at=near.created_at,
         )
-        for near in found
-        if near.user_id == user_id and _cosine(vector, near.embedding or []) >= least
+        for near in found.items
+        if near.user_id == user_id and similarity.get(near.id, -1.0) >= least
     ]
     return RelatedItems(id=item.id, items=hits[: query.limit])
-
-
-def _cosine(a: list[float], b: list[float]) -> float:
-    if len(a) != len(b) or not a:
-        return 0.0
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norm = (sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5
-    return dot / norm if norm else 0.0
 
 
 def _hit(item: InboxItem, terms: list[str], q: str) -> SearchHit:

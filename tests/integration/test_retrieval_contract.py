@@ -141,11 +141,10 @@ async def test_only_the_callers_captures_and_never_a_tombstone(subject: Subject,
     near = await subject.search.nearest(user, QUERY, 10, excluding="none")
 
     assert [i.id for i in found.items] == [mine.id]
-    assert [i.id for i in near] == [mine.id]
+    assert [i.id for i in near.items] == [mine.id]
     assert gone.id not in [i.id for i in found.items]
-    assert [i.id for i in await subject.search.nearest(other, QUERY, 10, excluding="x")] == [
-        theirs.id
-    ]
+    their_near = await subject.search.nearest(other, QUERY, 10, excluding="x")
+    assert [i.id for i in their_near.items] == [theirs.id]
 
 
 async def test_nearest_gives_filed_items_nearest_first(subject: Subject, user: str) -> None:
@@ -158,10 +157,15 @@ async def test_nearest_gives_filed_items_nearest_first(subject: Subject, user: s
 
     near = await subject.search.nearest(user, QUERY, 10, excluding=anchor.id)
 
-    ids = [i.id for i in near]
+    ids = [i.id for i in near.items]
+    # Each with its cosine similarity to the vector asked about, nearest first.
+    assert near.similarity[commute.id] == pytest.approx(1 / math.sqrt(1.01), abs=1e-5)
+    assert [near.similarity[i] for i in ids] == sorted(
+        (near.similarity[i] for i in ids), reverse=True
+    )
     assert set(ids[:2]) == {commute.id, review.id}
     assert ids[2:] == [errand.id, garden.id]
-    [first] = await subject.search.nearest(user, QUERY, 1, excluding=anchor.id)
+    [first] = (await subject.search.nearest(user, QUERY, 1, excluding=anchor.id)).items
     assert first.id in {commute.id, review.id}
 
 
@@ -169,14 +173,15 @@ async def test_a_vector_changed_or_deleted_is_seen_at_once(subject: Subject, use
     item = await stored(subject, user, "notes", GARDEN, 1)
     other = await stored(subject, user, "more notes", ERRAND, 2)
     before = await subject.search.nearest(user, QUERY, 1, excluding="x")
-    assert [i.id for i in before] == [other.id]
+    assert [i.id for i in before.items] == [other.id]
 
     await subject.repo.save(item.embedded(QUERY, "test:new"))
     after = await subject.search.nearest(user, QUERY, 1, excluding="x")
-    assert [i.id for i in after] == [item.id]
+    assert [i.id for i in after.items] == [item.id]
 
     await subject.repo.remove(user, item.id)
-    assert [i.id for i in await subject.search.nearest(user, QUERY, 1, excluding="x")] == [other.id]
+    gone = await subject.search.nearest(user, QUERY, 1, excluding="x")
+    assert [i.id for i in gone.items] == [other.id]
 
 
 async def test_the_vector_is_stored_and_read_back_never_sent(subject: Subject, user: str) -> None:
@@ -221,6 +226,7 @@ def test_the_cosmos_query_is_one_rrf_in_the_users_partition() -> None:
     assert "c.embedding," not in PROJECTION and "c.embedding" not in PROJECTION.split(", ")
 
     near, near_parameters = nearest_query("u1", [1.0], 3, "cap-1")
+    assert "VectorDistance(c.embedding, @vector) AS similarity" in near
     assert "c.userId = @user" in near and "c.id != @excluding" in near
     assert near.endswith("ORDER BY VectorDistance(c.embedding, @vector)")
     assert {p["name"]: p["value"] for p in near_parameters}["@filed"] == [
