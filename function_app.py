@@ -5,6 +5,7 @@ import azure.functions as func
 from shared.entrypoints import (
     agui_capture,
     audio,
+    backfill,
     capture_resources,
     classify_worker,
     digest,
@@ -35,5 +36,6 @@ for entrypoint in (
     push_worker,
     digest,
     mcp_server,
+    backfill,
 ):
     app.register_functions(entrypoint.bp)

@@ -11,6 +11,7 @@ from azure.storage.blob import CorsRule
 
 from shared.adapters.clients import Clients
 from shared.settings import (
+    BACKFILL_QUEUE,
     BUCKET_CONTAINERS,
     CLASSIFY_QUEUE,
     DIGEST_QUEUE,
@@ -37,6 +38,8 @@ QUEUES = (
     f"{DIGEST_QUEUE}-poison",
     TRANSCRIBE_QUEUE,
     f"{TRANSCRIBE_QUEUE}-poison",
+    BACKFILL_QUEUE,
+    f"{BACKFILL_QUEUE}-poison",
 )
 
 # What the web app needs from Blob storage across origins: PUT a voice note to its upload URL

@@ -108,7 +108,12 @@ class CosmosStore:
             found = self._container(container).query_items(
                 query, parameters=parameters, partition_key=user_id
             )
-            return [doc async for doc in found]
+            # A page at a time: item by item, the pager's per-item machinery cost more than
+            # the JSON itself on a query of thousands (the people list: 7 ms of its 40).
+            docs: list[dict] = []
+            async for page in found.by_page():
+                docs.extend([doc async for doc in page])
+            return docs
 
     async def _pages(self, pages: Any) -> AsyncIterator[list[dict]]:
         """A paged query's pages, each read within the time bound; the caller's pace is its

@@ -8,6 +8,7 @@ import asyncio
 import heapq
 import itertools
 import logging
+import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 
@@ -83,6 +84,24 @@ class CosmosFiledItems(CosmosStore):
                 except (KeyError, TypeError, ValueError):
                     log.warning("a filed item in %s cannot be read; left out", bucket.value)
         return found
+
+    async def version(self, user_id: str) -> str | None:
+        # Per bucket, how many items and the latest write (_ts, whole seconds): a write raises
+        # the latest, a removal lowers the count. A write in the latest second may be followed
+        # by another in that second, unseen: no version until that second is over.
+        query = "SELECT COUNT(1) AS n, MAX(c._ts) AS t FROM c WHERE c.userId = @user"
+        parameters: Parameters = [{"name": "@user", "value": user_id}]
+        per_bucket = await asyncio.gather(
+            *(self._query(bucket.value, user_id, query, parameters) for bucket in Bucket)
+        )
+        marks = []
+        for docs in per_bucket:
+            row = docs[0] if docs else {}
+            count, latest = int(row.get("n") or 0), int(row.get("t") or 0)
+            if latest >= int(time.time()) - 1:
+                return None
+            marks.append(f"{count}:{latest}")
+        return "|".join(marks)
 
     async def every(self, user_id: str, bucket: Bucket) -> AsyncIterator[FiledItem]:
         after: str | None = None

@@ -123,6 +123,11 @@ class ClassifierUnavailable(Exception):
     """The model could not answer now (down, rate limited, timed out): queue and retry later."""
 
 
+class EmbedderUnavailable(Exception):
+    """The embedding model could not answer now: the capture is kept without a vector (or with
+    its old one), and the backfill embeds it later."""
+
+
 class TranscriberUnavailable(Exception):
     """The transcriber cannot run now (model missing, broken or overloaded): retry later."""
 

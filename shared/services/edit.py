@@ -107,6 +107,8 @@ async def edit_filed(
             job = ClassifyJob(capture_id=capture_id, user_id=user_id)
             await adapters.outbox.send_check(job, adapters.policy.recovery_delay_s)
             checked.append(True)
+        # No new vector: it is of the capture's words, which an edit never changes (a new
+        # title is found by its words).
         return await repo.save(holding.edited(changes))
 
     saved = await on_latest(item, repo, attempt, gone=not_found, busy=_busy)

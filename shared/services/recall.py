@@ -7,7 +7,7 @@ import base64
 import binascii
 import dataclasses
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Literal
@@ -17,10 +17,12 @@ from pydantic import Field
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, Timestamp
-from shared.domain.errors import Malformed, NotFound
+from shared.domain.errors import EmbedderUnavailable, Malformed, NotFound
 from shared.domain.filed import FiledItem, person_key
-from shared.domain.ports import CaptureSearch, FiledFilter, FiledItems
+from shared.domain.ports import Adapters, CaptureSearch, Embedder, FiledFilter, FiledItems
 from shared.services import keyset
+from shared.services.embedding import with_embedding
+from shared.services.inbox import get_capture
 
 MAX_PAGE = 100
 MAX_QUERY_CHARS = 200
@@ -153,20 +155,60 @@ class PersonPage(Document):
     continuation_token: str | None
 
 
+# The people lists this process made, by user, with the version of the filed items they were
+# made from (`FiledItems.version`): a list is made again only when something was filed,
+# edited, moved or removed since (issue 42: the list read and folded every mention, thousands
+# of documents, on every request). Least recently used first out.
+PEOPLE_CACHED = 64
+_people: OrderedDict[str, tuple[str, PeopleList]] = OrderedDict()
+
+
 async def list_people(user_id: str, filed: FiledItems) -> PeopleList:
     """Everyone the filed items name, one entry per person however they were written
-    ("Zoë", "zoe"), most recently mentioned first."""
+    ("Zoë", "zoe"), most recently mentioned first. Made again only when the user's filed
+    items changed since this process last made it."""
+    version = await filed.version(user_id)
+    held = _people.get(user_id)
+    if version is not None and held is not None and held[0] == version:
+        _people.move_to_end(user_id)
+        return held[1]
+    # Read after the version: a write in between makes the next version differ, so a list
+    # newer than its version is made again, never an older one kept.
+    made = await _people_named(user_id, filed)
+    if version is not None:
+        _people[user_id] = (version, made)
+        _people.move_to_end(user_id)
+        while len(_people) > PEOPLE_CACHED:
+            _people.popitem(last=False)
+    return made
+
+
+async def _people_named(user_id: str, filed: FiledItems) -> PeopleList:
     spellings: dict[str, Counter[str]] = {}
     mentions: Counter[str] = Counter()
     open_items: Counter[str] = Counter()
     last: dict[str, Timestamp] = {}
+    # A few dozen names over thousands of items: each name folded once (issue 42: folding
+    # every name of every item was a third of the list's time).
+    keys: dict[str, str] = {}
     for mention in await filed.mentions(user_id):
-        for key in dict.fromkeys(person_key(p) for p in mention.people):
-            mentions[key] += 1
-            open_items[key] += 0 if mention.done else 1
-            last[key] = max(last.get(key, mention.created_at), mention.created_at)
+        named = set()
         for name in mention.people:
-            spellings.setdefault(person_key(name), Counter())[name] += 1
+            key = keys.get(name)
+            if key is None:
+                key = keys[name] = person_key(name)
+            named.add(key)
+            spelled = spellings.get(key)
+            if spelled is None:
+                spelled = spellings[key] = Counter()
+            spelled[name] += 1
+        for key in named:
+            mentions[key] += 1
+            if not mention.done:
+                open_items[key] += 1
+            seen = last.get(key)
+            if seen is None or mention.created_at > seen:
+                last[key] = mention.created_at
     summaries = [
         PersonSummary(
             name=spellings[key].most_common(1)[0][0],
@@ -226,13 +268,21 @@ class SearchHit(Document):
     status: Status
     title: str
     snippet: str = Field(description="A short piece of the text around the match.")
-    score: float = Field(description="Our term-match score (the order is the store's in Azure).")
+    score: float = Field(
+        description="Search: our term-match score (0 for a hit by meaning alone; the order is "
+        "the ranking's). Related: the cosine similarity to the capture."
+    )
     created_at: Timestamp
 
 
 class SearchResults(Document):
     query: str
     items: list[SearchHit]
+    ranking: Literal["hybrid", "words"] = Field(
+        default="words",
+        description="hybrid: words and meaning fused by reciprocal rank; words: the term "
+        "match alone (no embedding model at hand).",
+    )
 
 
 _TERM = re.compile(r"\w+")
@@ -246,16 +296,100 @@ def search_terms(q: str) -> list[str]:
     return words or [q.strip().lower()]
 
 
-async def search(user_id: str, query: SearchQuery, finder: CaptureSearch) -> SearchResults:
-    """Matches over text and transcripts, titles and clarification answers, best first: in the
-    store's order where it ranks (Azure's BM25), else by our score, then newest."""
+async def search(
+    user_id: str, query: SearchQuery, finder: CaptureSearch, embedder: Embedder | None = None
+) -> SearchResults:
+    """The caller's captures best matching `query`, best first. With `embedder`: by words and
+    meaning, the two rankings fused by reciprocal rank (`finder.hybrid`: Cosmos DB's RRF, or
+    the local stand-in's), so "bike commute" finds "cycling to work". Without it, or with
+    the model down: matches over text and transcripts, titles and clarification answers, in
+    the store's order where it ranks (Azure's BM25), else by our score, then newest."""
     terms = search_terms(query.q)
+    vector = await _vector_of(query.q, embedder)
+    if vector is not None and embedder is not None:
+        found = await finder.hybrid(user_id, terms, query.q, vector, query.limit)
+        hits = [_hit(item, terms, query.q) for item in found.items]
+        # A capture that matches no word must be near in meaning, not merely the nearest of
+        # what there is: vector search always has a nearest.
+        hits = [
+            h
+            for h in hits
+            if h.score > 0 or found.similarity.get(h.id, -1.0) >= embedder.min_similarity
+        ]
+        return SearchResults(query=query.q, items=hits[: query.limit], ranking="hybrid")
     found = await finder.search(user_id, terms, query.limit)
     hits = [_hit(item, terms, query.q) for item in found.items]
     if not found.ranked:
         # Stable: equal scores stay newest first, as the store returned them.
         hits.sort(key=lambda h: h.score, reverse=True)
     return SearchResults(query=query.q, items=hits[: query.limit])
+
+
+async def _vector_of(q: str, embedder: Embedder | None) -> list[float] | None:
+    if embedder is None:
+        return None
+    try:
+        [vector] = await embedder.embed([q.strip()])
+    except EmbedderUnavailable:
+        return None  # the words alone: a search still answers
+    return vector
+
+
+def rank_by_words(items: list[InboxItem], terms: list[str], q: str) -> list[InboxItem]:
+    """Term matches best first by `score` (equal scores in the order given: newest first)."""
+    scored = [
+        (score(i.title or "", [i.text or "", *(c.text for c in i.clarifications)], terms, q), i)
+        for i in items
+    ]
+    return [i for _, i in sorted(scored, key=lambda pair: pair[0], reverse=True)]
+
+
+# -- related items -------------------------------------------------------------------------------
+
+MAX_RELATED = 20
+
+
+@dataclass(frozen=True)
+class RelatedQuery:
+    """How many related items at most (1..MAX_RELATED)."""
+
+    limit: int = 5
+
+
+class RelatedItems(Document):
+    id: str = Field(description="The capture they are related to.")
+    items: list[SearchHit]
+
+
+async def related(
+    user_id: str, capture_id: str, query: RelatedQuery, adapters: Adapters
+) -> RelatedItems:
+    """The caller's filed captures nearest in meaning to this one (cosine similarity of their
+    vectors), nearest first; 404 for a capture that is not the caller's. A capture not
+    embedded yet (stored before embeddings, or the model was down) is embedded for the
+    question, not stored; with no model at hand, nothing is related."""
+    item = await get_capture(user_id, capture_id, adapters.repo)
+    current = await with_embedding(item, adapters.embedder)
+    vector = current.embedding
+    if vector is None:
+        return RelatedItems(id=item.id, items=[])
+    found = await adapters.search.nearest(user_id, vector, query.limit, excluding=item.id)
+    least = adapters.embedder.min_similarity
+    similarity = found.similarity
+    hits = [
+        SearchHit(
+            id=near.id,
+            bucket=near.filed_bucket,
+            status=near.status,
+            title=near.title or _cut(near.text or "", 0, 60),
+            snippet=_cut(near.text_to_classify(), 0, SNIPPET_BEFORE + SNIPPET_AFTER),
+            score=round(similarity.get(near.id, 0.0), 4),
+            created_at=near.created_at,
+        )
+        for near in found.items
+        if near.user_id == user_id and similarity.get(near.id, -1.0) >= least
+    ]
+    return RelatedItems(id=item.id, items=hits[: query.limit])
 
 
 def _hit(item: InboxItem, terms: list[str], q: str) -> SearchHit:

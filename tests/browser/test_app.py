@@ -61,7 +61,7 @@ def test_a_long_paste_is_kept_whole_and_one_over_the_limit_is_said_before_sendin
     # Over the limit: said, kept in the box, nothing sent.
     assert seen["overCount"].startswith("100,001 characters: a capture holds up to 100,000.")
     assert seen["overInBox"] == 100_001 and seen["invalid"] == "true"
-    assert seen["cards"] == 1 and len(fake.requests) == 1
+    assert seen["cards"] == 1 and len(fake.requests_of(fake_openai.CHAT)) == 1
 
 
 def test_an_unclear_capture_asks_and_the_answer_files_it(browser, fake, cosmos) -> None:

@@ -71,7 +71,11 @@ def test_classified_capture_is_filed_and_streamed(client, fake, cosmos) -> None:
     (person,) = docs(cosmos, "People", value["inboxItemId"])
     assert person["inboxItemId"] == inbox["id"] and person["userId"] == "dev"
     assert person["people"] == ["Sarah"]
-    assert len(fake.requests) == 1  # one model call per capture
+    # One classifier call per capture, and its words embedded beside it.
+    assert [r.kind for r in fake.requests] and len(fake.requests_of(fake_openai.CHAT)) == 1
+    (embedded,) = fake.requests_of(fake_openai.EMBED)
+    assert embedded.json["input"] == ["Call Sarah about the budget review"]
+    assert len(inbox["embedding"]) == 1536 and "embedding" not in value
 
 
 def test_low_confidence_is_filed_provisionally_with_a_question(client, fake, cosmos) -> None:
@@ -225,7 +229,7 @@ def test_a_duplicate_classify_job_files_once(client, fake, cosmos, provisioned) 
     assert len(docs(cosmos, "Inbox", capture_id)) == 1
     # The failed HTTP attempt and the worker's one call: the late delivery found the capture
     # settled. (Two deliveries in flight at once: test_filing.py.)
-    assert len(fake.requests) == 2
+    assert len(fake.requests_of(fake_openai.CHAT)) == 2
 
 
 # Bad input: problem+json before any stream

@@ -27,7 +27,7 @@ def test_the_bench_sends_what_the_app_sends(client, fake: FakeOpenAI, tmp_path: 
     fake.enqueue(fake_openai.classification("People", 0.9, "Ask Marco about Priya"))
     run = post_run(client, "/api/capture", run_input(TEXT), headers=KEY)
     assert run.last()["result"]["outcome"] == "CLASSIFIED"
-    [from_app] = fake.requests
+    [from_app] = fake.requests_of(fake_openai.CHAT)  # (and the capture's embedding)
 
     fake.reset()
     fake.enqueue(fake_openai.classification("People", 0.9, "Ask Marco about Priya"))

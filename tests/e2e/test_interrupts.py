@@ -153,7 +153,7 @@ def test_an_answer_files_the_capture_in_place_and_a_replay_files_nothing_twice(
     again = capture(client, resumed(t, entry))
     assert again.custom()["name"] == "CLASSIFIED"
     assert again.last()["result"]["inboxItemId"] == capture_id
-    assert len(fake.requests) == calls  # no model call, nothing filed again
+    assert len(fake.requests) == calls  # no model call (nor embedding), nothing filed again
     assert len(docs(cosmos, "Projects", capture_id)) == 1
     assert len(docs(cosmos, "Inbox", capture_id)) == 1
 
@@ -189,10 +189,12 @@ def test_a_typed_answer_naming_a_bucket_files_it_there(client, fake, cosmos) -> 
     interrupt = interrupt_of(capture(client, said("tiles for the kitchen", t)))
     capture_id = interrupt["metadata"]["captureId"]
     assert docs(cosmos, "Projects", capture_id)  # filed provisionally
-    calls = len(fake.requests)
+    calls = len(fake.requests_of(fake_openai.CHAT))
     done = capture(client, resumed(t, answer(interrupt["id"], "just put it in admin")))
     assert done.custom()["name"] == "CLASSIFIED" and done.custom()["value"]["bucket"] == "Admin"
-    assert len(fake.requests) == calls  # a bucket named is the user's pick: no model call
+    # A bucket named is the user's pick: no classifier call (the answer is embedded with the
+    # words, as every answer is).
+    assert len(fake.requests_of(fake_openai.CHAT)) == calls
     (inbox,) = docs(cosmos, "Inbox", capture_id)
     assert (inbox["status"], inbox["filedBucket"], inbox["chosenBy"]) == ("filed", "Admin", "user")
     assert inbox["title"] == "Kitchen tiles"  # what was said, never "Admin"
@@ -207,7 +209,8 @@ def test_a_typed_answer_that_explains_is_classified_on_its_own(client, fake, cos
     capture_id = interrupt["metadata"]["captureId"]
     done = capture(client, resumed(t, answer(interrupt["id"], "pay the tiler's invoice")))
     assert done.custom()["name"] == "CLASSIFIED" and done.custom()["value"]["bucket"] == "Admin"
-    assert fake.requests[-1].messages[-1]["content"] == "pay the tiler's invoice"  # alone
+    asked = fake.requests_of(fake_openai.CHAT)[-1]
+    assert asked.messages[-1]["content"] == "pay the tiler's invoice"  # alone
     (inbox,) = docs(cosmos, "Inbox", capture_id)
     assert (inbox["filedBucket"], inbox["chosenBy"], inbox["title"]) == (
         "Admin",

@@ -36,7 +36,7 @@ def assert_kept_whole(cosmos, capture_id: str, fake) -> None:
     (idea,) = docs(cosmos, "Ideas", capture_id)
     assert idea["text"] == LONG
     # The model read the start and the end, with the gap shown; nothing stored was cut.
-    (request,) = fake.requests
+    (request,) = fake.requests_of(fake_openai.CHAT)
     asked = request.messages[-1]["content"]
     assert excerpt_to_classify(LONG) in asked and EXCERPT_GAP in asked
     assert LONG not in asked and asked.rstrip().endswith("call Sarah on Friday.")

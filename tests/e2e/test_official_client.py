@@ -85,7 +85,8 @@ def test_a_bucket_typed_in_the_box_files_it_there(host, fake, cosmos) -> None:
     (inbox,) = docs(cosmos, "Inbox", capture_id)
     assert (inbox["filedBucket"], inbox["title"]) == ("Admin", "Kitchen tiles")
     assert docs(cosmos, "Projects", capture_id) == []
-    assert len(fake.requests) == 1  # the capture's; the typed bucket asked no model
+    # The capture's; the typed bucket asked no model (its words were embedded with it).
+    assert len(fake.requests_of(fake_openai.CHAT)) == 1
 
 
 def test_a_cancel_through_the_client_leaves_the_capture(host, fake, cosmos) -> None:
@@ -119,7 +120,7 @@ def test_the_same_resume_replayed_gives_the_same_answer_and_files_once(host, fak
     capture_id = first["result"]["inboxItemId"]
     assert again["result"]["inboxItemId"] == capture_id and again["errors"] == []
     assert len(docs(cosmos, "Projects", capture_id)) == 1
-    assert len(fake.requests) == 2  # the replay asked no model
+    assert len(fake.requests_of(fake_openai.CHAT)) == 2  # the replay asked no model
 
 
 def test_a_voice_notes_feed_asks_and_the_answer_files_it(host, fake, cosmos) -> None:

@@ -4,6 +4,7 @@ server (search on its local path: CONTAINS over lowercased fields), with the sam
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import date, timedelta
 from typing import Any
@@ -187,6 +188,41 @@ async def test_mentions_are_the_items_naming_someone(subject: Subject, user: str
     found = sorted(await subject.filed.mentions(user), key=lambda m: m.created_at)
     assert [(m.people, m.done) for m in found] == [(["Ana"], True), (["Ana", "Ben"], False)]
     assert found[0].created_at == START
+
+
+async def test_the_version_changes_with_every_write_and_removal(
+    subject: Subject, user: str
+) -> None:
+    """What the people list's cache relies on: the version is the same while nothing changes,
+    differs after a write, an edit or a removal, and is None (no promise) within the store's
+    clock's second of a write; another user's writes leave it alone."""
+
+    async def settled() -> str:
+        # Cosmos's _ts is whole seconds: the version is promised once the write's second is over.
+        return await eventually_async(lambda: subject.filed.version(user))
+
+    [item] = await put(subject, filed(user, Bucket.IDEAS, 0, people=["Ana"]))
+    first = await settled()
+    assert await subject.filed.version(user) == first
+    await put(subject, filed(f"{user}-other", Bucket.IDEAS, 1))
+    assert await settled() == first
+    stored = await subject.filed.get(user, Bucket.IDEAS, item.id)
+    assert stored is not None
+    await subject.filed.replace(stored.model_copy(update={"done": True}))
+    edited = await settled()
+    assert edited != first
+    await subject.repo.delete_filed(user, Bucket.IDEAS, item.id)
+    removed = await settled()
+    assert removed not in (first, edited)
+
+
+async def eventually_async(probe: Any) -> Any:
+    """Poll the coroutine function `probe` until it answers something truthy (10 s at most)."""
+    async with asyncio.timeout(10):
+        # Polling a store's answer: there is no event to wait on.
+        while not (value := await probe()):  # noqa: ASYNC110
+            await asyncio.sleep(0.1)
+    return value
 
 
 async def test_every_reads_the_whole_bucket_in_pages(

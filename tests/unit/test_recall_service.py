@@ -146,6 +146,22 @@ async def test_people_are_counted_however_they_are_written(fakes: Fakes) -> None
         await get_person("someone-else", "Zoë", PersonQuery(), fakes.filed)
 
 
+async def test_the_people_list_is_made_again_only_when_the_items_changed(fakes: Fakes) -> None:
+    await file(fakes, "lunch with Zoë", Bucket.PEOPLE, 0)
+    first = await list_people(USER, fakes.filed)
+    read: list[bool] = []
+    fakes.filed.before_next("mentions", lambda: read.append(True))
+    # Nothing changed: the list made before, the mentions not read again.
+    assert await list_people(USER, fakes.filed) is first
+    assert fakes.filed.armed == ["mentions"] and read == []
+    # A new item changes the version: made again.
+    await file(fakes, "call Tom", Bucket.PEOPLE, 1)
+    again = await list_people(USER, fakes.filed)
+    assert read == [True] and [p.name for p in again.people] == ["Tom", "Zoë"]
+    # Another user's list is their own.
+    assert (await list_people("someone-else", fakes.filed)).people == []
+
+
 async def test_a_person_pages_through_every_item_ties_included(fakes: Fakes) -> None:
     # Seven items naming Ana across the buckets, three of them at one instant: pages of two
     # give each item once, newest first, however the ties fall on the page boundaries.

