@@ -24,7 +24,7 @@ import itertools
 import json
 import uuid
 from collections import defaultdict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -32,6 +32,7 @@ from urllib.parse import quote
 
 from shared.adapters.search import LOCAL_CANDIDATES
 from shared.domain.capture import InboxItem, Status
+from shared.domain.chat import ChatTurn, ModelTurn, ToolSpec
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.documents import utc_text
@@ -525,6 +526,25 @@ class ScriptedTranscriber(_Scripted):
         self.heard.append((filename, audio))
         self.limits.append(max_seconds)
         return await self._answer(audio, filename)
+
+
+class ScriptedAskModel(_Scripted):
+    """An `AskModel` answering from a script (`ModelTurn`s, or exceptions such as
+    ModelUnavailable). `heard` records each turn's conversation, `musts` its `must_answer`."""
+
+    def __init__(self, *answers: Answer, default: ModelTurn | None = None) -> None:
+        super().__init__(answers, default)
+        self.heard: list[list[ChatTurn]] = []
+        self.offered: list[list[str]] = []
+        self.musts: list[bool] = []
+
+    async def turn(
+        self, conversation: Sequence[ChatTurn], tools: Sequence[ToolSpec], *, must_answer: bool
+    ) -> ModelTurn:
+        self.heard.append(list(conversation))
+        self.offered.append([t.name for t in tools])
+        self.musts.append(must_answer)
+        return await self._answer(list(conversation))
 
 
 # -- Web Push ----------------------------------------------------------------------------------
