@@ -47,6 +47,8 @@ class Step:
     use_default: bool = False
     # When set, the reply waits until the test sets this event (see `held`).
     gate: threading.Event | None = None
+    # When set, the message's tool calls (see `tool_calls`).
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
 
 def completion(
@@ -82,6 +84,21 @@ def classification(
         "due_date": due_date,
     }
     return completion(json.dumps(payload), delay_s=delay_s)
+
+
+def tool_call(name: str, arguments: dict[str, Any] | str, call_id: str | None = None) -> dict:
+    """One function call as the API writes it; `arguments` as JSON (or any text, to be wrong)."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {
+        "id": call_id or f"call_{name}_{abs(hash(text)) % 10**8}",
+        "type": "function",
+        "function": {"name": name, "arguments": text},
+    }
+
+
+def tool_calls(*calls: dict[str, Any], delay_s: float = 0.0) -> Step:
+    """An assistant turn that calls tools (finish_reason tool_calls, no content)."""
+    return Step(content=None, finish_reason="tool_calls", tool_calls=calls, delay_s=delay_s)
 
 
 def refusal(message: str = "I can't help with that.") -> Step:
@@ -408,6 +425,7 @@ class FakeOpenAI(LoopbackServer):
                         "content": step.content,
                         "refusal": step.refusal,
                         "annotations": [],
+                        **({"tool_calls": list(step.tool_calls)} if step.tool_calls else {}),
                     },
                     "logprobs": None,
                     "finish_reason": step.finish_reason,

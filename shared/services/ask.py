@@ -658,7 +658,7 @@ async def _model_answer(
         turn = await model.turn(conversation, specs, must_answer=must_answer)
         tokens += turn.prompt_tokens + turn.completion_tokens
         if turn.answer is not None:
-            answer = checked_answer(turn, run.seen)
+            answer = checked_answer(turn, run.seen, read_question(question))
             async for said in _tell(answer, tokens=tokens, by_model=True):
                 yield said
             return
@@ -695,7 +695,7 @@ def _as_data(result: dict[str, Any]) -> str:
 _MARKER = re.compile(r"\[(\d{1,2})\]")
 
 
-def checked_answer(turn: ModelTurn, seen: dict[str, _Source]) -> Answer:
+def checked_answer(turn: ModelTurn, seen: dict[str, _Source], asked: _Asked) -> Answer:
     """The model's answer with only the citations a tool gave this run (another user's id, or
     one made up, is dropped with its marker); each quote the capture's own words (else its
     best sentence); markers renumbered to follow the citations' order."""
@@ -728,7 +728,7 @@ def checked_answer(turn: ModelTurn, seen: dict[str, _Source]) -> Answer:
         quote = " ".join(draft.quote.split())
         own = " ".join(source.text.split())
         if not quote or quote.casefold() not in own.casefold():
-            quote = own[:MAX_QUOTE_CHARS]
+            quote = best_quote(asked, source)
         citations.append(
             Citation(
                 capture_id=source.id,
