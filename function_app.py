@@ -4,6 +4,7 @@ import azure.functions as func
 
 from shared.entrypoints import (
     agui_capture,
+    ask,
     capture_resources,
     classify_worker,
     digest,
@@ -25,6 +26,7 @@ for entrypoint in (
     voice,
     capture_resources,
     recall,
+    ask,
     voice_trigger,
     classify_worker,
     poison,

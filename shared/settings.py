@@ -18,6 +18,7 @@ VOICE_CONTAINER = "voice-notes"
 PUSH_SUBSCRIPTIONS = "PushSubscriptions"
 PREFERENCES = "Preferences"
 DIGESTS = "Digests"
+ASK_THREADS = "AskThreads"
 DIGEST_QUEUE = "digests"
 # The digest timer's NCRONTAB schedule (in UTC): every quarter hour, so a digest comes within
 # 15 minutes of its local time (zones are offset by whole quarter hours: Kathmandu's +05:45).

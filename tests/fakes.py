@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 from shared.adapters.search import LOCAL_CANDIDATES
 from shared.domain.capture import InboxItem, Status
-from shared.domain.chat import ChatTurn, ModelTurn, ToolSpec
+from shared.domain.chat import AskThread, ChatTurn, ModelTurn, ToolSpec
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.documents import utc_text
@@ -780,6 +780,34 @@ def guess(
 
 def job_for(item: InboxItem, *, handed_over: bool = False) -> ClassifyJob:
     return ClassifyJob(capture_id=item.id, user_id=item.user_id, handed_over=handed_over)
+
+
+# -- ask threads -------------------------------------------------------------------------------
+
+
+class FakeAskThreads(Faults):
+    """`AskThreads` on a dict of JSON text keyed by (user, thread), ETag-guarded as Cosmos is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._docs: dict[tuple[str, str], str] = {}
+        self._etags = itertools.count(1)
+
+    async def get(self, user_id: str, thread_id: str) -> AskThread | None:
+        await self._step("get")
+        stored = self._docs.get((user_id, thread_id))
+        return AskThread.model_validate(json.loads(stored)) if stored else None
+
+    async def save(self, thread: AskThread) -> AskThread:
+        await self._step("save")
+        key = (thread.user_id, thread.id)
+        stored = self._docs.get(key)
+        current = json.loads(stored)["_etag"] if stored else None
+        if current != thread.etag:
+            raise StaleItem(thread.id)
+        etag = f'"{next(self._etags):08x}-thread"'
+        self._docs[key] = json.dumps({**thread.to_json(), "_etag": etag})
+        return AskThread.model_validate(json.loads(self._docs[key]))
 
 
 # -- the digest --------------------------------------------------------------------------------

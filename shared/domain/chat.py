@@ -7,6 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import Field
+
+from shared.domain.documents import Document, Timestamp, utcnow
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -55,3 +59,25 @@ class ModelTurn:
     citations: tuple[DraftCitation, ...] = field(default=())
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+
+class ThreadTurn(Document):
+    role: Literal["user", "assistant"]
+    text: str
+
+
+# A thread nobody asks on for this long is forgotten (Cosmos DB's per-item ttl, in seconds).
+THREAD_TTL_S = 30 * 24 * 3600
+
+
+class AskThread(Document):
+    """A plain-JSON ask thread's turns (GET /api/ask?threadId=), as stored: container
+    AskThreads, partition /userId, one document a thread, expiring THREAD_TTL_S after its last
+    turn. (An AG-UI client holds its own conversation and sends it with each run.)"""
+
+    id: str
+    user_id: str
+    turns: list[ThreadTurn] = Field(default_factory=list)
+    updated_at: Timestamp = Field(default_factory=utcnow)
+    ttl: int = THREAD_TTL_S
+    etag: str | None = Field(default=None, alias="_etag")

@@ -14,7 +14,7 @@ from datetime import date, datetime
 from typing import Protocol
 
 from shared.domain.capture import InboxItem, Status
-from shared.domain.chat import ChatTurn, ModelTurn, ToolSpec
+from shared.domain.chat import AskThread, ChatTurn, ModelTurn, ToolSpec
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.filed import FiledItem
@@ -381,4 +381,15 @@ class AskModel(Protocol):
         self, conversation: Sequence[ChatTurn], tools: Sequence[ToolSpec], *, must_answer: bool
     ) -> ModelTurn:
         """The model's next turn: tool calls, or (always when `must_answer`) the answer."""
+        ...
+
+
+class AskThreads(Protocol):
+    """The plain-JSON door's ask threads, partitioned by user. StorageUnavailable."""
+
+    async def get(self, user_id: str, thread_id: str) -> AskThread | None: ...
+
+    async def save(self, thread: AskThread) -> AskThread:
+        """Create the thread (no ETag) or replace it under its ETag; StaleItem if someone
+        created or changed it first."""
         ...

@@ -16,11 +16,19 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from shared.domain.chat import ChatTurn, DraftCitation, ModelTurn, ToolCall, ToolSpec
+from shared.domain.chat import (
+    AskThread,
+    ChatTurn,
+    DraftCitation,
+    ModelTurn,
+    ThreadTurn,
+    ToolCall,
+    ToolSpec,
+)
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document
-from shared.domain.errors import Invalid, ModelUnavailable, Refused, TooLarge, Unavailable
-from shared.domain.ports import Adapters, AskModel
+from shared.domain.errors import Invalid, ModelUnavailable, Refused, StaleItem, Unavailable
+from shared.domain.ports import Adapters, AskModel, AskThreads
 from shared.domain.text import valid_text
 from shared.services.tools import READ_TOOLS, Tool
 
@@ -107,7 +115,7 @@ def new_question(text: str, earlier: Sequence[tuple[str, str]] = ()) -> Question
     if not text:
         raise Invalid("Ask a question: the text is empty.", "EMPTY_QUESTION")
     if len(text) > MAX_QUESTION_CHARS:
-        raise TooLarge(
+        raise Invalid(
             f"A question is at most {MAX_QUESTION_CHARS} characters.", "QUESTION_TOO_LONG"
         )
     if _CONTROL.search(text):
@@ -265,7 +273,7 @@ _STOP_WORDS = """a about above after again against all am an and any anyone anyt
     said saying mentioned mention"""
 _STOP = frozenset(_STOP_WORDS.split())
 _SHAPE_LIST = """many much often times latest last newest recent recently next due deadline when day
-    date time week weeks today tomorrow yesterday month soon"""
+    date time week weeks today tomorrow yesterday month soon new news update updates status"""
 _SHAPE_WORDS = frozenset(_SHAPE_LIST.split())
 _FOLLOW_UP = re.compile(
     r"^\s*(and|also|but|so|what about|how about|and what|and who|and when)\b|"
@@ -740,6 +748,61 @@ def checked_answer(turn: ModelTurn, seen: dict[str, _Source], asked: _Asked) -> 
     if not citations:
         text = _MARKER.sub("", text).strip() or NOTHING
     return Answer(answer=text, citations=citations)
+
+
+@dataclass(frozen=True)
+class ThreadQuestion:
+    """A question for a door that holds no conversation (GET /api/ask, MCP): its text, and the
+    thread whose earlier turns count (None: a question on its own)."""
+
+    text: str
+    thread_id: str | None = None
+
+
+async def ask_on_thread(
+    user_id: str,
+    asked: ThreadQuestion,
+    now: datetime,
+    limits: AskLimits,
+    adapters: Adapters,
+    threads: AskThreads,
+    *,
+    model: AskModel | None = None,
+) -> Answered:
+    """The answer to a question on a thread kept for the caller: the thread's earlier turns
+    count, and the question and its answer join them (the last MAX_EARLIER_TURNS kept)."""
+    new_question(asked.text)  # refused before anything is read
+    thread = await threads.get(user_id, asked.thread_id) if asked.thread_id else None
+    earlier = [(t.role, t.text) for t in thread.turns] if thread else []
+    question = new_question(asked.text, earlier)
+    done = await answer_of(ask(user_id, question, now, limits, adapters, model=model))
+    if asked.thread_id is not None:
+        said = [
+            ThreadTurn(role="user", text=question.text),
+            ThreadTurn(role="assistant", text=done.answer.answer),
+        ]
+        await _remember(user_id, asked.thread_id, said, now, threads, thread)
+    return done
+
+
+async def _remember(
+    user_id: str,
+    thread_id: str,
+    said: list[ThreadTurn],
+    now: datetime,
+    threads: AskThreads,
+    thread: AskThread | None,
+) -> None:
+    """The turns added to the thread under its ETag: one that changed meanwhile (another
+    question on it) is read again, and the turns go after its own."""
+    for _ in range(3):
+        base = thread or AskThread(id=thread_id, user_id=user_id)
+        turns = [*base.turns, *said][-MAX_EARLIER_TURNS:]
+        try:
+            await threads.save(base.model_copy(update={"turns": turns, "updated_at": now}))
+            return
+        except StaleItem:
+            thread = await threads.get(user_id, thread_id)
 
 
 async def answer_of(progress: AsyncIterator[AskProgress]) -> Answered:

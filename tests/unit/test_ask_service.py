@@ -12,22 +12,24 @@ import pytest
 from shared.domain.capture import InboxItem
 from shared.domain.chat import DraftCitation, ModelTurn, ToolCall
 from shared.domain.classification import Bucket
-from shared.domain.errors import Invalid, ModelUnavailable, TooLarge
+from shared.domain.errors import Invalid, ModelUnavailable
 from shared.services.ask import (
     NOTHING,
     Answered,
     AnswerText,
     AskLimits,
     AskProgress,
+    ThreadQuestion,
     ToolFinished,
     ToolStarted,
     ask,
+    ask_on_thread,
     new_question,
     resolved_dates,
     shape_of,
 )
 from shared.services.filing import file_capture
-from tests.fakes import USER, Fakes, ScriptedAskModel, text_item
+from tests.fakes import USER, FakeAskThreads, Fakes, ScriptedAskModel, text_item
 
 MON = datetime(2026, 11, 23, 9, tzinfo=UTC)  # a Monday
 NOW = MON + timedelta(days=7)
@@ -191,7 +193,7 @@ def test_dates_as_said_and_as_a_day() -> None:
     ("text", "kind", "code"),
     [
         ("   ", Invalid, "EMPTY_QUESTION"),
-        ("x" * 10_000, TooLarge, "QUESTION_TOO_LONG"),
+        ("x" * 10_000, Invalid, "QUESTION_TOO_LONG"),
         ("what\x00now", Invalid, "INVALID_TEXT"),
     ],
 )
@@ -275,3 +277,17 @@ async def test_a_failed_model_is_answered_from_the_captures(fakes: Fakes) -> Non
     model = ScriptedAskModel(ModelUnavailable("429"))
     steps = await run(fakes, "do I owe Priya money?", model=model)
     assert cited(steps) == [made["priya"].id] and not answered(steps).by_model
+
+
+async def test_a_thread_kept_for_the_plain_door_carries_the_follow_up(fakes: Fakes) -> None:
+    made = await kitchen(fakes)
+    threads = FakeAskThreads()
+    first = ThreadQuestion("What's happening with the kitchen?", "th-1")
+    await ask_on_thread(USER, first, NOW, AskLimits(), fakes.adapters, threads)
+    follow = ThreadQuestion("and who's doing the tiles?", "th-1")
+    done = await ask_on_thread(USER, follow, NOW, AskLimits(), fakes.adapters, threads)
+    assert done.answer.citations[0].capture_id == made["kuba"].id
+    stored = await threads.get(USER, "th-1")
+    assert stored is not None and [t.role for t in stored.turns] == ["user", "assistant"] * 2
+    # Another user's thread of the same id is theirs: nothing carries over.
+    assert await threads.get("u2", "th-1") is None
