@@ -1,0 +1,239 @@
+"""`python -m bench ask`: the ask agent's quality on a question set, and its speed.
+
+Quality (`--set bench/data/ask_questions.jsonl`, `--corpus bench/data/ask_corpus.jsonl`): the
+corpus is stored in the local Cosmos server as the pipeline files it (each capture's inbox item
+settled by a classification carrying the corpus's bucket, title, people and due date, and the
+filed item `placement.filed_item_for` makes of it: the same documents filing writes, without
+asking a model to guess the bucket), then each question is asked offline through the use case
+(`services/ask.ask` over the app's own Cosmos adapters and search), and scored per part
+(tuning, frozen): every expected capture cited (`all_cited`), at least one cited
+(`one_cited`), every fact in the answer (`facts`), nothing cited where nothing answers
+(`nothing_clean`).
+
+Speed (`--speed`): one user with 10,000 captures (bench/recall.py's seeding), a devhost with the
+offline models: `GET /api/ask` p50/p95 over 60 questions, and, over POST /api/ask runs, the time
+from the last TOOL_CALL_RESULT to the first TEXT_MESSAGE_CONTENT as the client reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).resolve().parent / "data"
+QUESTIONS = DATA / "ask_questions.jsonl"
+CORPUS = DATA / "ask_corpus.jsonl"
+# The corpus's day 0, and when its questions are asked (the evening after its last day).
+START = datetime(2026, 11, 2, 9, tzinfo=UTC)
+ASKED_AT = datetime(2026, 11, 30, 18, tzinfo=UTC)
+USER = "bench-ask"
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+async def seed(corpus: list[dict[str, Any]], user: str = USER) -> None:
+    """The corpus as filing stores it, in the local Cosmos server."""
+    from datetime import date
+
+    from shared import bootstrap
+    from shared.domain.capture import InboxItem
+    from shared.domain.classification import Bucket, Classification
+    from shared.services.placement import filed_item_for
+
+    repo = bootstrap.root().adapters.repo
+    for n, row in enumerate(corpus):
+        item = InboxItem(
+            id=f"{user}-{row['id']}",
+            user_id=user,
+            source="text",
+            text=row["text"],
+            thread_id=f"t-{row['id']}",
+            run_id=f"r-{row['id']}",
+            created_at=START + timedelta(days=row["day"], minutes=n),
+        )
+        guess = Classification(
+            bucket=Bucket(row["bucket"]),
+            confidence=0.9,
+            title=row["title"],
+            people=row.get("people") or [],
+            due_date=date.fromisoformat(row["due"]) if row.get("due") else None,
+        )
+        settled = item.classified(guess)
+        await repo.put_filed(filed_item_for(settled))
+        await repo.add(settled)
+
+
+async def ask_all(questions: list[dict[str, Any]], user: str = USER) -> list[dict[str, Any]]:
+    from shared import bootstrap
+    from shared.services.ask import AskLimits, answer_of, ask, new_question
+
+    adapters = bootstrap.root().adapters
+    out = []
+    for q in questions:
+        earlier = []
+        for before in q.get("earlier") or []:
+            earlier.append(("user", before))
+            said = await answer_of(ask(user, new_question(before), ASKED_AT, AskLimits(), adapters))
+            earlier.append(("assistant", said.answer.answer))
+        question = new_question(q["question"], earlier)
+        done = await answer_of(ask(user, question, ASKED_AT, AskLimits(), adapters))
+        cited = [c.capture_id.removeprefix(f"{user}-") for c in done.answer.citations]
+        out.append({**q, "answer": done.answer.answer, "cited": cited})
+    return out
+
+
+def score(answered: list[dict[str, Any]]) -> dict[str, Any]:
+    """The four figures over one part's questions."""
+    finding = [a for a in answered if not a["nothing"]]
+    nothing = [a for a in answered if a["nothing"]]
+
+    def share(hits: list[bool]) -> float | None:
+        return round(sum(hits) / len(hits), 3) if hits else None
+
+    folded = [(a, a["answer"].casefold()) for a in finding]
+    return {
+        "questions": len(answered),
+        "all_cited": share([set(a["cite"]) <= set(a["cited"]) for a in finding]),
+        "one_cited": share([bool(set(a["cite"]) & set(a["cited"])) for a in finding]),
+        "facts": share([all(f.casefold() in text for f in a["facts"]) for a, text in folded]),
+        "nothing_clean": share([not a["cited"] for a in nothing]),
+        "misses": [
+            {"id": a["id"], "cited": a["cited"], "answer": a["answer"][:300]}
+            for a in answered
+            if (a["nothing"] and a["cited"])
+            or (
+                not a["nothing"]
+                and (
+                    not set(a["cite"]) <= set(a["cited"])
+                    or not all(f.casefold() in a["answer"].casefold() for f in a["facts"])
+                )
+            )
+        ],
+    }
+
+
+def quality(questions_path: Path, corpus_path: Path, parts: list[str]) -> dict[str, Any]:
+    from shared import bootstrap
+
+    questions = load(questions_path)
+    corpus = load(corpus_path)
+
+    async def go() -> list[dict[str, Any]]:
+        try:
+            await seed(corpus)
+            return await ask_all([q for q in questions if q["part"] in parts])
+        finally:
+            await bootstrap.reset()
+
+    answered = asyncio.run(go())
+    return {part: score([a for a in answered if a["part"] == part]) for part in parts}
+
+
+# -- speed -----------------------------------------------------------------------------------
+
+SPEED_QUESTIONS = [
+    "who is doing the {w} now?",
+    "what did {n} say about the {w}?",
+    "when is the {w} due?",
+    "how many times did I mention the {w}?",
+    "what's the latest on the {w}?",
+    "do I owe {n} money?",
+]
+
+
+def speed(s: Any, requests: int = 60) -> dict[str, Any]:
+    import httpx
+
+    from bench import recall
+    from bench.measure import percentiles
+    from testkit.support import KEY
+
+    print(f"seeding {recall.CAPTURES} captures ...", file=sys.stderr, flush=True)
+    asyncio.run(recall._seed(recall.CAPTURES))
+    rng = random.Random(42)
+    asked = [
+        rng.choice(SPEED_QUESTIONS).format(w=rng.choice(recall._WORDS), n=rng.choice(recall._NAMES))
+        for _ in range(requests)
+    ]
+    only_http = {
+        "AzureWebJobs.push_worker.Disabled": "true",
+        "AzureWebJobs.classify_worker.Disabled": "true",
+    }
+    with (
+        s.devhost("ask", scripted=False, **only_http) as host,
+        httpx.Client(base_url=host.base_url, headers=KEY, timeout=120) as client,
+    ):
+        for q in asked[:5]:  # the first calls load the app's modules and open Cosmos
+            client.get("/api/ask", params={"q": q}).raise_for_status()
+        timings, cited = [], []
+        for q in asked:
+            start = time.perf_counter()
+            response = client.get("/api/ask", params={"q": q})
+            timings.append(time.perf_counter() - start)
+            response.raise_for_status()
+            cited.append(len(response.json()["citations"]))
+        gaps = [_first_token_gap(client, q) for q in asked[:30]]
+    return {
+        "captures": recall.CAPTURES,
+        "requests": requests,
+        "get_ask_ms": percentiles(timings),
+        "citations_median": sorted(cited)[len(cited) // 2],
+        "first_token_after_last_tool_ms": percentiles([g for g in gaps if g is not None]),
+    }
+
+
+def _first_token_gap(client: Any, question: str) -> float | None:
+    """Seconds between the last TOOL_CALL_RESULT and the first TEXT_MESSAGE_CONTENT, as read."""
+    body = {
+        "threadId": "bench",
+        "runId": f"r-{time.monotonic_ns()}",
+        "messages": [{"id": "m1", "role": "user", "content": question}],
+    }
+    last_tool = first_text = None
+    with client.stream("POST", "/api/ask", json=body) as response:
+        for line in response.iter_lines():
+            if not line.startswith("data: "):
+                continue
+            kind = json.loads(line[6:])["type"]
+            if kind == "TOOL_CALL_RESULT":
+                last_tool = time.perf_counter()
+            elif kind == "TEXT_MESSAGE_CONTENT" and first_text is None:
+                first_text = time.perf_counter()
+    if last_tool is None or first_text is None:
+        return None
+    return first_text - last_tool
+
+
+def main(argv: list[str]) -> int:
+    from bench.measure import machine
+    from bench.stack import stack
+
+    parser = argparse.ArgumentParser(prog="python -m bench ask", description=__doc__)
+    parser.add_argument("--set", type=Path, default=QUESTIONS, help="the questions (JSONL)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the captures (JSONL)")
+    parser.add_argument(
+        "--part", action="append", help="tuning and/or frozen (default: both)", default=None
+    )
+    parser.add_argument("--speed", action="store_true", help="also 10,000 captures' speed")
+    args = parser.parse_args(argv)
+    parts = args.part or ["tuning", "frozen"]
+    report: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "command": "python -m bench ask " + " ".join(argv),
+    }
+    with stack() as s:
+        report["quality"] = quality(args.set, args.corpus, parts)
+        if args.speed:
+            report["speed"] = speed(s)
+    print(json.dumps(report, indent=1, ensure_ascii=False))
+    return 0
