@@ -7,6 +7,7 @@ the answer); the doors tell it (AG-UI run, plain JSON, MCP)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 from collections.abc import AsyncIterator, Sequence
@@ -270,7 +271,7 @@ _STOP_WORDS = """a about above after again against all am an and any anyone anyt
     which while who whom whos whose why will with would you your yours d m ve thing things
     happening happen going go anything something remind one ones did didn don doesn isn wasn
     currently any again stuff sort kind think thought wrote write note notes capture captures
-    said saying mentioned mention"""
+    said saying mentioned mention situation info details story deal everything"""
 _STOP = frozenset(_STOP_WORDS.split())
 _SHAPE_LIST = """many much often times latest last newest recent recently next due deadline when day
     date time week weeks today tomorrow yesterday month soon new news update updates status"""
@@ -285,7 +286,7 @@ _FOLLOW_UP = re.compile(
 def shape_of(text: str) -> Shape:
     """What kind of answer the question wants, from its words."""
     q = text.casefold()
-    if re.search(r"\bhow (many|much|often)\b", q):
+    if re.search(r"\bhow (many|often)\b|\bnumber of\b", q):
         return "count"
     if re.search(r"\b(due|deadline|owe|overdue|by when)\b", q):
         return "due"
@@ -300,15 +301,38 @@ def shape_of(text: str) -> Shape:
     return "what"
 
 
+# English's irregular verbs a capture is likely to use, as their stems.
+_LEMMAS = {
+    "paid": "pay", "owed": "owe", "owes": "owe", "owing": "owe", "said": "say", "bought": "buy",
+    "went": "go", "gone": "go", "made": "mak",
+    "took": "tak", "taken": "tak", "gave": "giv", "given": "giv", "told": "tell",
+    "thought": "think", "lent": "lend", "left": "leav", "met": "meet", "sent": "send",
+    "spent": "spend", "kept": "keep", "found": "find", "got": "get", "ran": "run",
+    "built": "build", "brought": "bring", "sold": "sell", "wrote": "writ", "written": "writ",
+    "began": "begin", "begun": "begin", "chose": "choos", "chosen": "choos", "fell": "fall",
+    "broke": "break", "broken": "break", "ate": "eat", "saw": "see", "seen": "see",
+}  # fmt: skip
+# Words about money: in a question, one term that any of them, or an amount, answers.
+MONEY = "¤money"
+_MONEY_STEMS = frozenset(
+    {"ow", "owe", "pay", "money", "cost", "pric", "spend", "quot", "deposit", "cash", "bill", "fee",
+     "charg", "refund", "afford", "expens", "cheap", "budget", "lend", "borrow", "debt"}
+)  # fmt: skip
+_AMOUNT = re.compile(r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid)\b", re.IGNORECASE)
+
+
 def stem(word: str) -> str:
     """A word as it is matched: casefolded, accents off, a plural or -ing/-ed/-er off."""
     w = "".join(
         c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c)
     )
     w = _bare(w)
-    for suffix in ("ing", "ers", "ies", "er", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            w = w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    if w in _LEMMAS:
+        return _LEMMAS[w]
+    for suffix in ("ing", "ers", "ies", "ied", "er", "ed", "es", "s"):
+        base = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+        if w.endswith(suffix) and len(base) >= 3:  # "bus" and "red" stay whole
+            w = base
             break
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
@@ -363,22 +387,32 @@ def read_question(question: Question) -> _Asked:
     """The question, with a follow-up's subject taken from the thread's last question ("and
     who's doing the tiles?" after "what's happening with the kitchen?")."""
     own = _terms(question.text)
-    terms = {stem(t): 1.0 for t in own}
+    terms = {_term(t): 1.0 for t in own}
     words = list(own)
     names = _names(question.text)
     earlier = [t.content or "" for t in question.earlier if t.role == "user"]
     if earlier and (_FOLLOW_UP.search(question.text) or len(own) <= 1):
         before = earlier[-1]
         for word in _terms(before):
-            if stem(word) not in terms:
-                terms[stem(word)] = 0.5
+            if _term(word) not in terms:
+                terms[_term(word)] = 0.5
                 words.append(word)
         names += [n for n in _names(before) if n not in names]
     return _Asked(shape_of(question.text), terms, names, words)
 
 
+def _term(word: str) -> str:
+    """A question's word as the term it is matched by (any money word: MONEY)."""
+    stemmed = stem(word)
+    return MONEY if stemmed in _MONEY_STEMS else stemmed
+
+
 def _stems(text: str) -> set[str]:
-    return {stem(w) for w in _words(text)}
+    """The stems of `text`'s words, and MONEY where it speaks of money or names an amount."""
+    found = {stem(w) for w in _words(text)}
+    if found & _MONEY_STEMS or _AMOUNT.search(text):
+        found.add(MONEY)
+    return found
 
 
 def _weight(asked: _Asked, text: str) -> float:
@@ -387,23 +421,37 @@ def _weight(asked: _Asked, text: str) -> float:
     return sum(w for t, w in asked.terms.items() if t in have)
 
 
-def coverage(asked: _Asked, source: _Source) -> float:
+def _have(source: _Source) -> set[str]:
+    return _stems(f"{source.title} {source.text} {' '.join(source.people)}")
+
+
+def specificity(asked: _Asked, found: list[_Source]) -> dict[str, float]:
+    """Each term's weight, lower the more of what the tools found holds it (a word every
+    capture has says little; a word none has, that the question is about something never
+    captured): its own weight over 1 + ln(1 + how many found captures hold it)."""
+    held = [_have(s) for s in found]
+    return {t: w / (1.0 + math.log1p(sum(t in h for h in held))) for t, w in asked.terms.items()}
+
+
+def coverage(weights: dict[str, float], source: _Source) -> float:
     """How much of what the question is about the capture speaks of (0..1)."""
-    if not asked.terms:
+    total = sum(weights.values())
+    if not total:
         return 0.0
-    have = _stems(f"{source.title} {source.text} {' '.join(source.people)}")
-    total = sum(asked.terms.values())
-    return sum(w for t, w in asked.terms.items() if t in have) / total
+    have = _have(source)
+    return sum(w for t, w in weights.items() if t in have) / total
 
 
-# The relevance cut: more than half of what the question is about, and one of its own words.
+# The relevance cut: more than half of what the question is about (by weight), and one of its
+# own words; a newer capture past NEWER_CUT is kept too (it may say the older one changed).
 RELEVANT = 0.5
+NEWER_CUT = 0.4
 
 
-def relevant(asked: _Asked, source: _Source) -> bool:
+def relevant(asked: _Asked, weights: dict[str, float], source: _Source, cut: float) -> bool:
     own = [t for t, w in asked.terms.items() if w == 1.0]
-    have = _stems(f"{source.title} {source.text} {' '.join(source.people)}")
-    return coverage(asked, source) > RELEVANT and (not own or any(t in have for t in own))
+    have = _have(source)
+    return coverage(weights, source) > cut and (not own or any(t in have for t in own))
 
 
 async def _offline_answer(
@@ -429,7 +477,7 @@ async def _offline_answer(
         async for step in run.call("list_bucket", args):
             yield step
         listed = set(run.seen) - before
-    chosen = _choose(asked, run, listed)
+    chosen = _choose(asked, run, listed, today)
     # A capture seen only as a snippet is read whole before it is quoted.
     for source in chosen:
         if not source.whole:
@@ -440,20 +488,33 @@ async def _offline_answer(
         yield said
 
 
-def _choose(asked: _Asked, run: _Run, listed: set[str]) -> list[_Source]:
+def _choose(asked: _Asked, run: _Run, listed: set[str], today: date) -> list[_Source]:
     """The captures the answer rests on: those past the cut (or listed, for a bare "what's
     due?"), the most on-topic first, newest first among them."""
-    scored = [(coverage(asked, s), s) for s in run.seen.values()]
-    keep = [(c, s) for c, s in scored if relevant(asked, s) or s.id in listed]
+    found = list(run.seen.values())
+    weights = specificity(asked, found)
+    if asked.shape == "due":
+        # A bare "what's due?" lists what is still ahead.
+        listed = {i for i in listed if (d := run.seen[i].due_date) is not None and d >= today}
+    scored = [(coverage(weights, s), s) for s in found]
+    keep = [(c, s) for c, s in scored if relevant(asked, weights, s, RELEVANT) or s.id in listed]
     if not keep:
         return []
+    newest = max(s.created_at for _, s in keep)
+    newer = [
+        (c, s)
+        for c, s in scored
+        if s.created_at > newest and relevant(asked, weights, s, NEWER_CUT)
+    ]
+    keep += newer
+    updates = {s.id for _, s in newer}
     best = max(c for c, _ in keep)
     bare_list = listed and not [w for w in asked.terms.values() if w == 1.0]
     if asked.shape == "count" or bare_list:
         top = [s for _, s in keep]
     else:
         # About the same thing as the best: a capture that also matches less is left out.
-        top = [s for c, s in keep if c >= best - 0.2]
+        top = [s for c, s in keep if c >= best - 0.2 or s.id in updates]
     if asked.shape == "due" and listed:
         top.sort(key=lambda s: (s.due_date or date.max, s.id))
     else:
@@ -614,9 +675,8 @@ def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
             when = said_on + timedelta(days=offset[m["rel"].casefold()])
         elif m["dow"]:
             target = next(i for i, d in enumerate(_DAYS) if d.startswith(m["dow"][:3].casefold()))
-            ahead = (target - said_on.weekday()) % 7
-            if phrase.casefold().startswith("next ") and ahead == 0:
-                ahead = 7
+            # "on Friday" said on a Friday is the next one.
+            ahead = (target - said_on.weekday()) % 7 or 7
             when = said_on + timedelta(days=ahead)
         else:
             dom = int(m["dom"] or m["dom2"])
