@@ -10,6 +10,7 @@ import json
 import math
 import re
 import unicodedata
+import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -176,7 +177,8 @@ class _Run:
         self, name: str, arguments: dict[str, Any], call_id: str | None = None
     ) -> AsyncIterator[ToolStarted | ToolFinished]:
         self.calls += 1
-        call_id = call_id or f"call-{self.calls}"
+        # Unique across the thread's runs: a client keeps every run's tool calls by id.
+        call_id = call_id or f"call_{uuid.uuid4().hex[:16]}"
         yield ToolStarted(call_id, name, arguments)
         tool = self.tools.get(name)
         result: dict[str, Any]
