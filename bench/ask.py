@@ -138,6 +138,56 @@ def quality(questions_path: Path, corpus_path: Path, parts: list[str]) -> dict[s
     return {part: score([a for a in answered if a["part"] == part]) for part in parts}
 
 
+# -- tokens on the model path ------------------------------------------------------------------
+
+# What an answer of two or three sentences with its ids takes.
+ANSWER_TOKENS = 90
+
+
+def tokens(questions_path: Path) -> dict[str, Any]:
+    """Prompt and completion tokens per question on the model path, estimated (the app's own
+    estimator: prose at 4 characters a token, JSON at 3, the larger of that and 4/3 a word) for
+    the loop a question most often takes: one turn that calls search with the question's
+    words, its real answer over the corpus, one turn that answers. The loop's bound (4 turns,
+    12,000 tokens) caps the rest."""
+    from shared import bootstrap
+    from shared.adapters.ask_model import PROMPT, wire_tool
+    from shared.adapters.classifier.openai_chat import _estimate_tokens
+    from shared.services.ask import new_question, read_question, tool_specs
+    from shared.services.tools import SEARCH_TOOL
+
+    questions = load(questions_path)
+    tools_json = json.dumps([wire_tool(t) for t in tool_specs()])
+
+    async def go() -> list[int]:
+        adapters = bootstrap.root().adapters
+        totals = []
+        for q in questions:
+            asked = read_question(new_question(q["question"]))
+            query = " ".join(asked.words)[:200] or q["question"][:200]
+            found = await SEARCH_TOOL.call(USER, {"query": query, "limit": 20}, adapters)
+            result = json.dumps(found.to_json(), ensure_ascii=False)
+            first = (
+                _estimate_tokens(PROMPT, chars_per_token=4)
+                + _estimate_tokens(tools_json, chars_per_token=3)
+                + _estimate_tokens(q["question"], chars_per_token=4)
+                + 3 * 4
+            )
+            call = 30  # the assistant's tool call
+            second = first + call + _estimate_tokens(result, chars_per_token=3) + 4
+            totals.append(first + call + second + ANSWER_TOKENS)
+        await bootstrap.reset()
+        return totals
+
+    totals = sorted(asyncio.run(go()))
+    return {
+        "questions": len(totals),
+        "two_turn_tokens_median": totals[len(totals) // 2],
+        "two_turn_tokens_max": totals[-1],
+        "bound_tokens": 12000,
+    }
+
+
 # -- speed -----------------------------------------------------------------------------------
 
 SPEED_QUESTIONS = [
@@ -233,6 +283,7 @@ def main(argv: list[str]) -> int:
     }
     with stack() as s:
         report["quality"] = quality(args.set, args.corpus, parts)
+        report["model_path_tokens"] = tokens(args.set)
         if args.speed:
             report["speed"] = speed(s)
     print(json.dumps(report, indent=1, ensure_ascii=False))

@@ -29,7 +29,15 @@ from shared.domain.chat import (
 )
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document
-from shared.domain.errors import Invalid, ModelUnavailable, Refused, StaleItem, Unavailable
+from shared.domain.errors import (
+    STORAGE_DOWN,
+    Invalid,
+    ModelUnavailable,
+    Refused,
+    StaleItem,
+    StorageUnavailable,
+    Unavailable,
+)
 from shared.domain.ports import Adapters, AskModel, AskThreads
 from shared.domain.text import valid_text
 from shared.services.tools import READ_TOOLS, Tool
@@ -191,6 +199,8 @@ class _Run:
             self._keep(result)
         except Unavailable:
             raise
+        except StorageUnavailable as down:
+            raise Unavailable(STORAGE_DOWN, "STORAGE_UNAVAILABLE") from down
         except Refused as refused:
             result = {"error": {"code": refused.code, "message": refused.message}}
         yield ToolFinished(call_id, name, result)

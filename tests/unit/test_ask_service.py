@@ -12,7 +12,7 @@ import pytest
 from shared.domain.capture import InboxItem
 from shared.domain.chat import DraftCitation, ModelTurn, ToolCall
 from shared.domain.classification import Bucket
-from shared.domain.errors import Invalid, ModelUnavailable
+from shared.domain.errors import Invalid, ModelUnavailable, StorageUnavailable, Unavailable
 from shared.services.ask import (
     NOTHING,
     Answered,
@@ -291,3 +291,11 @@ async def test_a_thread_kept_for_the_plain_door_carries_the_follow_up(fakes: Fak
     assert stored is not None and [t.role for t in stored.turns] == ["user", "assistant"] * 2
     # Another user's thread of the same id is theirs: nothing carries over.
     assert await threads.get("u2", "th-1") is None
+
+
+async def test_storage_down_is_refused_with_a_code(fakes: Fakes) -> None:
+    await kitchen(fakes)
+    fakes.search.fail_next("search", StorageUnavailable("down"))
+    with pytest.raises(Unavailable) as refused:
+        await run(fakes, "who is doing the tiles?")
+    assert refused.value.code == "STORAGE_UNAVAILABLE"
