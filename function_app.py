@@ -5,6 +5,7 @@ import azure.functions as func
 from shared.entrypoints import (
     agui_capture,
     ask,
+    backfill,
     capture_resources,
     classify_worker,
     digest,
@@ -33,5 +34,6 @@ for entrypoint in (
     push,
     push_worker,
     digest,
+    backfill,
 ):
     app.register_functions(entrypoint.bp)

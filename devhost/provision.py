@@ -12,6 +12,7 @@ from azure.storage.blob import CorsRule
 from shared.adapters.clients import Clients
 from shared.settings import (
     ASK_THREADS,
+    BACKFILL_QUEUE,
     BUCKET_CONTAINERS,
     CLASSIFY_QUEUE,
     DIGEST_QUEUE,
@@ -35,6 +36,8 @@ QUEUES = (
     f"{OUTCOMES_QUEUE}-poison",
     DIGEST_QUEUE,
     f"{DIGEST_QUEUE}-poison",
+    BACKFILL_QUEUE,
+    f"{BACKFILL_QUEUE}-poison",
 )
 
 # What the web app needs from Blob storage across origins: PUT a voice note to its upload URL

@@ -14,8 +14,10 @@ param containers array
 param ttlContainers array = [
   'AskThreads'
 ]
-@description('The container searched with Cosmos DB full-text search (GET /api/search).')
+@description('The container searched with Cosmos DB full-text and vector search (GET /api/search).')
 param searchContainer string = 'Inbox'
+@description('The dimension of the embeddings stored at /embedding (the embeddings deployment\'s). Fixed once the container exists.')
+param embeddingDimensions int
 
 // What search matches and ranks (BM25): the capture's text (a voice note's transcript) and its
 // title (searchPaths, each indexed: searchIndexes). The clarification answers sit in an
@@ -39,6 +41,41 @@ var searchPaths = [
   }
 ]
 
+// Each capture's meaning: one vector at /embedding (float32, cosine), indexed quantizedFlat
+// (every query names one user's partition: up to some tens of thousands of vectors, where
+// quantizedFlat is exact enough and cheaper than diskANN). A vector policy and its index
+// cannot change on an existing container (docs/deploy.md: new containers, then a copy).
+var vectorEmbeddings = [
+  {
+    path: '/embedding'
+    dataType: 'float32'
+    distanceFunction: 'cosine'
+    dimensions: embeddingDimensions
+  }
+]
+var vectorIndexes = [
+  {
+    path: '/embedding'
+    type: 'quantizedFlat'
+  }
+]
+
+// Never range-indexed: the ETag, and (in the search container) the vector, which its vector
+// index alone serves: 1536 range-indexed paths a capture would cost RUs on every write.
+var excludedPaths = [
+  {
+    path: '/"_etag"/?'
+  }
+]
+var searchExcludedPaths = [
+  {
+    path: '/"_etag"/?'
+  }
+  {
+    path: '/embedding/*'
+  }
+]
+
 // Cosmos DB Built-in Data Contributor: read and write items, no account or schema changes
 // (the containers are made here, never by the app).
 var dataContributor = '00000000-0000-0000-0000-000000000002'
@@ -59,6 +96,10 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
       {
         // FullTextContains / FullTextScore and the full-text index of the search container.
         name: 'EnableNoSQLFullTextSearch'
+      }
+      {
+        // VectorDistance and the vector index of the search container.
+        name: 'EnableNoSQLVectorSearch'
       }
     ]
     consistencyPolicy: {
@@ -103,7 +144,7 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
           version: 2
         }
         // The default policy (every path, range) everywhere; the search container adds its
-        // full-text index on searchPaths.
+        // full-text index on searchPaths and its vector index on /embedding.
         indexingPolicy: {
           indexingMode: 'consistent'
           automatic: true
@@ -112,12 +153,12 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
               path: '/*'
             }
           ]
-          excludedPaths: [
-            {
-              path: '/"_etag"/?'
-            }
-          ]
+          excludedPaths: container == searchContainer ? searchExcludedPaths : excludedPaths
           fullTextIndexes: container == searchContainer ? searchIndexes : []
+          vectorIndexes: container == searchContainer ? vectorIndexes : []
+        }
+        vectorEmbeddingPolicy: {
+          vectorEmbeddings: container == searchContainer ? vectorEmbeddings : []
         }
         fullTextPolicy: {
           defaultLanguage: 'en-US'

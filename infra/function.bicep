@@ -19,6 +19,8 @@ param openAiEndpoint string
 param openAiApiVersion string
 param chatDeployment string
 param transcribeDeployment string
+param embeddingDeployment string
+param embeddingDimensions int
 param appInsightsConnectionString string
 
 @description('API_KEYS: comma-separated "user:sha256(key)" entries (`python -m shared.api_keys mint`).')
@@ -157,10 +159,15 @@ resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
     COSMOS_DATABASE: cosmosDatabase
     // The Inbox has the full-text index (cosmos.bicep): search ranks with FullTextScore.
     COSMOS_FULL_TEXT: 'true'
+    // The Inbox has the vector policy too: search and related items are Cosmos DB's own
+    // (ORDER BY RANK RRF(VectorDistance, FullTextScore)).
+    SEARCH_ENGINE: 'cosmos'
     AZURE_OPENAI_ENDPOINT: openAiEndpoint
     AZURE_OPENAI_API_VERSION: openAiApiVersion
     AZURE_OPENAI_CHAT_DEPLOYMENT: chatDeployment
     AZURE_OPENAI_TRANSCRIBE_DEPLOYMENT: transcribeDeployment
+    AZURE_OPENAI_EMBEDDING_DEPLOYMENT: embeddingDeployment
+    EMBEDDING_DIMENSIONS: string(embeddingDimensions)
     APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
     APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
     API_KEYS: apiKeys

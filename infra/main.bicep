@@ -36,6 +36,18 @@ param transcribeModel object = {
   capacity: 1
 }
 
+// Embeddings (search by meaning, related items): 1536 dimensions, the model's own, stored on
+// every capture in the Inbox (its vector policy, cosmos.bicep, is made with this number and
+// cannot change on an existing container: docs/deploy.md says how to move).
+param embeddingModel object = {
+  name: 'text-embedding-3-small'
+  model: 'text-embedding-3-small'
+  version: '1'
+  sku: 'GlobalStandard'
+  capacity: 120 // thousands of tokens per minute: a backfill of 10,000 captures is ~0.5 M
+  dimensions: 1536
+}
+
 @description('Azure OpenAI API version the app calls (structured output needs 2024-08-01-preview or later).')
 param openAiApiVersion string = '2024-10-21'
 
@@ -96,6 +108,8 @@ var queues = [
   'webjobs-blobtrigger-poison'
   'digests'
   'digests-poison'
+  'embeddings-backfill'
+  'embeddings-backfill-poison'
 ]
 
 var tags = {
@@ -157,6 +171,7 @@ module cosmos 'cosmos.bicep' = {
     principalId: identity.outputs.principalId
     databaseName: cosmosDatabase
     containers: cosmosContainers
+    embeddingDimensions: embeddingModel.dimensions
   }
 }
 
@@ -170,6 +185,7 @@ module openAi 'openai.bicep' = {
     principalId: identity.outputs.principalId
     chatDeployment: chatModel
     transcribeDeployment: transcribeModel
+    embeddingDeployment: embeddingModel
   }
 }
 
@@ -213,6 +229,8 @@ module app 'function.bicep' = {
     openAiApiVersion: openAiApiVersion
     chatDeployment: openAi.outputs.chatDeployment
     transcribeDeployment: openAi.outputs.transcribeDeployment
+    embeddingDeployment: openAi.outputs.embeddingDeployment
+    embeddingDimensions: embeddingModel.dimensions
     appInsightsConnectionString: monitoring.outputs.connectionString
     apiKeys: apiKeys
     vapidPrivateKeyUri: keyVault.outputs.vapidPrivateKeyUri

@@ -1,5 +1,6 @@
-// Azure OpenAI: one chat deployment (classification, structured output) and one
-// transcription deployment (voice notes). Keys are off; the app's identity may only call them.
+// Azure OpenAI: one chat deployment (classification, structured output), one transcription
+// deployment (voice notes) and one embeddings deployment (text-embedding-3-small, 1536
+// dimensions: search by meaning). Keys are off; the app's identity may only call them.
 
 param name string
 param location string
@@ -8,6 +9,7 @@ param principalId string
 
 param chatDeployment object
 param transcribeDeployment object
+param embeddingDeployment object
 
 var cognitiveServicesOpenAIUser = '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd'
 
@@ -65,6 +67,25 @@ resource transcribe 'Microsoft.CognitiveServices/accounts/deployments@2024-10-01
   ]
 }
 
+resource embedding 'Microsoft.CognitiveServices/accounts/deployments@2024-10-01' = {
+  parent: account
+  name: embeddingDeployment.name
+  sku: {
+    name: embeddingDeployment.sku
+    capacity: embeddingDeployment.capacity
+  }
+  properties: {
+    model: {
+      format: 'OpenAI'
+      name: embeddingDeployment.model
+      version: embeddingDeployment.version
+    }
+  }
+  dependsOn: [
+    transcribe
+  ]
+}
+
 resource openAIUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(account.id, principalId, cognitiveServicesOpenAIUser)
   scope: account
@@ -78,3 +99,4 @@ resource openAIUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
 output endpoint string = account.properties.endpoint
 output chatDeployment string = chat.name
 output transcribeDeployment string = transcribe.name
+output embeddingDeployment string = embedding.name

@@ -20,19 +20,23 @@ from shared.adapters.push_subscriptions import CosmosPushSubscriptions
 from shared.adapters.queues import StorageQueues
 from shared.adapters.repository import CosmosCaptureRepository
 from shared.adapters.review_summary import OpenAIReviewSummarizer
-from shared.adapters.search import CosmosCaptureSearch
+from shared.adapters.search import CosmosCaptureSearch, LocalHybridSearch
 from shared.adapters.voice_blobs import BlobVoiceNotes
 from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import (
     Adapters,
     AskModel,
+    BackfillQueue,
+    CaptureSearch,
     Classifier,
     DigestAdapters,
+    Embedder,
     PushAdapters,
     Transcriber,
 )
 from shared.services.outbox import QueueOutbox
+from shared.services.recall import rank_by_words
 from shared.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -67,11 +71,44 @@ class Root:
             voice=BlobVoiceNotes(lambda: clients.blob_service, timeout_s=timeout_s),
             transcriber=self.build_transcriber(),
             filed=CosmosFiledItems(database, timeout_s=timeout_s),
-            search=CosmosCaptureSearch(database, full_text=s.cosmos_full_text, timeout_s=timeout_s),
+            search=self.build_search(),
             policy=policy,
             # One per process: it holds the outcomes this process's live runs have not delivered.
             outbox=QueueOutbox(queues, repo),
+            embedder=self.build_embedder(),
         )
+
+    def build_search(self) -> CaptureSearch:
+        """SEARCH_ENGINE: Cosmos DB's own hybrid search ("cosmos", infra/'s containers), or the
+        stand-in the local server can run ("local", the default)."""
+        s = self.settings
+        database, timeout_s = self.clients.cosmos_database(), s.storage_timeout_s
+        if s.search_engine == "cosmos":
+            return CosmosCaptureSearch(database, full_text=s.cosmos_full_text, timeout_s=timeout_s)
+        return LocalHybridSearch(database, rank_words=rank_by_words, timeout_s=timeout_s)
+
+    def build_embedder(self) -> Embedder:
+        """Azure OpenAI's embeddings deployment where a model server is configured, else MiniLM
+        (the offline classifier's own loaded model, loaded on first use)."""
+        s = self.settings
+        if model_configured(s):
+            from shared.adapters.embedder.openai_embeddings import OpenAIEmbedder
+
+            return OpenAIEmbedder(
+                self.clients.openai,
+                s.embedding_model,
+                s.embedding_dimensions,
+                s.embedding_min_similarity,
+            )
+        with _offline_model():
+            from shared.adapters.embedder.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+
+    @cached_property
+    def backfill_queue(self) -> BackfillQueue:
+        """The embeddings backfill's queue (its worker sends each next page)."""
+        return StorageQueues(self.clients.queue, timeout_s=self.settings.storage_timeout_s)
 
     @cached_property
     def push(self) -> PushAdapters:

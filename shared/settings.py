@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -20,6 +21,7 @@ PREFERENCES = "Preferences"
 DIGESTS = "Digests"
 ASK_THREADS = "AskThreads"
 DIGEST_QUEUE = "digests"
+BACKFILL_QUEUE = "embeddings-backfill"
 # The digest timer's NCRONTAB schedule (in UTC): every quarter hour, so a digest comes within
 # 15 minutes of its local time (zones are offset by whole quarter hours: Kathmandu's +05:45).
 DIGEST_SCHEDULE = "0 */15 * * * *"
@@ -39,6 +41,14 @@ class Settings(BaseSettings):
     # The Inbox container has Cosmos DB's full-text index (infra/cosmos.bicep): search ranks
     # with FullTextScore. Off locally: the local server has no full-text functions.
     cosmos_full_text: bool = Field(default=False, validation_alias=AliasChoices("COSMOS_FULL_TEXT"))
+    # Which engine ranks search and related items: "cosmos" (one query, ORDER BY RANK
+    # RRF(VectorDistance, FullTextScore): the Inbox's vector and full-text policies, set by
+    # infra/) or "local" (the stand-in: numpy over the user's vectors, the CONTAINS text
+    # match, fused by domain/retrieval.rrf), which the local Cosmos server can run. Default
+    # "local"; infra/ sets "cosmos".
+    search_engine: Literal["local", "cosmos"] = Field(
+        default="local", validation_alias=AliasChoices("SEARCH_ENGINE")
+    )
 
     # Storage: the same connection the Functions host uses for triggers. A connection
     # string locally; identity-based in Azure, as the host reads it: the
@@ -105,6 +115,23 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices(
             "AZURE_OPENAI_TRANSCRIBE_DEPLOYMENT", "OPENAI_TRANSCRIBE_MODEL"
         ),
+    )
+    # Embeddings (search by meaning, related items): the deployment (Azure) or model, and the
+    # dimension its vectors are asked for and stored at (infra/ declares the Inbox's vector
+    # policy at the same number: a change means new containers, docs/deploy.md).
+    embedding_model: str = Field(
+        default="text-embedding-3-small",
+        validation_alias=AliasChoices(
+            "AZURE_OPENAI_EMBEDDING_DEPLOYMENT", "OPENAI_EMBEDDING_MODEL"
+        ),
+    )
+    embedding_dimensions: int = Field(
+        default=1536, ge=1, le=4096, validation_alias=AliasChoices("EMBEDDING_DIMENSIONS")
+    )
+    # The cosine similarity a hit by meaning alone (or a related item) must reach with the
+    # deployment's model (the offline MiniLM has its own, measured: embedder/minilm.py).
+    embedding_min_similarity: float = Field(
+        default=0.3, ge=-1, le=1, validation_alias=AliasChoices("EMBEDDING_MIN_SIMILARITY")
     )
     model_timeout_s: float = Field(default=10.0, validation_alias=AliasChoices("MODEL_TIMEOUT_S"))
     model_max_retries: int = Field(default=2, validation_alias=AliasChoices("MODEL_MAX_RETRIES"))

@@ -1,13 +1,18 @@
 """A scripted OpenAI-compatible HTTP server on 127.0.0.1: the project's one test double for the
-model (chat completions and audio transcriptions, OpenAI and Azure OpenAI routes), for tests and
-the benchmark.
+model (chat completions, audio transcriptions and embeddings, OpenAI and Azure OpenAI routes),
+for tests and the benchmark.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import itertools
 import json
+import math
+import re
+import struct
 import threading
 import time
 from collections import deque
@@ -26,6 +31,7 @@ SECRET_HEADERS = frozenset(
 
 CHAT = "chat"
 TRANSCRIBE = "transcribe"
+EMBED = "embed"
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ class Step:
     content_type: str = "text/plain"
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    # Embeddings: the vectors to answer with (None: each input's words hashed, `word_vector`).
+    vectors: list[list[float]] | None = None
     # A bare delay: wait, then answer with the server's default reply.
     use_default: bool = False
     # When set, the reply waits until the test sets this event (see `held`).
@@ -231,6 +239,8 @@ class FakeOpenAI(LoopbackServer):
         ("POST", "/openai/deployments/{deployment}/chat/completions", CHAT),
         ("POST", "/v1/audio/transcriptions", TRANSCRIBE),
         ("POST", "/openai/deployments/{deployment}/audio/transcriptions", TRANSCRIBE),
+        ("POST", "/v1/embeddings", EMBED),
+        ("POST", "/openai/deployments/{deployment}/embeddings", EMBED),
     )
 
     def __init__(
@@ -248,6 +258,7 @@ class FakeOpenAI(LoopbackServer):
         self._defaults: dict[str, Step] = {
             CHAT: default or classification(),
             TRANSCRIBE: transcription(""),
+            EMBED: Step(),
         }
         self._scripts: dict[str, deque[Step]] = {kind: deque() for kind in self._defaults}
         self._records: list[RecordedRequest] = []
@@ -255,7 +266,11 @@ class FakeOpenAI(LoopbackServer):
         # across an await.
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        self._handlers: dict[str, Handler] = {CHAT: self._chat, TRANSCRIBE: self._transcription}
+        self._handlers: dict[str, Handler] = {
+            CHAT: self._chat,
+            TRANSCRIBE: self._transcription,
+            EMBED: self._embeddings,
+        }
 
     # -- scripting and inspection -------------------------------------------------------------
 
@@ -472,6 +487,54 @@ class FakeOpenAI(LoopbackServer):
             return verbatim
         body = {"text": step.content or ""}
         return web.json_response(body, status=step.status, headers=_response_headers(step))
+
+    async def _embeddings(
+        self, request: web.Request, record: RecordedRequest, step: Step
+    ) -> web.Response:
+        """An embeddings list: `step.vectors`, else each input's `word_vector` at the
+        `dimensions` asked (1536 without), as the service answers (floats, not base64)."""
+        if (verbatim := _verbatim_response(step)) is not None:
+            return verbatim
+        sent = record.json or {}
+        texts = sent.get("input") or []
+        texts = [texts] if isinstance(texts, str) else list(texts)
+        dimensions = int(sent.get("dimensions") or 1536)
+        vectors = step.vectors or [word_vector(str(t), dimensions) for t in texts]
+        tokens = sum(len(str(t)) // 4 + 1 for t in texts)
+        # The SDK asks for base64 (little-endian float32) unless told otherwise, as the service
+        # answers it.
+        packed = sent.get("encoding_format") == "base64"
+        body = {
+            "object": "list",
+            "data": [
+                {
+                    "object": "embedding",
+                    "index": i,
+                    "embedding": base64.b64encode(struct.pack(f"<{len(v)}f", *v)).decode()
+                    if packed
+                    else v,
+                }
+                for i, v in enumerate(vectors)
+            ],
+            "model": sent.get("model") or record.params.get("deployment", "fake-embedding"),
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+        }
+        return web.json_response(body, status=step.status, headers=_response_headers(step))
+
+
+def embeddings(vectors: list[list[float]], *, delay_s: float = 0.0) -> Step:
+    """An embeddings reply with exactly these vectors (of any length, any count)."""
+    return Step(vectors=vectors, delay_s=delay_s)
+
+
+def word_vector(text: str, dimensions: int) -> list[float]:
+    """A unit vector of `text`'s words, each hashed to one dimension: texts sharing words are
+    near, others are not (the scripted server has no model, so no paraphrase)."""
+    counts = [0.0] * dimensions
+    for word in re.findall(r"\w+", text.casefold()):
+        counts[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dimensions] += 1.0
+    norm = math.sqrt(sum(c * c for c in counts)) or 1.0
+    return [c / norm for c in counts]
 
 
 async def _read_multipart(request: web.Request) -> tuple[dict[str, str], dict[str, UploadedFile]]:

@@ -19,9 +19,12 @@ before it, e.g. to let a concurrent writer or a DELETE land between a read and a
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import itertools
 import json
+import math
+import re
 import uuid
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -30,7 +33,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-from shared.adapters.search import LOCAL_CANDIDATES
+from shared.adapters.search import FILED_STATUSES, LOCAL_CANDIDATES
 from shared.domain.capture import InboxItem, Status
 from shared.domain.chat import AskThread, ChatTurn, ModelTurn, ToolSpec
 from shared.domain.classification import Bucket, Classification
@@ -38,7 +41,7 @@ from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.documents import utc_text
 from shared.domain.errors import NotConfigured, StaleItem, VoiceNoteTooLarge
 from shared.domain.filed import FILED_MODELS, FiledItem, filed_model
-from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
+from shared.domain.messages import BackfillJob, ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.ports import (
     Adapters,
     DigestAdapters,
@@ -49,9 +52,11 @@ from shared.domain.ports import (
 )
 from shared.domain.preferences import Preferences
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
+from shared.domain.retrieval import rrf
 from shared.domain.transcript import Transcript
 from shared.services import background
 from shared.services.outbox import QueueOutbox
+from shared.services.recall import rank_by_words
 from shared.settings import get_settings
 
 Hook = Callable[[], Awaitable[Any] | Any]
@@ -215,7 +220,7 @@ class FakeCaptureRepository(Faults):
 
     def _write(self, key: tuple[str, str], item: InboxItem) -> None:
         # What Cosmos keeps: the JSON form (no etag of the caller's), with its own new ETag.
-        self._inbox[key] = json.dumps({**item.to_json(), "_etag": self._new_etag()})
+        self._inbox[key] = json.dumps({**item.stored_json(), "_etag": self._new_etag()})
 
     def _write_filed(self, item: FiledItem) -> None:
         key = (item.bucket, item.user_id, item.id)
@@ -328,6 +333,65 @@ class FakeCaptureSearch(Faults):
         found.sort(key=lambda i: utc_text(i.created_at), reverse=True)
         return Found(items=found[: max(limit, LOCAL_CANDIDATES)], ranked=False)
 
+    async def hybrid(
+        self, user_id: str, terms: list[str], q: str, vector: list[float], limit: int
+    ) -> Found:
+        """As the local stand-in: the word matches ranked by the service's score and the
+        vectors by cosine, fused by the domain's RRF."""
+        await self._step("hybrid")
+        by_words = rank_by_words((await self.search(user_id, terms, limit)).items, terms, q)
+        held = [i for i in self._repo.inbox(user_id) if not i.is_deleted and i.embedding]
+        by_meaning = sorted(held, key=lambda i: _dot(vector, i.embedding or []), reverse=True)
+        fused = rrf([[i.id for i in by_words], [i.id for i in by_meaning[:LOCAL_CANDIDATES]]])
+        items = {i.id: i for i in [*by_words, *held]}
+        found = [items[i] for i, _ in fused][:limit]
+        similarity = {i.id: _dot(vector, i.embedding) for i in found if i.embedding}
+        return Found(items=found, ranked=True, similarity=similarity)
+
+    async def nearest(
+        self, user_id: str, vector: list[float], limit: int, *, excluding: str
+    ) -> list[InboxItem]:
+        await self._step("nearest")
+        filed = [
+            i
+            for i in self._repo.inbox(user_id)
+            if i.embedding and i.id != excluding and i.status.value in FILED_STATUSES
+        ]
+        filed.sort(key=lambda i: _dot(vector, i.embedding or []), reverse=True)
+        return filed[:limit]
+
+
+def _dot(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=False)) if len(a) == len(b) else -1.0
+
+
+class WordsEmbedder(Faults):
+    """An `Embedder` without a model: each word (casefolded) hashed into one of 64 dimensions,
+    the counts made unit length, so texts sharing words are near and others are not (no
+    paraphrase: that is the real model's, tested in integration and e2e). `texts` records
+    every text it embedded."""
+
+    model = "words-64"
+    dimensions = 64
+    min_similarity = 0.3
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        await self._step("embed")
+        self.texts.extend(texts)
+        return [_words_vector(t, self.dimensions) for t in texts]
+
+
+def _words_vector(text: str, dimensions: int) -> list[float]:
+    counts = [0.0] * dimensions
+    for word in re.findall(r"\w+", text.casefold()):
+        counts[int(hashlib.sha256(word.encode()).hexdigest(), 16) % dimensions] += 1.0
+    norm = math.sqrt(sum(c * c for c in counts)) or 1.0
+    return [round(c / norm, 6) for c in counts]
+
 
 # -- the queues --------------------------------------------------------------------------------
 
@@ -351,6 +415,11 @@ class FakeQueues(Faults):
         self.outcomes: list[OutcomeMessage] = []
         self.cancelled: list[ClassifyJob] = []
         self.cancelled_outcomes: list[OutcomeMessage] = []  # taken out of `outcomes`
+        self.backfill: list[BackfillJob] = []  # the embeddings backfill's pages sent
+
+    async def enqueue_backfill(self, job: BackfillJob) -> None:
+        await self._step("enqueue_backfill")
+        self.backfill.append(BackfillJob.model_validate_json(job.model_dump_json(by_alias=True)))
 
     async def enqueue_classify(self, job: ClassifyJob, delay_s: float = 0) -> QueueReceipt:
         await self._step("enqueue_classify")
@@ -693,6 +762,7 @@ class Fakes:
     transcriber: ScriptedTranscriber = field(default_factory=ScriptedTranscriber)
     subscriptions: FakePushSubscriptions = field(default_factory=FakePushSubscriptions)
     sender: FakePushSender = field(default_factory=FakePushSender)
+    embedder: WordsEmbedder = field(default_factory=WordsEmbedder)
     # Over `repo`'s documents: what the pipeline files, these read back.
     filed: FakeFiledItems = field(init=False)
     search: FakeCaptureSearch = field(init=False)
@@ -730,6 +800,7 @@ class Fakes:
             search=self.search,
             policy=get_settings().policy(),
             outbox=self.outbox,
+            embedder=self.embedder,
         )
 
 

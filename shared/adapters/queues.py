@@ -1,4 +1,5 @@
-"""The queue adapter: classify jobs, outcomes and digest jobs out (base64, as the host reads)."""
+"""The queue adapter: classify jobs, outcomes, digest jobs and the embeddings backfill's pages
+out (base64, as the host reads)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,14 @@ from typing import TYPE_CHECKING
 from shared import tracing
 from shared.adapters.storage_errors import bounded
 from shared.domain.digest import DigestJob
-from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
-from shared.settings import CLASSIFY_QUEUE, DIGEST_QUEUE, OUTCOMES_QUEUE, STORAGE_TIMEOUT_S
+from shared.domain.messages import BackfillJob, ClassifyJob, OutcomeMessage, QueueReceipt
+from shared.settings import (
+    BACKFILL_QUEUE,
+    CLASSIFY_QUEUE,
+    DIGEST_QUEUE,
+    OUTCOMES_QUEUE,
+    STORAGE_TIMEOUT_S,
+)
 
 if TYPE_CHECKING:
     from azure.storage.queue.aio import QueueClient
@@ -56,6 +63,12 @@ class StorageQueues:
             if job.traceparent is None:
                 job = job.model_copy(update={"traceparent": tracing.traceparent()})
             await self._send(DIGEST_QUEUE, job.model_dump_json(by_alias=True))
+
+    async def enqueue_backfill(self, job: BackfillJob) -> None:
+        with tracing.span(f"send {BACKFILL_QUEUE}", tracing.SpanKind.PRODUCER):
+            if job.traceparent is None:
+                job = job.model_copy(update={"traceparent": tracing.traceparent()})
+            await self._send(BACKFILL_QUEUE, job.model_dump_json(by_alias=True))
 
     async def cancel(self, receipt: QueueReceipt) -> None:
         from azure.core.exceptions import ResourceNotFoundError

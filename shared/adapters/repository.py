@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 class CosmosCaptureRepository(CosmosStore):
     async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
-        saved, created = await self._add(INBOX, item.to_json(), item.user_id)
+        saved, created = await self._add(INBOX, item.stored_json(), item.user_id)
         return InboxItem.model_validate(saved), created
 
     async def get(self, user_id: str, capture_id: str) -> InboxItem | None:
@@ -30,7 +30,7 @@ class CosmosCaptureRepository(CosmosStore):
 
     async def save(self, item: InboxItem) -> InboxItem:
         # StaleItem: changed, or deleted, since it was read.
-        return InboxItem.model_validate(await self._replace(INBOX, item.to_json(), item.etag))
+        return InboxItem.model_validate(await self._replace(INBOX, item.stored_json(), item.etag))
 
     async def newest(
         self,

@@ -33,6 +33,7 @@ from shared.domain.outcomes import (
     decide,
     question_for,
 )
+from shared.domain.retrieval import embedding_text
 
 
 class Status(StrEnum):
@@ -147,6 +148,27 @@ class InboxItem(Document):
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
     etag: str | None = Field(default=None, alias="_etag")
+    # Its meaning, for search and related items (domain/retrieval.py): the vector of
+    # `embedding_text`, and which model embedded which text (`embedding_key`). Stored, never
+    # sent: `to_json` leaves them out, `stored_json` is what the repository writes.
+    embedding: list[float] | None = Field(default=None, exclude=True)
+    embedded_from: str | None = Field(default=None, exclude=True)
+
+    def stored_json(self) -> dict[str, Any]:
+        """The stored form: `to_json` and the embedding, where there is one."""
+        stored = self.to_json()
+        if self.embedding is not None:
+            stored["embedding"] = self.embedding
+            stored["embeddedFrom"] = self.embedded_from
+        return stored
+
+    def embedding_text(self) -> str:
+        """What its vector is of (domain/retrieval.py): its words and its title."""
+        return embedding_text(self.text_to_classify(), self.title)
+
+    def embedded(self, vector: list[float] | None, key: str | None) -> InboxItem:
+        """With `vector` (of `embedding_text`, by the model `key` names); None clears it."""
+        return self.model_copy(update={"embedding": vector, "embedded_from": key})
 
     # -- predicates ------------------------------------------------------------------------
 

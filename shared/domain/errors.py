@@ -128,6 +128,11 @@ class ModelUnavailable(Exception):
     what cannot be read: the answer is made from the captures without it."""
 
 
+class EmbedderUnavailable(Exception):
+    """The embedding model could not answer now: the capture is kept without a vector (or with
+    its old one), and the backfill embeds it later."""
+
+
 class TranscriberUnavailable(Exception):
     """The transcriber cannot run now (model missing, broken or overloaded): retry later."""
 

@@ -25,6 +25,18 @@ class ClassifyJob(Document):
     traceparent: str | None = None
 
 
+class BackfillJob(Document):
+    """A message on `embeddings-backfill`: embed a user's captures whose vector is missing or
+    behind, a page at a time, newest first, from `continuation` (the stored `createdAt` the last
+    page ended at, with the ids of that instant already done, `seen`). Start one with just
+    the user id."""
+
+    user_id: str = Field(min_length=1, max_length=200)
+    continuation: str | None = Field(default=None, max_length=40)
+    seen: list[str] = Field(default_factory=list, max_length=1000)
+    traceparent: str | None = None
+
+
 class OutcomeMessage(Document):
     """A message on `captures-outcomes`: a capture settled (or failed), read by the push worker
     and open to other integrations."""

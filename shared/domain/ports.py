@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Protocol
 
@@ -18,7 +18,7 @@ from shared.domain.chat import AskThread, ChatTurn, ModelTurn, ToolSpec
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.filed import FiledItem
-from shared.domain.messages import ClassifyJob, OutcomeMessage, QueueReceipt
+from shared.domain.messages import BackfillJob, ClassifyJob, OutcomeMessage, QueueReceipt
 from shared.domain.policy import Policy
 from shared.domain.preferences import Preferences
 from shared.domain.push import Delivery, DeviceSlots, PushSubscription
@@ -125,17 +125,55 @@ class FiledItems(Protocol):
 
 @dataclass(frozen=True)
 class Found:
-    """Captures matching a search; `ranked` when the store ordered them by relevance."""
+    """Captures matching a search; `ranked` when the store ordered them by relevance;
+    `similarity`, by id, the cosine similarity of each one's vector to the query's (hybrid
+    search: a capture without a vector has none)."""
 
     items: list[InboxItem]
     ranked: bool
+    similarity: dict[str, float] = field(default_factory=dict)
 
 
 class CaptureSearch(Protocol):
+    """Finding the caller's captures (the Inbox, every capture not tombstoned), by words and
+    by meaning. Every method reads one user's partition only. StorageUnavailable."""
+
     async def search(self, user_id: str, terms: list[str], limit: int) -> Found:
         """The user's captures (not tombstoned) whose text, title, clarification answers or
         transcript contain any of `terms` (lowercase words): the best `limit` when ranked, else
         the newest matches (at least `limit`) for the caller to score. StorageUnavailable."""
+        ...
+
+    async def hybrid(
+        self, user_id: str, terms: list[str], q: str, vector: list[float], limit: int
+    ) -> Found:
+        """The best `limit` of the user's captures for the words `terms` (of the query `q`) and
+        the meaning `vector` (the query's embedding), full-text and vector rankings fused by
+        reciprocal rank (domain/retrieval.rrf, k 60), best first (`ranked`). A capture with
+        no embedding yet can still come by its words."""
+        ...
+
+    async def nearest(
+        self, user_id: str, vector: list[float], limit: int, *, excluding: str
+    ) -> list[InboxItem]:
+        """The user's filed captures (filed or needs_review, with an embedding) nearest to
+        `vector` by cosine similarity, nearest first, up to `limit`, leaving out `excluding`."""
+        ...
+
+
+class Embedder(Protocol):
+    """Text to vectors (unit length, `dimensions` long). `model` names the model, so that a
+    stored vector's `embedded_from` says which one made it; below `min_similarity` (cosine)
+    two texts are unrelated for this model: a search hit by meaning alone, or a related
+    item, must reach it."""
+
+    model: str
+    dimensions: int
+    min_similarity: float
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order. EmbedderUnavailable when the model cannot answer
+        now."""
         ...
 
 
@@ -159,6 +197,12 @@ class CaptureQueues(Protocol):
     ) -> QueueReceipt | None:
         """Publish an outcome, visible to its readers (the push worker) after `delay_s`
         (None: `outcome_delay_s`); its receipt, for `cancel`."""
+        ...
+
+
+class BackfillQueue(Protocol):
+    async def enqueue_backfill(self, job: BackfillJob) -> None:
+        """Send the embeddings backfill's next page (at least once). StorageUnavailable."""
         ...
 
 
@@ -248,6 +292,7 @@ class Adapters:
     search: CaptureSearch
     policy: Policy
     outbox: Outbox
+    embedder: Embedder
 
 
 # Web Push: a bundle of its own, used by the push routes and the push worker only.

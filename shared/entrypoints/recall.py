@@ -15,14 +15,27 @@ from shared.http.contract import (
     GET_PERSON,
     LIST_BUCKET,
     LIST_PEOPLE,
+    RELATED,
     SEARCH,
 )
 from shared.http.input import read_body
-from shared.http.queries import parse_bucket_query, parse_person_query, parse_search_query
+from shared.http.queries import (
+    parse_bucket_query,
+    parse_person_query,
+    parse_related_query,
+    parse_search_query,
+)
 from shared.http.requests import parse_filed_patch
 from shared.services.edit import edit_filed
 from shared.services.export import export_filename, export_zip
-from shared.services.recall import bucket_named, get_person, list_bucket, list_people, search
+from shared.services.recall import (
+    bucket_named,
+    get_person,
+    list_bucket,
+    list_people,
+    related,
+    search,
+)
 
 bp = func.Blueprint()
 
@@ -57,8 +70,17 @@ async def person_items(req: Request, root: Root) -> Response:
 async def search_captures(req: Request, root: Root) -> Response:
     user_id = authenticate(req)
     query = parse_search_query(dict(req.query_params))
-    results = await search(user_id, query, root.adapters.search)
+    adapters = root.adapters
+    results = await search(user_id, query, adapters.search, adapters.embedder)
     return JSONResponse(results.to_json(), headers=NO_STORE)
+
+
+@http_route(bp, RELATED)
+async def related_captures(req: Request, root: Root) -> Response:
+    user_id = authenticate(req)
+    query = parse_related_query(dict(req.query_params))
+    found = await related(user_id, req.path_params["id"], query, root.adapters)
+    return JSONResponse(found.to_json(), headers=NO_STORE)
 
 
 @http_route(bp, EDIT_CAPTURE)

@@ -25,6 +25,7 @@ from shared.http.queries import (
     FeedParams,
     InboxParams,
     PersonParams,
+    RelatedParams,
     ReviewParams,
     SearchParams,
 )
@@ -46,6 +47,7 @@ from shared.services.recall import (
     FiledView,
     PeopleList,
     PersonPage,
+    RelatedItems,
     SearchResults,
 )
 from shared.services.subscriptions import PushKey, SubscriptionView
@@ -447,11 +449,23 @@ SEARCH = Route(
     method="GET",
     route="search",
     operation_id="search",
-    summary="The caller's captures matching words of `q` in their text or transcript, title or "
-    "clarification answers, best first, each with a snippet.",
+    summary="The caller's captures best matching `q`, by words (text or transcript, title, "
+    "clarification answers) and by meaning (embeddings), the two rankings fused by reciprocal "
+    "rank, best first, each with a snippet.",
     answers={200: Json("The matches.", SearchResults)},
     problems=(401, 422, 429, 503),
     query=SearchParams,
+)
+RELATED = Route(
+    method="GET",
+    route="captures/{id}/related",
+    operation_id="relatedCaptures",
+    summary="The caller's filed items nearest in meaning to this capture (cosine similarity of "
+    "their embeddings), nearest first.",
+    answers={200: Json("The related items.", RelatedItems)},
+    problems=(401, 404, 422, 429, 503),
+    path_params=CapturePath,
+    query=RelatedParams,
 )
 EDIT_CAPTURE = Route(
     method="PATCH",
@@ -577,6 +591,7 @@ ROUTES = (
     SEARCH,
     ASK,
     ASK_PLAIN,
+    RELATED,
     EXPORT,
     GET_PREFERENCES,
     PUT_PREFERENCES,

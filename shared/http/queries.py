@@ -20,9 +20,11 @@ from shared.services.inbox import MAX_PAGE, InboxQuery
 from shared.services.recall import (
     MAX_NAME_CHARS,
     MAX_QUERY_CHARS,
+    MAX_RELATED,
     MAX_SEARCH,
     BucketQuery,
     PersonQuery,
+    RelatedQuery,
     SearchQuery,
 )
 from shared.services.recall import MAX_PAGE as MAX_BUCKET_PAGE
@@ -194,6 +196,21 @@ def parse_search_query(params: Mapping[str, str]) -> SearchQuery:
     query = _query(SearchParams, params, _INVALID_SEARCH_QUERY)
     return SearchQuery(query.q, query.limit)
 
+
+class RelatedParams(_Params):
+    """`?limit=1..20`: how many related items at most."""
+
+    limit: int = Field(default=5, ge=1, le=MAX_RELATED)
+
+    _limit_digits = field_validator("limit", mode="before")(_digits)
+
+
+def parse_related_query(params: Mapping[str, str]) -> RelatedQuery:
+    query = _query(RelatedParams, params, _INVALID_RELATED_QUERY)
+    return RelatedQuery(query.limit)
+
+
+_INVALID_RELATED_QUERY = {"limit": f"limit must be a whole number from 1 to {MAX_RELATED}."}
 
 _INVALID_SEARCH_QUERY = {
     "q": f"q must be 1 to {MAX_QUERY_CHARS} characters, not only spaces.",

@@ -22,6 +22,7 @@ from shared.domain.errors import (
 from shared.domain.filed import FiledItem
 from shared.domain.messages import ClassifyJob
 from shared.domain.ports import Adapters, CaptureRepository
+from shared.services.embedding import with_embedding
 from shared.services.inbox import get_capture, not_found
 from shared.services.placement import agrees, converge
 from shared.services.recall import FiledView
@@ -107,7 +108,10 @@ async def edit_filed(
             job = ClassifyJob(capture_id=capture_id, user_id=user_id)
             await adapters.outbox.send_check(job, adapters.policy.recovery_delay_s)
             checked.append(True)
-        return await repo.save(holding.edited(changes))
+        edited = holding.edited(changes)
+        if "title" in changes:  # the title is embedded with the words: its vector follows
+            edited = await with_embedding(edited, adapters.embedder)
+        return await repo.save(edited)
 
     saved = await on_latest(item, repo, attempt, gone=not_found, busy=_busy)
     return await _as_filed(saved, repo)

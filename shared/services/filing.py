@@ -15,8 +15,9 @@ from shared.domain.capture import InboxItem
 from shared.domain.classification import excerpt_to_classify
 from shared.domain.errors import CaptureDeleted, StaleItem
 from shared.domain.outcomes import FailureCode
-from shared.domain.ports import CaptureRepository, Classifier, Outbox
+from shared.domain.ports import CaptureRepository, Classifier, Embedder, Outbox
 from shared.services.answers import settled_on_answer
+from shared.services.embedding import with_embedding
 from shared.services.placement import converge, filed_item_for
 
 log = logging.getLogger(__name__)
@@ -29,10 +30,16 @@ async def classify_and_file(
     outbox: Outbox,
     *,
     publish: bool = True,
+    embedder: Embedder | None = None,
 ) -> InboxItem:
-    """One model call (two for an answer that says little by itself), then file. Raises
+    """One model call (two for an answer that says little by itself), then file, with the
+    capture's vector (`embedder`; services/embedding.py) written in the same save. Raises
     ClassifierUnavailable when the model cannot answer. `publish=False`: the caller tells the
-    outcome (a live run holds it for its stream)."""
+    outcome (a live run holds it for its stream).
+
+    The vector is made after the guess (it is of the words and the title): offline, the
+    embedder reuses the vector the classifier just made of the same words, so no second
+    forward pass runs on the capture's path; with Azure OpenAI it is one embeddings call."""
     if item.is_deleted:
         raise CaptureDeleted(item.id)
     if item.is_settled:
@@ -42,11 +49,12 @@ async def classify_and_file(
         raise ValueError(f"capture {item.id} has no text to classify")
     with tracing.span("classify"):
         if item.clarifications:
-            settled = await settled_on_answer(item, classifier)
+            settled = await with_embedding(await settled_on_answer(item, classifier), embedder)
             return await file_capture(item, settled, repo, outbox, publish=publish)
         guess = await classifier.classify(excerpt_to_classify(text))
     try:
-        return await file_capture(item, item.classified(guess), repo, outbox, publish=publish)
+        settled = await with_embedding(item.classified(guess), embedder)
+        return await file_capture(item, settled, repo, outbox, publish=publish)
     except StaleItem:
         # Marked queued meanwhile (a run handing the capture over while the worker already
         # had it): the same words still waiting get the same answer, with no second model call.
@@ -55,7 +63,8 @@ async def classify_and_file(
             raise
         if current.text_to_classify() != text:
             raise
-        return await file_capture(current, current.classified(guess), repo, outbox, publish=publish)
+        settled = await with_embedding(current.classified(guess), embedder)
+        return await file_capture(current, settled, repo, outbox, publish=publish)
 
 
 async def file_capture(

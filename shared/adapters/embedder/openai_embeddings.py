@@ -1,0 +1,79 @@
+"""Embeddings from Azure OpenAI (or any OpenAI-compatible server): one `embeddings.create` call
+a batch, at the deployment's dimension (text-embedding-3-small: 1536 by default, shortened by
+the `dimensions` parameter where set). Failed calls raise `EmbedderUnavailable`."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import openai
+
+from shared.domain.errors import EmbedderUnavailable
+
+log = logging.getLogger(__name__)
+
+# Six decimals, as the offline embedder: a stored vector stays small, similarity unchanged.
+DECIMALS = 6
+# Azure OpenAI takes up to 2048 inputs a request; a backfill page is far smaller.
+MAX_BATCH = 256
+
+
+class OpenAIEmbedder:
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        deployment: str,
+        dimensions: int,
+        min_similarity: float = 0.3,
+    ) -> None:
+        self._client = client
+        self.model = deployment
+        self.dimensions = dimensions
+        self.min_similarity = min_similarity
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), MAX_BATCH):
+            vectors.extend(await self._batch(texts[start : start + MAX_BATCH]))
+        return vectors
+
+    async def _batch(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        try:
+            answer = await self._client.embeddings.create(
+                model=self.model, input=texts, dimensions=self.dimensions
+            )
+        except openai.APIStatusError as err:
+            log.warning("embedder: model call failed with status %d", err.status_code)
+            raise EmbedderUnavailable(f"embedding call failed ({err.status_code})") from err
+        except openai.APITimeoutError as err:
+            log.warning("embedder: model call timed out")
+            raise EmbedderUnavailable("embedding call timed out") from err
+        except openai.APIConnectionError as err:
+            log.warning("embedder: could not reach the model")
+            raise EmbedderUnavailable("could not reach the model") from err
+        except openai.OpenAIError as err:
+            log.warning("embedder: model call failed (%s)", type(err).__name__)
+            raise EmbedderUnavailable(f"embedding call failed ({type(err).__name__})") from err
+        except (AttributeError, ValueError, TypeError) as err:  # not an embeddings list
+            raise EmbedderUnavailable("response was not an embeddings list") from err
+        try:
+            ordered = sorted(answer.data, key=lambda d: d.index)
+            vectors = [_unit([float(x) for x in d.embedding]) for d in ordered]
+        except (AttributeError, TypeError, ValueError) as err:
+            raise EmbedderUnavailable("response was not an embeddings list") from err
+        if len(vectors) != len(texts) or any(len(v) != self.dimensions for v in vectors):
+            log.warning("embedder: %d vectors for %d texts, or not of dimension %d",
+                        len(vectors), len(texts), self.dimensions)  # fmt: skip
+            raise EmbedderUnavailable("response did not match the request")
+        return vectors
+
+
+def _unit(vector: list[float]) -> list[float]:
+    """Unit length (OpenAI's are already; a compatible server's may not be), six decimals."""
+    norm = math.sqrt(sum(x * x for x in vector))
+    if not norm or not math.isfinite(norm):
+        raise ValueError("a zero or non-finite vector")
+    return [round(x / norm, DECIMALS) for x in vector]
