@@ -47,9 +47,11 @@ async def seed(corpus: list[dict[str, Any]], user: str = USER) -> None:
     from shared import bootstrap
     from shared.domain.capture import InboxItem
     from shared.domain.classification import Bucket, Classification
+    from shared.services.embedding import with_embedding
     from shared.services.placement import filed_item_for
 
-    repo = bootstrap.root().adapters.repo
+    adapters = bootstrap.root().adapters
+    repo = adapters.repo
     for n, row in enumerate(corpus):
         item = InboxItem(
             id=f"{user}-{row['id']}",
@@ -67,7 +69,8 @@ async def seed(corpus: list[dict[str, Any]], user: str = USER) -> None:
             people=row.get("people") or [],
             due_date=date.fromisoformat(row["due"]) if row.get("due") else None,
         )
-        settled = item.classified(guess)
+        # With its vector, as filing writes it (the offline MiniLM's).
+        settled = await with_embedding(item.classified(guess), adapters.embedder)
         await repo.put_filed(filed_item_for(settled))
         await repo.add(settled)
 

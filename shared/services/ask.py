@@ -31,6 +31,7 @@ from shared.domain.classification import Bucket
 from shared.domain.documents import Document
 from shared.domain.errors import (
     STORAGE_DOWN,
+    EmbedderUnavailable,
     Invalid,
     ModelUnavailable,
     Refused,
@@ -490,6 +491,8 @@ async def _offline_answer(
             yield step
         listed = set(run.seen) - before
     chosen = _choose(asked, run, listed, today)
+    if not chosen and asked.words:
+        chosen = await _nearest_in_meaning(question.text, run)
     # A capture seen only as a snippet is read whole before it is quoted.
     for source in chosen:
         if not source.whole:
@@ -498,6 +501,37 @@ async def _offline_answer(
     chosen = [run.seen[s.id] for s in chosen]
     async for said in _tell(compose(asked, chosen, listed)):
         yield said
+
+
+# How far above the embedding model's own floor (`Embedder.min_similarity`, under which two
+# texts are unrelated) a capture found by meaning alone must be to answer. Measured with
+# MiniLM on the tuning part of bench/data/ask_questions.jsonl: the best capture of a question
+# with nothing to find at 0.18-0.33, the expected capture of a question 0.34-0.87.
+MEANING_MARGIN = 0.15
+
+
+async def _nearest_in_meaning(question: str, run: _Run) -> list[_Source]:
+    """When no capture shares enough of the question's words: the one nearest in meaning of
+    what the tools found (a hybrid search finds "cycling to work" for "bike commute"), if it is
+    near enough; else none. Without an embedding model at hand, none."""
+    embedder = run.adapters.embedder
+    found = list(run.seen.values())[:MAX_MEANING_CANDIDATES]
+    if not found:
+        return []
+    try:
+        vectors = await embedder.embed([question, *(f"{s.title}. {s.text}" for s in found)])
+    except EmbedderUnavailable:
+        return []
+    asked, *theirs = vectors
+    near = [
+        (sum(a * b for a, b in zip(asked, v, strict=True)), s)
+        for v, s in zip(theirs, found, strict=True)
+    ]
+    best, source = max(near, key=lambda pair: pair[0])
+    return [source] if best >= embedder.min_similarity + MEANING_MARGIN else []
+
+
+MAX_MEANING_CANDIDATES = 20
 
 
 def _choose(asked: _Asked, run: _Run, listed: set[str], today: date) -> list[_Source]:

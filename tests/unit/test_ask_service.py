@@ -12,7 +12,13 @@ import pytest
 from shared.domain.capture import InboxItem
 from shared.domain.chat import DraftCitation, ModelTurn, ToolCall
 from shared.domain.classification import Bucket
-from shared.domain.errors import Invalid, ModelUnavailable, StorageUnavailable, Unavailable
+from shared.domain.errors import (
+    EmbedderUnavailable,
+    Invalid,
+    ModelUnavailable,
+    StorageUnavailable,
+    Unavailable,
+)
 from shared.services.ask import (
     NOTHING,
     Answered,
@@ -299,3 +305,10 @@ async def test_storage_down_is_refused_with_a_code(fakes: Fakes) -> None:
     with pytest.raises(Unavailable) as refused:
         await run(fakes, "who is doing the tiles?")
     assert refused.value.code == "STORAGE_UNAVAILABLE"
+
+
+async def test_without_an_embedding_model_nothing_near_in_meaning_is_cited(fakes: Fakes) -> None:
+    await kitchen(fakes)
+    fakes.embedder.fail_next("embed", EmbedderUnavailable("down"), times=5)
+    steps = await run(fakes, "What did I decide about the boat?")
+    assert answered(steps).answer.citations == []
