@@ -564,7 +564,9 @@ def _choose(asked: _Asked, run: _Run, listed: set[str], today: date) -> list[_So
     if asked.shape == "due" and listed:
         top.sort(key=lambda s: (s.due_date or date.max, s.id))
     else:
-        top.sort(key=lambda s: s.created_at, reverse=True)
+        # Newest first; a newer capture that only shares part of the question (a possible
+        # change) after those that answer it.
+        top.sort(key=lambda s: (s.id not in updates, s.created_at), reverse=True)
     return top[: MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3]
 
 
@@ -605,7 +607,10 @@ def compose(asked: _Asked, chosen: list[_Source], listed: set[str] | None = None
     lead = _lead(asked, newest)
     lines.append(f"{lead}On {day(newest.created_at)} you wrote: {cite(newest)}.")
     for older in rest:
-        if asked.shape in ("who", "when", "due", "latest", "what") and _differs(
+        if older.created_at > newest.created_at:
+            # A newer capture that speaks of part of it: said, after what answers.
+            lines.append(f"Since then, on {day(older.created_at)}: {cite(older)}.")
+        elif asked.shape in ("who", "when", "due", "latest", "what") and _differs(
             asked, newest, older
         ):
             lines.append(
