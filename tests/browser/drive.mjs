@@ -627,6 +627,7 @@ const scenarios = {
     await setUp(page);
     await page.getByRole("link", { name: "Search" }).click();
     await page.getByLabel("Search your captures").fill(env.QUESTION);
+    await snap(page, seen, "search-ask");
     await page.getByRole("link", { name: "ask a question" }).click();
     const turns = page.locator(".conversation .turn");
     await turns.first().locator(".citations").waitFor();
