@@ -531,7 +531,8 @@ async def _nearest_in_meaning(question: str, run: _Run) -> list[_Source]:
     return [source] if best >= embedder.min_similarity + MEANING_MARGIN else []
 
 
-MAX_MEANING_CANDIDATES = 20
+# The best of the first few hits: a search ranks what is near in meaning among them.
+MAX_MEANING_CANDIDATES = 8
 
 
 def _choose(asked: _Asked, run: _Run, listed: set[str], today: date) -> list[_Source]:
