@@ -4,6 +4,7 @@ import azure.functions as func
 
 from shared.entrypoints import (
     agui_capture,
+    ask,
     audio,
     backfill,
     capture_resources,
@@ -29,6 +30,7 @@ for entrypoint in (
     capture_resources,
     audio,
     recall,
+    ask,
     voice_trigger,
     classify_worker,
     poison,

@@ -4,6 +4,8 @@ BENCHMARKS.md from it (bench/report.py; `worker` and `peer` below rewrite it too
 `python -m bench classify --model offline|openai`: classification quality (bench/classify.py).
 `python -m bench details --set FILE`: the filing rules alone, people and due dates against a
 labelled set's (bench/details.py).
+`python -m bench ask [--set FILE] [--part tuning|frozen] [--speed]`: the ask agent's answers on
+a question set, and with --speed its latency over one user's 10,000 captures (bench/ask.py).
 
 `python -m bench PART` runs one part on its own and writes bench/results/PART-latest.json:
 `bigbody` (what one big request body costs the host's memory and the other requests,
@@ -33,6 +35,7 @@ from typing import Any
 
 from bench import (
     app,
+    ask,
     bigbody,
     classify,
     coldstart,
@@ -64,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         return classify.main(argv[1:])
     if argv[:1] == ["details"]:
         return details.main(argv[1:])
+    if argv[:1] == ["ask"]:
+        return ask.main(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("part", nargs="?", default="all", choices=("all", *PARTS))
     parser.add_argument("--repeat", type=int, default=3, help="runs of everything (median)")

@@ -11,6 +11,7 @@ from azure.storage.blob import CorsRule
 
 from shared.adapters.clients import Clients
 from shared.settings import (
+    ASK_THREADS,
     BACKFILL_QUEUE,
     BUCKET_CONTAINERS,
     CLASSIFY_QUEUE,
@@ -77,7 +78,14 @@ async def provision(cors_origins: Sequence[str] | None = None) -> None:
     clients = Clients(settings)  # its own, closed when done: the app opens the app's
     try:
         database = await clients.cosmos.create_database_if_not_exists(settings.cosmos_database)
-        for name in (INBOX, *BUCKET_CONTAINERS, PUSH_SUBSCRIPTIONS, PREFERENCES, DIGESTS):
+        for name in (
+            INBOX,
+            *BUCKET_CONTAINERS,
+            PUSH_SUBSCRIPTIONS,
+            PREFERENCES,
+            DIGESTS,
+            ASK_THREADS,
+        ):
             await database.create_container_if_not_exists(name, PartitionKey(path="/userId"))
         with contextlib.suppress(ResourceExistsError):
             await clients.blob_service.create_container(VOICE_CONTAINER)

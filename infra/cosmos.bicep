@@ -1,4 +1,4 @@
-// Cosmos DB for NoSQL, serverless: the Inbox, the four buckets, PushSubscriptions, Preferences, Digests,
+// Cosmos DB for NoSQL, serverless: the Inbox, the four buckets, PushSubscriptions, Preferences, Digests, AskThreads,
 // all partitioned by user. Keys are off; the app's identity gets the built-in data-plane role,
 // nothing more.
 
@@ -10,6 +10,10 @@ param principalId string
 param databaseName string
 @description('Container names; each is partitioned by /userId.')
 param containers array
+@description('Containers whose documents expire by their own `ttl` (defaultTtl -1: none unless set).')
+param ttlContainers array = [
+  'AskThreads'
+]
 @description('The container searched with Cosmos DB full-text and vector search (GET /api/search).')
 param searchContainer string = 'Inbox'
 @description('The dimension of the embeddings stored at /embedding (the embeddings deployment\'s). Fixed once the container exists.')
@@ -160,6 +164,7 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
           defaultLanguage: 'en-US'
           fullTextPaths: container == searchContainer ? searchPaths : []
         }
+        defaultTtl: contains(ttlContainers, container) ? -1 : null
       }
     }
   }

@@ -96,6 +96,7 @@ var cosmosContainers = [
   'PushSubscriptions'
   'Preferences'
   'Digests'
+  'AskThreads'
 ]
 var voiceContainer = 'voice-notes'
 var deploymentContainer = 'app-package'

@@ -10,6 +10,7 @@ from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
 from shared.adapters import warm_up
+from shared.adapters.ask_threads import CosmosAskThreads
 from shared.adapters.clients import Clients
 from shared.adapters.digest_store import CosmosDigestLog, CosmosPreferences
 from shared.adapters.filed_items import CosmosFiledItems
@@ -25,6 +26,7 @@ from shared.adapters.warm_up import ModelCheck
 from shared.adapters.web_push import WebPushSender
 from shared.domain.ports import (
     Adapters,
+    AskModel,
     BackfillQueue,
     CaptureSearch,
     Classifier,
@@ -134,6 +136,22 @@ class Root:
                 if model_configured(s)
                 else None
             ),
+        )
+
+    @cached_property
+    def ask_model(self) -> AskModel | None:
+        """The ask agent's model: the configured model server's, or None (offline answers)."""
+        if not model_configured(self.settings):
+            return None
+        from shared.adapters.ask_model import OpenAIAskModel
+
+        return OpenAIAskModel(self.clients.openai, self.settings.chat_model)
+
+    @cached_property
+    def ask_threads(self) -> CosmosAskThreads:
+        """The plain-JSON ask door's threads."""
+        return CosmosAskThreads(
+            self.clients.cosmos_database(), timeout_s=self.settings.storage_timeout_s
         )
 
     @cached_property

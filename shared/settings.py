@@ -19,6 +19,7 @@ VOICE_CONTAINER = "voice-notes"
 PUSH_SUBSCRIPTIONS = "PushSubscriptions"
 PREFERENCES = "Preferences"
 DIGESTS = "Digests"
+ASK_THREADS = "AskThreads"
 DIGEST_QUEUE = "digests"
 # Transcribe a kept recording again (POST /api/captures/{id}/transcribe).
 TRANSCRIBE_QUEUE = "captures-transcribe"

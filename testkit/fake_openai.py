@@ -57,6 +57,8 @@ class Step:
     gate: threading.Event | None = None
     # A transcription's segments (start, end, text), told when verbose_json is asked for.
     segments: list[tuple[float, float, str]] | None = None
+    # When set, the message's tool calls (see `tool_calls`).
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
 
 def completion(
@@ -92,6 +94,21 @@ def classification(
         "due_date": due_date,
     }
     return completion(json.dumps(payload), delay_s=delay_s)
+
+
+def tool_call(name: str, arguments: dict[str, Any] | str, call_id: str | None = None) -> dict:
+    """One function call as the API writes it; `arguments` as JSON (or any text, to be wrong)."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {
+        "id": call_id or f"call_{name}_{abs(hash(text)) % 10**8}",
+        "type": "function",
+        "function": {"name": name, "arguments": text},
+    }
+
+
+def tool_calls(*calls: dict[str, Any], delay_s: float = 0.0) -> Step:
+    """An assistant turn that calls tools (finish_reason tool_calls, no content)."""
+    return Step(content=None, finish_reason="tool_calls", tool_calls=calls, delay_s=delay_s)
 
 
 def refusal(message: str = "I can't help with that.") -> Step:
@@ -436,6 +453,7 @@ class FakeOpenAI(LoopbackServer):
                         "content": step.content,
                         "refusal": step.refusal,
                         "annotations": [],
+                        **({"tool_calls": list(step.tool_calls)} if step.tool_calls else {}),
                     },
                     "logprobs": None,
                     "finish_reason": step.finish_reason,

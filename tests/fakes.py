@@ -27,7 +27,7 @@ import math
 import re
 import uuid
 from collections import defaultdict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -36,6 +36,7 @@ from urllib.parse import quote
 from shared.adapters.search import FILED_STATUSES, LOCAL_CANDIDATES
 from shared.domain.audio import StoredAudio
 from shared.domain.capture import InboxItem, Status
+from shared.domain.chat import AskThread, ChatTurn, ModelTurn, ToolSpec
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.documents import utc_text, utcnow
@@ -663,6 +664,25 @@ class ScriptedTranscriber(_Scripted):
         return await self._answer(audio, filename)
 
 
+class ScriptedAskModel(_Scripted):
+    """An `AskModel` answering from a script (`ModelTurn`s, or exceptions such as
+    ModelUnavailable). `heard` records each turn's conversation, `musts` its `must_answer`."""
+
+    def __init__(self, *answers: Answer, default: ModelTurn | None = None) -> None:
+        super().__init__(answers, default)
+        self.heard: list[list[ChatTurn]] = []
+        self.offered: list[list[str]] = []
+        self.musts: list[bool] = []
+
+    async def turn(
+        self, conversation: Sequence[ChatTurn], tools: Sequence[ToolSpec], *, must_answer: bool
+    ) -> ModelTurn:
+        self.heard.append(list(conversation))
+        self.offered.append([t.name for t in tools])
+        self.musts.append(must_answer)
+        return await self._answer(list(conversation))
+
+
 # -- Web Push ----------------------------------------------------------------------------------
 
 
@@ -900,6 +920,34 @@ def guess(
 
 def job_for(item: InboxItem, *, handed_over: bool = False) -> ClassifyJob:
     return ClassifyJob(capture_id=item.id, user_id=item.user_id, handed_over=handed_over)
+
+
+# -- ask threads -------------------------------------------------------------------------------
+
+
+class FakeAskThreads(Faults):
+    """`AskThreads` on a dict of JSON text keyed by (user, thread), ETag-guarded as Cosmos is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._docs: dict[tuple[str, str], str] = {}
+        self._etags = itertools.count(1)
+
+    async def get(self, user_id: str, thread_id: str) -> AskThread | None:
+        await self._step("get")
+        stored = self._docs.get((user_id, thread_id))
+        return AskThread.model_validate(json.loads(stored)) if stored else None
+
+    async def save(self, thread: AskThread) -> AskThread:
+        await self._step("save")
+        key = (thread.user_id, thread.id)
+        stored = self._docs.get(key)
+        current = json.loads(stored)["_etag"] if stored else None
+        if current != thread.etag:
+            raise StaleItem(thread.id)
+        etag = f'"{next(self._etags):08x}-thread"'
+        self._docs[key] = json.dumps({**thread.to_json(), "_etag": etag})
+        return AskThread.model_validate(json.loads(self._docs[key]))
 
 
 # -- the digest --------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ they load with the first run rather than with the app (`ag`, below).
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from functools import cache
@@ -214,4 +215,54 @@ def interrupt_for(item: InboxItem, asking: InterruptRecord) -> Any:
         message=message,
         response_schema=response_schema(asking.takes),
         metadata=metadata,
+    )
+
+
+# -- an ask run: its tools, then its answer with citations ----------------------------------
+
+
+def tool_call_events(
+    call_id: str, name: str, arguments: dict[str, Any], parent_message_id: str
+) -> list[BaseEvent]:
+    """A tool the agent calls, as TOOL_CALL_START, its arguments (JSON) as one ARGS, END."""
+    return [
+        ag().ToolCallStartEvent(
+            tool_call_id=call_id,
+            tool_call_name=name,
+            parent_message_id=parent_message_id,
+            timestamp=now_ms(),
+        ),
+        ag().ToolCallArgsEvent(
+            tool_call_id=call_id,
+            delta=json.dumps(arguments, ensure_ascii=False),
+            timestamp=now_ms(),
+        ),
+        ag().ToolCallEndEvent(tool_call_id=call_id, timestamp=now_ms()),
+    ]
+
+
+def tool_call_result(message_id: str, call_id: str, result: dict[str, Any]) -> BaseEvent:
+    """What the tool answered (its JSON, or its refusal's code and message), as a tool message."""
+    return ag().ToolCallResultEvent(
+        message_id=message_id,
+        tool_call_id=call_id,
+        content=json.dumps(result, ensure_ascii=False),
+        role="tool",
+        timestamp=now_ms(),
+    )
+
+
+def answer_started(message_id: str) -> BaseEvent:
+    return ag().TextMessageStartEvent(message_id=message_id, role="assistant", timestamp=now_ms())
+
+
+def answer_content(message_id: str, delta: str) -> BaseEvent:
+    return ag().TextMessageContentEvent(message_id=message_id, delta=delta, timestamp=now_ms())
+
+
+def answer_ended(message_id: str, citations: list[dict[str, Any]]) -> BaseEvent:
+    """The assistant message's end, carrying its citations as `metadata.citations` (the
+    convention of ag-ui #2569): the client keeps them on the message."""
+    return ag().TextMessageEndEvent(
+        message_id=message_id, metadata={"citations": citations}, timestamp=now_ms()
     )

@@ -22,6 +22,7 @@ from shared.http.input import as_model, body_too_large, read_json
 from shared.http.problems import Problem
 from shared.http.queries import MAX_VERSION_CHARS
 from shared.http.requests import MAX_ID_CHARS, unsupported_audio_type
+from shared.services.ask import Question, new_question, turns_of
 from shared.services.capture import InRun, TextCapture, new_text_capture
 from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.voice import NewVoiceCapture
@@ -321,3 +322,25 @@ def _note_named(url: str) -> str:
             code="UNKNOWN_AUDIO_URL",
         )
     return match[1]
+
+
+@dataclass(frozen=True)
+class AskInput:
+    """POST /api/ask: the question (the last user message) and the turns before it."""
+
+    thread_id: str
+    run_id: str
+    question: Question
+
+
+def parse_ask_input(body: bytes, content_type: str | None) -> AskInput:
+    """A RunAgentInput whose last user message is a question; the messages before it are the
+    thread's earlier turns (user and assistant words; tool messages are the run's own)."""
+    run_input = _run_input(body, content_type)
+    text = last_user_text(run_input)
+    if text is None:
+        raise Problem(422, "There is no user message to answer.", code="NO_USER_MESSAGE")
+    messages = [m.model_dump(mode="json", by_alias=True) for m in run_input.messages]
+    last = max(i for i, m in enumerate(messages) if m.get("role") == "user")
+    question = new_question(text, turns_of(messages[:last]))
+    return AskInput(run_input.thread_id, run_input.run_id, question)

@@ -23,6 +23,7 @@ from shared.domain.progress import (
     StageReached,
     Stopped,
 )
+from shared.services.ask import AnswerText, AskProgress, ToolFinished, ToolStarted
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -170,3 +171,40 @@ def events_between(
         events.append(ev.step_finished(ev.CLASSIFIER_STEP))
         events.extend(ev.outcome_events(item, run_id or item.run_id, conversation))
     return events
+
+
+async def ask_run(
+    thread_id: str, run_id: str, progress: AsyncIterator[AskProgress]
+) -> AsyncIterator[BaseEvent]:
+    """A question answered as one AG-UI run: each tool as TOOL_CALL_START/ARGS/END and
+    TOOL_CALL_RESULT, the answer as TEXT_MESSAGE_START/CONTENT/END (its citations in the end's
+    `metadata.citations`), RUN_FINISHED with `{answer, citations}`; a refusal as RUN_ERROR."""
+    yield ev.run_started(thread_id, run_id)
+    message_id = f"{run_id}:answer"
+    started = False
+    try:
+        async for step in progress:
+            if isinstance(step, ToolStarted):
+                # The tool calls are the assistant's turn before its answer: a message of their own.
+                for event in ev.tool_call_events(
+                    step.call_id, step.name, step.arguments, f"{run_id}:tools"
+                ):
+                    yield event
+            elif isinstance(step, ToolFinished):
+                yield ev.tool_call_result(f"{run_id}:{step.call_id}", step.call_id, step.result)
+            elif isinstance(step, AnswerText):
+                if not started:
+                    started = True
+                    yield ev.answer_started(message_id)
+                yield ev.answer_content(message_id, step.delta)
+            else:
+                result = step.answer.to_json()
+                if not started:
+                    yield ev.answer_started(message_id)
+                yield ev.answer_ended(message_id, result["citations"])
+                yield ev.run_finished(thread_id, run_id, result)
+                return
+    except Exception as exc:  # the run ends told, whatever stopped it
+        if started:
+            yield ev.answer_ended(message_id, [])
+        yield run_error_for(exc)

@@ -123,6 +123,11 @@ class ClassifierUnavailable(Exception):
     """The model could not answer now (down, rate limited, timed out): queue and retry later."""
 
 
+class ModelUnavailable(Exception):
+    """The ask agent's model could not answer now (down, rate limited, timed out) or answered
+    what cannot be read: the answer is made from the captures without it."""
+
+
 class EmbedderUnavailable(Exception):
     """The embedding model could not answer now: the capture is kept without a vector (or with
     its old one), and the backfill embeds it later."""

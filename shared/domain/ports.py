@@ -8,13 +8,14 @@ says which errors of shared/domain/errors.py it may raise.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import NamedTuple, Protocol
 
 from shared.domain.audio import StoredAudio
 from shared.domain.capture import InboxItem, Status
+from shared.domain.chat import AskThread, ChatTurn, ModelTurn, ToolSpec
 from shared.domain.classification import Bucket, Classification
 from shared.domain.digest import DigestJob, DigestRecord, Review
 from shared.domain.filed import FiledItem
@@ -453,3 +454,26 @@ class DigestAdapters:
     digests: DigestLog
     queue: DigestQueue
     summarizer: ReviewSummarizer | None  # None: the rules' summary (no model configured)
+
+
+class AskModel(Protocol):
+    """The ask agent's model: one turn of a tool-calling conversation (the adapter holds the
+    system prompt and the answer's format). ModelUnavailable when it cannot answer now or
+    answers what cannot be read."""
+
+    async def turn(
+        self, conversation: Sequence[ChatTurn], tools: Sequence[ToolSpec], *, must_answer: bool
+    ) -> ModelTurn:
+        """The model's next turn: tool calls, or (always when `must_answer`) the answer."""
+        ...
+
+
+class AskThreads(Protocol):
+    """The plain-JSON door's ask threads, partitioned by user. StorageUnavailable."""
+
+    async def get(self, user_id: str, thread_id: str) -> AskThread | None: ...
+
+    async def save(self, thread: AskThread) -> AskThread:
+        """Create the thread (no ETag) or replace it under its ETag; StaleItem if someone
+        created or changed it first."""
+        ...

@@ -19,6 +19,7 @@ from shared.domain.digest import Digest, Review
 from shared.http.idempotency import MAX_KEY_CHARS
 from shared.http.prefer import DEFAULT_WAIT_S, MOST_WAIT_S
 from shared.http.queries import (
+    AskParams,
     BucketParams,
     DigestParams,
     ExportParams,
@@ -36,6 +37,7 @@ from shared.http.requests import (
     TextCaptureRequest,
     VoiceNoteRequest,
 )
+from shared.services.ask import Answer as AskAnswer
 from shared.services.audio import Heard
 from shared.services.digest import PreferencesView
 from shared.services.edit import FiledPatch
@@ -569,6 +571,41 @@ SPOKEN_ANSWER = Route(
     body=VOICE_FILE,
     path_params=CapturePath,
 )
+ASK = Route(
+    method="POST",
+    route="ask",
+    operation_id="ask",
+    summary="Ask your captures: the last user message of an AG-UI RunAgentInput is the question, "
+    "the messages before it the conversation; answered as a run.",
+    description=(
+        "The run tells each tool the agent uses (search, person, list_bucket, get_capture; "
+        "only the caller's captures) as TOOL_CALL_START, TOOL_CALL_ARGS (the arguments as "
+        "JSON), TOOL_CALL_END and TOOL_CALL_RESULT (the tool's JSON answer, or "
+        "`{error: {code, message}}`), then the answer as TEXT_MESSAGE_START, TEXT_MESSAGE_CONTENT "
+        "and TEXT_MESSAGE_END, whose `metadata.citations` are the citations, and ends with "
+        "RUN_FINISHED whose `result` is the `Answer` (`{answer, citations}`). Markers [1], [2] "
+        "in the answer follow the citations' order. Where nothing answers, the answer says so "
+        "and cites nothing. Storage down ends the run with RUN_ERROR (STORAGE_UNAVAILABLE)."
+    ),
+    answers={200: EventStream("The AG-UI run of the answer.")},
+    problems=(*_BODY_ERRORS,),
+    body=RUN_AGENT_INPUT,
+)
+ASK_PLAIN = Route(
+    method="GET",
+    route="ask",
+    operation_id="askPlain",
+    summary="Ask your captures, as plain JSON (for Shortcuts, curl and other assistants): the "
+    "same answer as POST /api/ask's run, `{answer, citations}`.",
+    description=(
+        "With `threadId`, the thread's earlier questions and answers count (a follow-up such "
+        "as 'and who is doing the tiles?'), and this question and its answer join them; a "
+        "thread is kept 30 days after its last question."
+    ),
+    answers={200: Json("The answer and the captures it cites.", AskAnswer)},
+    problems=(401, 422, 429, 503),
+    query=AskParams,
+)
 GET_PREFERENCES = Route(
     method="GET",
     route="preferences",
@@ -642,6 +679,8 @@ ROUTES = (
     LIST_PEOPLE,
     GET_PERSON,
     SEARCH,
+    ASK,
+    ASK_PLAIN,
     RELATED,
     EXPORT,
     GET_PREFERENCES,

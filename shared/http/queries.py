@@ -15,6 +15,7 @@ from shared.domain.documents import Day
 from shared.domain.filed import person_key
 from shared.domain.ports import FiledFilter
 from shared.http.problems import Problem
+from shared.services.ask import MAX_QUESTION_CHARS, ThreadQuestion
 from shared.services.inbox import MAX_PAGE, InboxQuery
 from shared.services.recall import (
     MAX_NAME_CHARS,
@@ -229,6 +230,29 @@ class ExportParams(BaseModel):
 
 def parse_export_query(params: Mapping[str, str]) -> ExportParams:
     return _query(ExportParams, params, {"audio": "audio must be true or false."})
+
+
+class AskParams(_Params):
+    """The query of GET /api/ask: `?q=<question>&threadId=<thread>`."""
+
+    q: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="The question.")
+    thread_id: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9._:-]{1,100}$",
+        description="A thread of your choosing (letters, digits, `.`, `_`, `:`, `-`; up to "
+        "100): its earlier questions and answers count, and this one joins them.",
+    )
+
+
+def parse_ask_query(params: Mapping[str, str]) -> ThreadQuestion:
+    query = _query(AskParams, params, _INVALID_ASK_QUERY)
+    return ThreadQuestion(query.q, query.thread_id)
+
+
+_INVALID_ASK_QUERY = {
+    "q": f"q must be 1 to {MAX_QUESTION_CHARS} characters.",
+    "threadId": "threadId must be 1 to 100 letters, digits, '.', '_', ':' or '-'.",
+}
 
 
 class DigestParams(BaseModel):

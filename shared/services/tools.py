@@ -96,7 +96,10 @@ class SearchArgs(RequestBody):
 
 
 async def _search(user_id: str, args: SearchArgs, adapters: Adapters) -> Document:
-    return await search(user_id, SearchQuery(args.query, args.limit), adapters.search)
+    # By words and meaning (hybrid) where an embedding model is at hand.
+    return await search(
+        user_id, SearchQuery(args.query, args.limit), adapters.search, adapters.embedder
+    )
 
 
 class PersonArgs(RequestBody):

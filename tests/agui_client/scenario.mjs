@@ -19,7 +19,7 @@ function agent(threadId, text) {
 }
 
 // Runs the agent and records what a UI would look at.
-async function run(a, params = {}) {
+async function run(a, params = {}, extra = {}) {
   const seen = { events: [], errors: [], steps: [] };
   const subscriber = {
     onEvent: ({ event }) => {
@@ -36,6 +36,7 @@ async function run(a, params = {}) {
     onRunErrorEvent: ({ event }) => {
       seen.errors.push(event.code);
     },
+    ...extra,
   };
   try {
     await a.runAgent(params, subscriber);
@@ -175,6 +176,29 @@ const scenarios = {
     });
     const filed = await run(a, { resume });
     return { captureId: started.captureId, uploaded: put.status, asked, filed };
+  },
+  // Ask, then a follow-up on the same agent (same threadId, the conversation it holds):
+  // QUESTION and FOLLOW_UP (environment) are what is asked.
+  async ask() {
+    const threadId = `t-ask-${Date.now()}`;
+    const a = new HttpAgent({
+      url: `${base}/api/ask`,
+      headers,
+      threadId,
+      initialMessages: [{ id: "q1", role: "user", content: process.env.QUESTION }],
+    });
+    const tools = [];
+    const watching = {
+      onToolCallEndEvent: ({ toolCallName, toolCallArgs }) => tools.push({ name: toolCallName, args: toolCallArgs }),
+    };
+    const first = await run(a, {}, watching);
+    a.addMessage({ id: "q2", role: "user", content: process.env.FOLLOW_UP });
+    const second = await run(a, {}, watching);
+    const said = a.messages
+      .filter((m) => m.role === "assistant" && typeof m.content === "string" && m.content)
+      .map((m) => ({ content: m.content, citations: m.metadata?.citations ?? null }));
+    const toolResults = a.messages.filter((m) => m.role === "tool").length;
+    return { first, second, tools, said, toolResults, threadId: a.threadId };
   },
 };
 

@@ -710,6 +710,35 @@ const scenarios = {
 
   // Search: results best first, one opened, Back to the results; then the export, from
   // Settings, downloaded as a person's browser would (the zip goes to EXPORT_TO).
+  // Ask from the Search tab, watch the steps and the answer come, follow up in the same
+  // conversation, open a citation. QUESTION and FOLLOW_UP say what is asked.
+  async ask({ page, seen }) {
+    await setUp(page);
+    await page.getByRole("link", { name: "Search" }).click();
+    await page.getByLabel("Search your captures").fill(env.QUESTION);
+    await snap(page, seen, "search-ask");
+    await page.getByRole("link", { name: "ask a question" }).click();
+    const turns = page.locator(".conversation .turn");
+    await turns.first().locator(".citations").waitFor();
+    seen.header = await page.locator("#screen-name").innerText();
+    seen.steps = await turns.first().locator(".steps li").allInnerTexts();
+    seen.answer = await turns.first().locator(".answer").innerText();
+    seen.cards = await turns.first().locator(".citations .title").allInnerTexts();
+    seen.thread = await page.evaluate(() => sessionStorage.getItem("ask.thread"));
+    await snap(page, seen, "ask");
+    await page.getByLabel("Ask your captures").fill(env.FOLLOW_UP);
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    await turns.nth(1).locator(".answer", { hasText: /\S/ }).waitFor();
+    await page.locator("#ask-q:not([disabled])").waitFor();
+    seen.followSteps = await turns.nth(1).locator(".steps li").allInnerTexts();
+    seen.followAnswer = await turns.nth(1).locator(".answer").innerText();
+    seen.followCards = await turns.nth(1).locator(".citations .title").allInnerTexts();
+    seen.sameThread = (await page.evaluate(() => sessionStorage.getItem("ask.thread"))) === seen.thread;
+    await snap(page, seen, "ask-follow-up");
+    await turns.nth(1).locator(".citations a").first().click();
+    await page.locator(".detail .facts").waitFor();
+    seen.opened = new URL(page.url()).hash;
+  },
   async searchExport({ page, seen }) {
     await setUp(page);
     await page.getByRole("link", { name: "Search" }).click();

@@ -123,6 +123,10 @@ SEMANTIC_CODES = {
     "EMPTY_CAPTURE",
     "CAPTURE_TOO_LONG",
     "ANSWER_TOO_LONG",  # a follow-up longer than an answer (MAX_ANSWER_CHARS)
+    # A question (POST /api/ask's last user message) blank, too long or with control characters.
+    "EMPTY_QUESTION",
+    "QUESTION_TOO_LONG",
+    "INVALID_TEXT",
     "EMPTY_AUDIO",
     # An audio part the RunAgentInput schema cannot constrain: its mimeType, its base64, how
     # many there are, where its bytes are.
@@ -488,6 +492,10 @@ VALID_BODIES = {
         "protocolVersion": "1.0",
         "state": {"draft": "x"},
         "forwardedProps": {"n": 1},
+    },
+    "ask": {
+        **run_input("Who is doing the kitchen tiles?", thread_id="surrogates"),
+        "protocolVersion": "1.0",
     },
     "createCapture": {"text": "Call Sarah about the budget"},
     "startVoiceNote": {"contentType": "audio/mp4", "threadId": "surrogates"},

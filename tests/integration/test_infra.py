@@ -38,6 +38,7 @@ from shared.domain.preferences import (
     retention_tag,
 )
 from shared.settings import (
+    ASK_THREADS,
     BUCKET_CONTAINERS,
     DIGESTS,
     INBOX,
@@ -291,14 +292,17 @@ def test_the_configuration_says_where_every_setting_comes_from_in_azure() -> Non
 # Resources: what the app expects to exist, made by the templates (the devhost makes it locally).
 
 
-def test_cosmos_is_serverless_with_the_eight_containers_partitioned_by_user() -> None:
+def test_cosmos_is_serverless_with_the_nine_containers_partitioned_by_user() -> None:
     assert variable("main.bicep", "cosmosContainers") == [
         INBOX,
         *BUCKET_CONTAINERS,
         PUSH_SUBSCRIPTIONS,
         PREFERENCES,
         DIGESTS,
+        ASK_THREADS,
     ]
+    # Ask threads expire by their own ttl: the container must allow it.
+    assert default("cosmos.bicep", "ttlContainers") == [ASK_THREADS]
     account = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts")["properties"]
     assert {"name": "EnableServerless"} in account["capabilities"]
     container = one("cosmos.bicep", "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers")

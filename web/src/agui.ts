@@ -83,3 +83,15 @@ export async function run(
   if (end?.kind === "finished") end.state = (agent.state ?? {}) as Record<string, unknown>;
   return end ?? { kind: "error", message: "The run ended without an outcome." };
 }
+
+/** The ask agent: POST /api/ask, one agent a conversation, so that a follow-up carries the
+ * messages before it (and the same threadId). */
+export function askAgent(threadId: string, messages: Message[] = []): HttpAgent {
+  return new HttpAgent({
+    url: apiUrl("/ask"),
+    headers: authHeaders(),
+    threadId,
+    initialMessages: messages,
+    fetch: checkedFetch,
+  });
+}

@@ -4,6 +4,7 @@
 import { onKeyRefused } from "./api";
 import { byId, h } from "./dom";
 import { flushOutbox } from "./flows";
+import { askScreen } from "./screens/ask";
 import { captureScreen, prefill } from "./screens/capture";
 import { inboxScreen, itemScreen, type Origin } from "./screens/inbox";
 import { bucketOf, listScreen, personScreen } from "./screens/lists";
@@ -37,6 +38,7 @@ function cameFrom(): (Origin & { tab: string }) | null {
 }
 
 /** The screen for an address: #/capture, #/lists/<bucket>, #/people/<name>, #/search?q=…,
+ * #/ask?q=… (a conversation with your captures, under the Search tab),
  * #/inbox, #/captures/<id> (also a notification's link; #/inbox/<id> still works), #/today (the
  * digest push's link), #/settings. */
 function screenFor(hash: string, firstRun: boolean): Screen {
@@ -70,6 +72,7 @@ function screenFor(hash: string, firstRun: boolean): Screen {
     return { view: personScreen(person), tab: "lists", title: "People", named: person };
   }
   if (name === "search") return { view: searchScreen(new URLSearchParams(query).get("q") ?? ""), tab: "search" };
+  if (name === "ask") return { view: askScreen(new URLSearchParams(query).get("q") ?? ""), tab: "search", title: "Ask" };
   return { view: captureScreen(), tab: "capture" };
 }
 

@@ -41,11 +41,20 @@ export function searchScreen(query: string): HTMLElement {
       status.textContent = error instanceof Error ? error.message : "Something went wrong.";
     }
   };
+  const ask = h("a", { href: "#/ask", id: "ask-link" }, "ask a question");
+  // What is typed goes with it: asking is searching in a sentence.
+  ask.addEventListener("click", (event) => {
+    const q = input.value.trim();
+    if (!q) return;
+    event.preventDefault();
+    location.hash = `#/ask?q=${encodeURIComponent(q)}`;
+  });
   const form = h(
     "form",
     { role: "search", class: "search" },
     h("label", { for: "search-q" }, "Search your captures"),
     h("div", { class: "row" }, input, h("button", { type: "submit", class: "primary" }, "Search")),
+    h("p", { class: "note" }, "Or ", ask, " and get an answer with its sources."),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();

@@ -1,0 +1,938 @@
+"""Ask: a question (and the thread's earlier turns) answered from the caller's own captures
+only, citing them: the tools of services/tools.py called as a model would, offline by the
+question's shape and the captures' own words, or by a model's tool-calling loop when one is
+given. The use case reports domain progress (tools started and answered, the answer's text,
+the answer); the doors tell it (AG-UI run, plain JSON, MCP)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any, Literal
+
+from pydantic import Field
+
+from shared.domain.chat import (
+    AskThread,
+    ChatTurn,
+    DraftCitation,
+    ModelTurn,
+    ThreadTurn,
+    ToolCall,
+    ToolSpec,
+)
+from shared.domain.classification import Bucket
+from shared.domain.documents import Document
+from shared.domain.errors import (
+    STORAGE_DOWN,
+    EmbedderUnavailable,
+    Invalid,
+    ModelUnavailable,
+    Refused,
+    StaleItem,
+    StorageUnavailable,
+    Unavailable,
+)
+from shared.domain.ports import Adapters, AskModel, AskThreads
+from shared.domain.text import valid_text
+from shared.services.tools import READ_TOOLS, Tool
+
+MAX_QUESTION_CHARS = 1000
+MAX_EARLIER_TURNS = 12
+MAX_TURN_CHARS = 2000
+MAX_QUOTE_CHARS = 240
+MAX_CITATIONS = 5
+# A tool's answer as the model reads it: enough for a page of hits, never a whole export.
+MAX_TOOL_RESULT_CHARS = 6000
+
+
+# -- what comes in and what goes out ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Question:
+    """What is asked, and the thread's earlier turns (user and assistant words, oldest first)."""
+
+    text: str
+    earlier: tuple[ChatTurn, ...] = ()
+
+
+@dataclass(frozen=True)
+class AskLimits:
+    """How far the model's loop may go: model turns, tool calls a turn, tokens in all."""
+
+    max_steps: int = 4
+    max_calls_per_step: int = 4
+    max_tokens: int = 12000
+
+
+class Citation(Document):
+    capture_id: str = Field(description="The cited capture (GET /api/captures/{captureId}).")
+    bucket: Bucket | None = Field(description="Where it is filed; null while in the inbox.")
+    title: str
+    quote: str = Field(description="The capture's own words the answer rests on.")
+
+
+class Answer(Document):
+    answer: str = Field(description="The answer; markers [1], [2] follow the citations' order.")
+    citations: list[Citation]
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    """A tool's answer as JSON, or `{"error": {"code", "message"}}` when it refused."""
+
+    call_id: str
+    name: str
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AnswerText:
+    delta: str
+
+
+@dataclass(frozen=True)
+class Answered:
+    answer: Answer
+    # Tokens the model took over the whole question (0 offline): the cost figures.
+    tokens: int = 0
+    by_model: bool = False
+
+
+AskProgress = ToolStarted | ToolFinished | AnswerText | Answered
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def new_question(text: str, earlier: Sequence[tuple[str, str]] = ()) -> Question:
+    """The rules a question meets whatever its door: valid Unicode (NFC), not blank, within
+    MAX_QUESTION_CHARS, no control characters; earlier turns (role, text) kept as words only,
+    the last MAX_EARLIER_TURNS of them."""
+    text = unicodedata.normalize("NFC", valid_text(text)).strip()
+    if not text:
+        raise Invalid("Ask a question: the text is empty.", "EMPTY_QUESTION")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise Invalid(
+            f"A question is at most {MAX_QUESTION_CHARS} characters.", "QUESTION_TOO_LONG"
+        )
+    if _CONTROL.search(text):
+        raise Invalid("The question holds control characters.", "INVALID_TEXT")
+    turns = tuple(
+        ChatTurn(role="user" if role == "user" else "assistant", content=words[:MAX_TURN_CHARS])
+        for role, words in earlier
+        if role in ("user", "assistant") and words.strip()
+    )
+    return Question(text=text, earlier=turns[-MAX_EARLIER_TURNS:])
+
+
+def tool_specs(tools: Sequence[Tool[Any]] = READ_TOOLS) -> list[ToolSpec]:
+    """The tools as a model is offered them: the catalogue's own names, words and schemas."""
+    return [ToolSpec(t.name, t.description, t.input_schema()) for t in tools]
+
+
+# -- the use case ---------------------------------------------------------------------------
+
+
+async def ask(
+    user_id: str,
+    question: Question,
+    now: datetime,
+    limits: AskLimits,
+    adapters: Adapters,
+    *,
+    model: AskModel | None = None,
+) -> AsyncIterator[AskProgress]:
+    """Answer `question` from `user_id`'s captures: tool calls as they start and answer, the
+    answer's text in pieces, then the answer. With a `model`, its tool-calling loop; without
+    one, or when it fails, the offline answer. Refused when storage is down."""
+    run = _Run(user_id, adapters)
+    if model is not None:
+        try:
+            async for step in _model_answer(run, question, limits, model):
+                yield step
+            return
+        except ModelUnavailable:
+            pass  # the captures still answer: offline, over the same tools
+    async for step in _offline_answer(run, question, now):
+        yield step
+
+
+class _Run:
+    """The tools of one question, for one user: each call told as it starts and answers, and
+    what it read kept, so that only a capture a tool gave may be cited."""
+
+    def __init__(self, user_id: str, adapters: Adapters) -> None:
+        self.user_id = user_id
+        self.adapters = adapters
+        self.tools = {t.name: t for t in READ_TOOLS}
+        self.seen: dict[str, _Source] = {}
+        self.calls = 0
+
+    async def call(
+        self, name: str, arguments: dict[str, Any], call_id: str | None = None
+    ) -> AsyncIterator[ToolStarted | ToolFinished]:
+        self.calls += 1
+        # Unique across the thread's runs: a client keeps every run's tool calls by id.
+        call_id = call_id or f"call_{uuid.uuid4().hex[:16]}"
+        yield ToolStarted(call_id, name, arguments)
+        tool = self.tools.get(name)
+        result: dict[str, Any]
+        try:
+            if tool is None:
+                known = ", ".join(self.tools)
+                raise Invalid(f"There is no tool {name!r}; there are {known}.", "UNKNOWN_TOOL")
+            found = await tool.call(self.user_id, arguments, self.adapters)
+            result = found.to_json()
+            self._keep(result)
+        except Unavailable:
+            raise
+        except StorageUnavailable as down:
+            raise Unavailable(STORAGE_DOWN, "STORAGE_UNAVAILABLE") from down
+        except Refused as refused:
+            result = {"error": {"code": refused.code, "message": refused.message}}
+        yield ToolFinished(call_id, name, result)
+
+    def _keep(self, result: dict[str, Any]) -> None:
+        """The captures a tool's answer holds, by the richest view of each."""
+        rows = result.get("items") if isinstance(result.get("items"), list) else [result]
+        for row in rows or []:
+            source = _Source.of(row)
+            if source is None:
+                continue
+            had = self.seen.get(source.id)
+            if had is None or len(source.text) > len(had.text):
+                self.seen[source.id] = source
+
+
+@dataclass
+class _Source:
+    """What an answer may draw on of one capture: as a tool gave it."""
+
+    id: str
+    bucket: Bucket | None
+    title: str
+    text: str
+    created_at: datetime
+    people: list[str] = field(default_factory=list)
+    due_date: date | None = None
+    next_action: str | None = None
+    whole: bool = True  # False: a search snippet, not the whole text
+
+    @classmethod
+    def of(cls, row: Any) -> _Source | None:
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+            return None
+        created = row.get("createdAt")
+        if not isinstance(created, str):
+            return None
+        bucket = row.get("bucket", row.get("filedBucket"))
+        snippet = row.get("snippet")
+        text = row.get("text") if isinstance(row.get("text"), str) else snippet
+        due = row.get("dueDate")
+        return cls(
+            id=row["id"],
+            bucket=Bucket(bucket) if bucket in {b.value for b in Bucket} else None,
+            title=str(row.get("title") or ""),
+            text=str(text or ""),
+            created_at=datetime.fromisoformat(created.replace("Z", "+00:00")),
+            people=list(row.get("people") or []),
+            due_date=date.fromisoformat(due) if isinstance(due, str) else None,
+            next_action=row.get("nextAction"),
+            whole=not isinstance(snippet, str)
+            or not (snippet.startswith("…") or snippet.endswith("…")),
+        )
+
+
+async def _tell(answer: Answer, **done: Any) -> AsyncIterator[AnswerText | Answered]:
+    """The answer's text a few words at a time (as a model streams it), then the answer."""
+    words = re.findall(r"\S+\s*", answer.answer)
+    for at in range(0, len(words), 4):
+        yield AnswerText("".join(words[at : at + 4]))
+    yield Answered(answer, **done)
+
+
+# -- offline: the question's shape, the tools, the captures' own words ----------------------
+
+Shape = Literal["who", "what", "when", "due", "next", "count", "latest"]
+
+NOTHING = "I found nothing in your captures that answers that."
+
+_APOSTROPHES = "'\u2019"
+_WORD = re.compile(r"[^\W_]+(?:[" + _APOSTROPHES + r"][^\W_]+)*")
+_STOP_WORDS = """a about above after again against all am an and any anyone anything are as
+    at be been
+    before being below between both but by can could did do does doing done down during each
+    else ever few for from further get got had has have having he her here hers herself him
+    himself his how i if in into is it its itself just know let like ll me mine more most my
+    myself no nor not now of off on once only or other our ours out over own re s same say
+    said she should so some still such t tell than that the their theirs them then there these
+    they this those through to too under until up us very was we were what whats when where
+    which while who whom whos whose why will with would you your yours d m ve thing things
+    happening happen going go anything something remind one ones did didn don doesn isn wasn
+    currently any again stuff sort kind think thought wrote write note notes capture captures
+    said saying mentioned mention situation info details story deal everything"""
+_STOP = frozenset(_STOP_WORDS.split())
+_SHAPE_LIST = """many much often times latest last newest recent recently next due deadline when day
+    date time week weeks today tomorrow yesterday month soon new news update updates status"""
+_SHAPE_WORDS = frozenset(_SHAPE_LIST.split())
+_FOLLOW_UP = re.compile(
+    r"^\s*(and|also|but|so|what about|how about|and what|and who|and when)\b|"
+    r"\b(it|that|this|they|them|there|he|she|her|his|him|those|these)\b",
+    re.IGNORECASE,
+)
+
+
+def shape_of(text: str) -> Shape:
+    """What kind of answer the question wants, from its words."""
+    q = text.casefold()
+    if re.search(r"\bhow (many|often)\b|\bnumber of\b", q):
+        return "count"
+    if re.search(r"\b(due|deadline|owe|overdue|by when)\b", q):
+        return "due"
+    if re.search(r"\bwhen\b|\bwhat (day|date|time)\b", q):
+        return "when"
+    if re.search(r"\bnext\b|\bto do\b|\btodo\b", q):
+        return "next"
+    if re.search(r"\b(latest|newest|most recent|last|now|currently|still)\b", q):
+        return "latest"
+    if re.search(r"\bwho\b|\bwhom\b|\bwhose\b", q):
+        return "who"
+    return "what"
+
+
+# English's irregular verbs a capture is likely to use, as their stems.
+_LEMMAS = {
+    "paid": "pay", "owed": "owe", "owes": "owe", "owing": "owe", "said": "say", "bought": "buy",
+    "went": "go", "gone": "go", "made": "mak",
+    "took": "tak", "taken": "tak", "gave": "giv", "given": "giv", "told": "tell",
+    "thought": "think", "lent": "lend", "left": "leav", "met": "meet", "sent": "send",
+    "spent": "spend", "kept": "keep", "found": "find", "got": "get", "ran": "run",
+    "built": "build", "brought": "bring", "sold": "sell", "wrote": "writ", "written": "writ",
+    "began": "begin", "begun": "begin", "chose": "choos", "chosen": "choos", "fell": "fall",
+    "broke": "break", "broken": "break", "ate": "eat", "saw": "see", "seen": "see",
+}  # fmt: skip
+# Words about money: in a question, one term that any of them, or an amount, answers.
+MONEY = "¤money"
+_MONEY_STEMS = frozenset(
+    {"ow", "owe", "pay", "money", "cost", "pric", "spend", "quot", "deposit", "cash", "bill", "fee",
+     "charg", "refund", "afford", "expens", "cheap", "budget", "lend", "borrow", "debt"}
+)  # fmt: skip
+_AMOUNT = re.compile(r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid)\b", re.IGNORECASE)
+
+
+def stem(word: str) -> str:
+    """A word as it is matched: casefolded, accents off, a plural or -ing/-ed/-er off."""
+    w = "".join(
+        c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c)
+    )
+    w = _bare(w)
+    if w in _LEMMAS:
+        return _LEMMAS[w]
+    for suffix in ("ing", "ers", "ies", "ied", "er", "ed", "es", "s"):
+        base = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+        if w.endswith(suffix) and len(base) >= 3:  # "bus" and "red" stay whole
+            w = base
+            break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def _bare(word: str) -> str:
+    """A word without its 's or 're: "who's" is "who", "Priya's" is "Priya"."""
+    return re.split(f"[{_APOSTROPHES}]", word)[0]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def _terms(text: str) -> list[str]:
+    """The question's words that say what it is about (not how it asks)."""
+    out = []
+    for word in _words(text):
+        folded = _bare(word).casefold()
+        if folded in _STOP or folded in _SHAPE_WORDS or len(folded) < 2 or folded.isdigit():
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words not opening a sentence: the people a question may name."""
+    names = []
+    for match in _WORD.finditer(text):
+        word = match.group()
+        before = text[: match.start()].rstrip()
+        opens = not before or before[-1] in ".?!"
+        folded = _bare(word).casefold()
+        if word[:1].isupper() and not opens and folded not in _STOP and word != "I":
+            names.append(_bare(word))
+    return list(dict.fromkeys(names))
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A question read: its shape, its terms (with weights: a term carried from an earlier
+    turn counts half), the names it mentions."""
+
+    shape: Shape
+    terms: dict[str, float]
+    names: list[str]
+    words: list[str]  # what to search for, as written
+
+
+def read_question(question: Question) -> _Asked:
+    """The question, with a follow-up's subject taken from the thread's last question ("and
+    who's doing the tiles?" after "what's happening with the kitchen?")."""
+    own = _terms(question.text)
+    terms = {_term(t): 1.0 for t in own}
+    words = list(own)
+    names = _names(question.text)
+    earlier = [t.content or "" for t in question.earlier if t.role == "user"]
+    if earlier and (_FOLLOW_UP.search(question.text) or len(own) <= 1):
+        before = earlier[-1]
+        for word in _terms(before):
+            if _term(word) not in terms:
+                terms[_term(word)] = 0.5
+                words.append(word)
+        names += [n for n in _names(before) if n not in names]
+    return _Asked(shape_of(question.text), terms, names, words)
+
+
+def _term(word: str) -> str:
+    """A question's word as the term it is matched by (any money word: MONEY)."""
+    stemmed = stem(word)
+    return MONEY if stemmed in _MONEY_STEMS else stemmed
+
+
+def _stems(text: str) -> set[str]:
+    """The stems of `text`'s words, and MONEY where it speaks of money or names an amount."""
+    found = {stem(w) for w in _words(text)}
+    if found & _MONEY_STEMS or _AMOUNT.search(text):
+        found.add(MONEY)
+    return found
+
+
+def _weight(asked: _Asked, text: str) -> float:
+    """How much of the question `text` speaks of (the terms' weights it holds)."""
+    have = _stems(text)
+    return sum(w for t, w in asked.terms.items() if t in have)
+
+
+def _have(source: _Source) -> set[str]:
+    return _stems(f"{source.title} {source.text} {' '.join(source.people)}")
+
+
+def specificity(asked: _Asked, found: list[_Source]) -> dict[str, float]:
+    """Each term's weight, lower the more of what the tools found holds it (a word every
+    capture has says little; a word none has, that the question is about something never
+    captured): its own weight over 1 + ln(1 + how many found captures hold it)."""
+    held = [_have(s) for s in found]
+    return {t: w / (1.0 + math.log1p(sum(t in h for h in held))) for t, w in asked.terms.items()}
+
+
+def coverage(weights: dict[str, float], source: _Source) -> float:
+    """How much of what the question is about the capture speaks of (0..1)."""
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    have = _have(source)
+    return sum(w for t, w in weights.items() if t in have) / total
+
+
+# The relevance cut: more than half of what the question is about (by weight), and one of its
+# own words; a newer capture past NEWER_CUT is kept too (it may say the older one changed).
+RELEVANT = 0.5
+NEWER_CUT = 0.4
+
+
+def relevant(asked: _Asked, weights: dict[str, float], source: _Source, cut: float) -> bool:
+    own = [t for t, w in asked.terms.items() if w == 1.0]
+    have = _have(source)
+    return coverage(weights, source) > cut and (not own or any(t in have for t in own))
+
+
+async def _offline_answer(
+    run: _Run, question: Question, now: datetime
+) -> AsyncIterator[AskProgress]:
+    asked = read_question(question)
+    today = now.date()
+    if asked.words:
+        query = " ".join(asked.words)[:200]
+        async for step in run.call("search", {"query": query, "limit": 20}):
+            yield step
+    for name in asked.names[:2]:
+        async for step in run.call("person", {"name": name, "limit": 20}):
+            yield step
+    listed: set[str] = set()
+    if asked.shape in ("due", "next") and not [w for w in asked.terms.values() if w == 1.0]:
+        # "what's due this week?": the list is the answer, not a search.
+        bucket = "admin" if asked.shape == "due" else "projects"
+        args: dict[str, Any] = {"bucket": bucket, "done": False, "limit": 20}
+        if asked.shape == "due":
+            args["due_before"] = (today + timedelta(days=8)).isoformat()
+        before = set(run.seen)
+        async for step in run.call("list_bucket", args):
+            yield step
+        listed = set(run.seen) - before
+    chosen = _choose(asked, run, listed, today)
+    if not chosen and asked.words:
+        chosen = await _nearest_in_meaning(question.text, run)
+    # A capture seen only as a snippet is read whole before it is quoted.
+    for source in chosen:
+        if not source.whole:
+            async for step in run.call("get_capture", {"captureId": source.id}):
+                yield step
+    chosen = [run.seen[s.id] for s in chosen]
+    async for said in _tell(compose(asked, chosen, listed)):
+        yield said
+
+
+# How far above the embedding model's own floor (`Embedder.min_similarity`, under which two
+# texts are unrelated) a capture found by meaning alone must be to answer. Measured with
+# MiniLM on the tuning part of bench/data/ask_questions.jsonl: the best capture of a question
+# with nothing to find at 0.18-0.33, the expected capture of a question 0.34-0.87.
+MEANING_MARGIN = 0.15
+
+
+async def _nearest_in_meaning(question: str, run: _Run) -> list[_Source]:
+    """When no capture shares enough of the question's words: the one nearest in meaning of
+    what the tools found (a hybrid search finds "cycling to work" for "bike commute"), if it is
+    near enough; else none. Without an embedding model at hand, none."""
+    embedder = run.adapters.embedder
+    found = list(run.seen.values())[:MAX_MEANING_CANDIDATES]
+    if not found:
+        return []
+    try:
+        vectors = await embedder.embed([question, *(f"{s.title}. {s.text}" for s in found)])
+    except EmbedderUnavailable:
+        return []
+    asked, *theirs = vectors
+    near = [
+        (sum(a * b for a, b in zip(asked, v, strict=True)), s)
+        for v, s in zip(theirs, found, strict=True)
+    ]
+    best, source = max(near, key=lambda pair: pair[0])
+    return [source] if best >= embedder.min_similarity + MEANING_MARGIN else []
+
+
+# The best of the first few hits: a search ranks what is near in meaning among them.
+MAX_MEANING_CANDIDATES = 8
+
+
+def _choose(asked: _Asked, run: _Run, listed: set[str], today: date) -> list[_Source]:
+    """The captures the answer rests on: those past the cut (or listed, for a bare "what's
+    due?"), the most on-topic first, newest first among them."""
+    found = list(run.seen.values())
+    weights = specificity(asked, found)
+    if asked.shape == "due":
+        # A bare "what's due?" lists what is still ahead.
+        listed = {i for i in listed if (d := run.seen[i].due_date) is not None and d >= today}
+    scored = [(coverage(weights, s), s) for s in found]
+    keep = [(c, s) for c, s in scored if relevant(asked, weights, s, RELEVANT) or s.id in listed]
+    if not keep:
+        return []
+    newest = max(s.created_at for _, s in keep)
+    newer = [
+        (c, s)
+        for c, s in scored
+        if s.created_at > newest and relevant(asked, weights, s, NEWER_CUT)
+    ]
+    keep += newer
+    updates = {s.id for _, s in newer}
+    best = max(c for c, _ in keep)
+    bare_list = listed and not [w for w in asked.terms.values() if w == 1.0]
+    if asked.shape == "count" or bare_list:
+        top = [s for _, s in keep]
+    else:
+        # About the same thing as the best: a capture that also matches less is left out.
+        top = [s for c, s in keep if c >= best - 0.2 or s.id in updates]
+    if asked.shape == "due" and listed:
+        top.sort(key=lambda s: (s.due_date or date.max, s.id))
+    else:
+        # Newest first; a newer capture that only shares part of the question (a possible
+        # change) after those that answer it.
+        top.sort(key=lambda s: (s.id not in updates, s.created_at), reverse=True)
+    return top[: MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3]
+
+
+def compose(asked: _Asked, chosen: list[_Source], listed: set[str] | None = None) -> Answer:
+    """The answer in the captures' own words: the newest first, what changed said so, each
+    quote with its day and its dates as days, markers in the citations' order."""
+    if not chosen:
+        return Answer(answer=NOTHING, citations=[])
+    citations: list[Citation] = []
+    lines: list[str] = []
+
+    def cite(source: _Source) -> str:
+        quote = best_quote(asked, source)
+        citations.append(
+            Citation(
+                capture_id=source.id,
+                bucket=source.bucket,
+                title=source.title or quote[:60],
+                quote=quote,
+            )
+        )
+        days = dates_in(quote, source.created_at.date())
+        said = f" ({'; '.join(days)})" if days else ""
+        return f"“{quote}” [{len(citations)}]{said}"
+
+    newest, rest = chosen[0], chosen[1:]
+    if asked.shape == "count":
+        n = len(chosen)
+        lines.append(f"{n} of your captures speak of it:" if n != 1 else "One capture:")
+        lines += [f"- {day(s.created_at)}: {cite(s)}" for s in chosen]
+        return Answer(answer="\n".join(lines), citations=citations)
+    if asked.shape == "due" and listed:  # a bare "what's due?"
+        lines.append("Due soon:" if len(chosen) > 1 else "Due:")
+        for s in chosen:
+            when = f"due {day(s.due_date)}" if s.due_date else "no date"
+            lines.append(f"- {when}: {cite(s)}")
+        return Answer(answer="\n".join(lines), citations=citations)
+    lead = _lead(asked, newest)
+    lines.append(f"{lead}On {day(newest.created_at)} you wrote: {cite(newest)}.")
+    for older in rest:
+        if older.created_at > newest.created_at:
+            # A newer capture that speaks of part of it: said, after what answers.
+            lines.append(f"Since then, on {day(older.created_at)}: {cite(older)}.")
+        elif asked.shape in ("who", "when", "due", "latest", "what") and _differs(
+            asked, newest, older
+        ):
+            lines.append(
+                f"That changed: earlier, on {day(older.created_at)}, it was {cite(older)}."
+            )
+        else:
+            lines.append(f"Also, on {day(older.created_at)}: {cite(older)}.")
+    return Answer(answer="\n".join(lines), citations=citations)
+
+
+def _lead(asked: _Asked, source: _Source) -> str:
+    if asked.shape == "next" and source.next_action:
+        return f"Next: {source.next_action}. "
+    if asked.shape in ("due", "when") and source.due_date:
+        return f"Due {day(source.due_date)}. "
+    if asked.shape == "who":
+        # The names in the sentence that speaks most of the question.
+        sentences = _SENTENCE.findall(source.text) or [source.text]
+        best = max(sentences, key=lambda s: _weight(asked, s))
+        names = [
+            w
+            for w in dict.fromkeys(_words(best))
+            if w[:1].isupper() and w.casefold() in _people(asked, source)
+        ]
+        if names:
+            return f"{', '.join(names)}. "
+    return ""
+
+
+def _differs(asked: _Asked, newest: _Source, older: _Source) -> bool:
+    """Whether the older capture says something else about the same thing: other people (a
+    "who"), another day (a "when"), or, for a single fact, other words at all."""
+    if asked.shape == "who":
+        return _people(asked, newest) != _people(asked, older)
+    if asked.shape in ("when", "due"):
+        a = newest.due_date or _first_day(newest)
+        b = older.due_date or _first_day(older)
+        return a is not None and b is not None and a != b
+    return asked.shape == "latest"
+
+
+def _people(asked: _Asked, source: _Source) -> set[str]:
+    """Who a capture names: its filed people, and capitalised words that are not what the
+    question is about ("Marco pulled out. Kuba is doing the tiles": Marco and Kuba)."""
+    named = {p.casefold() for p in source.people}
+    for word in _words(source.text):
+        folded = word.casefold()
+        calendar = folded[:3] in _MONTHS or folded in _DAYS or folded[:3] in _DAY_ABBR
+        if (
+            word[:1].isupper()
+            and folded not in _STOP
+            and not calendar
+            and (stem(word) not in asked.terms)
+        ):
+            named.add(folded)
+    return named - {"i"} - {n.casefold() for n in asked.names}
+
+
+def _first_day(source: _Source) -> date | None:
+    found = resolved_dates(source.text, source.created_at.date())
+    return found[0][1] if found else None
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def best_quote(asked: _Asked, source: _Source) -> str:
+    """The capture's own words that speak most of the question: the whole of a short capture,
+    else its best sentence (and the next one, while within MAX_QUOTE_CHARS)."""
+    text = " ".join(source.text.split())
+    if len(text) <= MAX_QUOTE_CHARS:
+        return text
+    sentences: list[str] = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+    if not sentences:
+        return text[:MAX_QUOTE_CHARS].rstrip() + "…"
+
+    at = max(range(len(sentences)), key=lambda i: (_weight(asked, sentences[i]), -i))
+    quote = sentences[at]
+    if at + 1 < len(sentences) and len(quote) + len(sentences[at + 1]) < MAX_QUOTE_CHARS:
+        quote = f"{quote} {sentences[at + 1]}"
+    return quote if len(quote) <= MAX_QUOTE_CHARS else quote[: MAX_QUOTE_CHARS - 1] + "…"
+
+
+# -- dates: as the capture said them, and as a day ----------------------------------------
+
+_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_DAY_ABBR = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
+_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_DATE = re.compile(
+    r"\b(?:(?:by|on|this|next|until|till|before)\s+)?"
+    r"(?:(?P<rel>today|tonight|tomorrow|yesterday)|"
+    r"(?P<dow>mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|"
+    r"sat(?:urday)?|sun(?:day)?)|"
+    r"(?:the\s+)?(?P<dom>\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+(?P<mon1>[a-z]{3})[a-z]*)?|"
+    r"(?P<dom2>\d{1,2})\s+(?P<mon2>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b",
+    re.IGNORECASE,
+)
+
+
+def day(value: date | datetime) -> str:
+    """A day as people write it: Thu 3 Dec."""
+    return f"{value:%a} {value.day} {value:%b}"
+
+
+def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
+    """Each day the text names, as written, with the day it means counted from `said_on`."""
+    out = []
+    for m in _DATE.finditer(text):
+        phrase = " ".join(m.group().split())
+        when: date | None = None
+        if m["rel"]:
+            offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
+            when = said_on + timedelta(days=offset[m["rel"].casefold()])
+        elif m["dow"]:
+            target = next(i for i, d in enumerate(_DAYS) if d.startswith(m["dow"][:3].casefold()))
+            # "on Friday" said on a Friday is the next one.
+            ahead = (target - said_on.weekday()) % 7 or 7
+            when = said_on + timedelta(days=ahead)
+        else:
+            dom = int(m["dom"] or m["dom2"])
+            month_name = m["mon1"] or m["mon2"]
+            month = _MONTHS.index(month_name[:3].casefold()) + 1 if month_name else None
+            when = _next_day_of_month(said_on, dom, month)
+        if when is not None:
+            out.append((phrase, when))
+    return out
+
+
+def _next_day_of_month(said_on: date, dom: int, month: int | None) -> date | None:
+    """The first `dom` (of `month`, when named) on or after `said_on`."""
+    for ahead in range(0, 13):
+        y, mo = divmod(said_on.month - 1 + ahead, 12)
+        year, mon = said_on.year + y, mo + 1
+        if month is not None and mon != month:
+            continue
+        try:
+            candidate = date(year, mon, dom)
+        except ValueError:
+            continue
+        if candidate >= said_on:
+            return candidate
+    return None
+
+
+def dates_in(text: str, said_on: date) -> list[str]:
+    """ "by Thursday — Thu 3 Dec" for each day the text names."""
+    return [f"{phrase} — {day(when)}" for phrase, when in resolved_dates(text, said_on)]
+
+
+# -- with a model: its tool-calling loop over the same tools ---------------------------------
+
+
+async def _model_answer(
+    run: _Run, question: Question, limits: AskLimits, model: AskModel
+) -> AsyncIterator[AskProgress]:
+    """The model asks for tools (each run for this user only, its answer given back as data)
+    until it answers, within `limits`; its answer's citations are checked against what the
+    tools gave. ModelUnavailable when it fails or runs out of turns without an answer."""
+    conversation: list[ChatTurn] = [*question.earlier, ChatTurn("user", question.text)]
+    specs = tool_specs()
+    tokens = 0
+    for step in range(limits.max_steps):
+        must_answer = step == limits.max_steps - 1 or tokens >= limits.max_tokens
+        turn = await model.turn(conversation, specs, must_answer=must_answer)
+        tokens += turn.prompt_tokens + turn.completion_tokens
+        if turn.answer is not None:
+            answer = checked_answer(turn, run.seen, read_question(question))
+            async for said in _tell(answer, tokens=tokens, by_model=True):
+                yield said
+            return
+        if must_answer or not turn.tool_calls:
+            raise ModelUnavailable("the model gave no answer")
+        calls = turn.tool_calls[: limits.max_calls_per_step]
+        conversation.append(ChatTurn("assistant", tool_calls=calls))
+        for call in calls:
+            result: dict[str, Any] = {}
+            async for told in run.call(call.name, _arguments(call), call.id):
+                yield told
+                if isinstance(told, ToolFinished):
+                    result = told.result
+            conversation.append(ChatTurn("tool", content=_as_data(result), tool_call_id=call.id))
+    raise ModelUnavailable("the model ran out of turns")
+
+
+def _arguments(call: ToolCall) -> dict[str, Any]:
+    """The model's arguments as an object; anything else is given to the tool as nothing, and
+    the tool says what is missing."""
+    try:
+        parsed = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _as_data(result: dict[str, Any]) -> str:
+    """A tool's answer as the model reads it: JSON, cut to MAX_TOOL_RESULT_CHARS."""
+    text = json.dumps(result, ensure_ascii=False)
+    return text if len(text) <= MAX_TOOL_RESULT_CHARS else text[:MAX_TOOL_RESULT_CHARS] + "…"
+
+
+_MARKER = re.compile(r"\[(\d{1,2})\]")
+
+
+def checked_answer(turn: ModelTurn, seen: dict[str, _Source], asked: _Asked) -> Answer:
+    """The model's answer with only the citations a tool gave this run (another user's id, or
+    one made up, is dropped with its marker); each quote the capture's own words (else its
+    best sentence); markers renumbered to follow the citations' order."""
+    text = turn.answer or ""
+    kept: dict[int, DraftCitation] = {}
+    for n, draft in enumerate(turn.citations, start=1):
+        if draft.capture_id in seen:
+            kept[n] = draft
+    order: list[int] = []
+    for m in _MARKER.finditer(text):
+        n = int(m[1])
+        if n in kept and n not in order:
+            order.append(n)
+    unmarked = [n for n in kept if n not in order]
+    order += unmarked
+    number = {old: new for new, old in enumerate(order, start=1)}
+
+    def renumber(m: re.Match[str]) -> str:
+        n = int(m[1])
+        return f"[{number[n]}]" if n in number else ""
+
+    text = _MARKER.sub(renumber, text).strip()
+    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", re.sub(r"[ \t]{2,}", " ", text))
+    if unmarked:
+        text += " " + "".join(f"[{number[n]}]" for n in unmarked)
+    citations = []
+    for old in order:
+        draft = kept[old]
+        source = seen[draft.capture_id]
+        quote = " ".join(draft.quote.split())
+        own = " ".join(source.text.split())
+        if not quote or quote.casefold() not in own.casefold():
+            quote = best_quote(asked, source)
+        citations.append(
+            Citation(
+                capture_id=source.id,
+                bucket=source.bucket,
+                title=source.title or quote[:60],
+                quote=quote,
+            )
+        )
+    if not citations:
+        text = _MARKER.sub("", text).strip() or NOTHING
+    return Answer(answer=text, citations=citations)
+
+
+@dataclass(frozen=True)
+class ThreadQuestion:
+    """A question for a door that holds no conversation (GET /api/ask, MCP): its text, and the
+    thread whose earlier turns count (None: a question on its own)."""
+
+    text: str
+    thread_id: str | None = None
+
+
+async def ask_on_thread(
+    user_id: str,
+    asked: ThreadQuestion,
+    now: datetime,
+    limits: AskLimits,
+    adapters: Adapters,
+    threads: AskThreads,
+    *,
+    model: AskModel | None = None,
+) -> Answered:
+    """The answer to a question on a thread kept for the caller: the thread's earlier turns
+    count, and the question and its answer join them (the last MAX_EARLIER_TURNS kept)."""
+    new_question(asked.text)  # refused before anything is read
+    thread = await threads.get(user_id, asked.thread_id) if asked.thread_id else None
+    earlier = [(t.role, t.text) for t in thread.turns] if thread else []
+    question = new_question(asked.text, earlier)
+    done = await answer_of(ask(user_id, question, now, limits, adapters, model=model))
+    if asked.thread_id is not None:
+        said = [
+            ThreadTurn(role="user", text=question.text),
+            ThreadTurn(role="assistant", text=done.answer.answer),
+        ]
+        await _remember(user_id, asked.thread_id, said, now, threads, thread)
+    return done
+
+
+async def _remember(
+    user_id: str,
+    thread_id: str,
+    said: list[ThreadTurn],
+    now: datetime,
+    threads: AskThreads,
+    thread: AskThread | None,
+) -> None:
+    """The turns added to the thread under its ETag: one that changed meanwhile (another
+    question on it) is read again, and the turns go after its own."""
+    for _ in range(3):
+        base = thread or AskThread(id=thread_id, user_id=user_id)
+        turns = [*base.turns, *said][-MAX_EARLIER_TURNS:]
+        try:
+            await threads.save(base.model_copy(update={"turns": turns, "updated_at": now}))
+            return
+        except StaleItem:
+            thread = await threads.get(user_id, thread_id)
+
+
+async def answer_of(progress: AsyncIterator[AskProgress]) -> Answered:
+    """The answer alone, for a door that does not stream (GET /api/ask, MCP)."""
+    async for step in progress:
+        if isinstance(step, Answered):
+            return step
+    raise ModelUnavailable("no answer")  # pragma: no cover - every path ends with one
+
+
+def turns_of(messages: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """A client's conversation (AG-UI messages as JSON) as (role, words) turns."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list):
+            texts = [p for p in content if isinstance(p, dict) and p.get("type") == "text"]
+            content = "\n".join(str(p.get("text", "")) for p in texts)
+        if isinstance(content, str) and m.get("role") in ("user", "assistant"):
+            out.append((str(m["role"]), content))
+    return out
