@@ -32,6 +32,8 @@ def ports(app: Root) -> AssistantPorts:
         # without a Prefer header; past it the tool answers with where the capture is.
         wait_s=DEFAULT_WAIT_S,
         now=utcnow,
+        ask_threads=app.ask_threads,
+        ask_model=app.ask_model,
     )
 
 

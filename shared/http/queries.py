@@ -15,7 +15,7 @@ from shared.domain.documents import Day
 from shared.domain.filed import person_key
 from shared.domain.ports import FiledFilter
 from shared.http.problems import Problem
-from shared.services.ask import MAX_QUESTION_CHARS, ThreadQuestion
+from shared.services.ask import MAX_QUESTION_CHARS, THREAD_ID_PATTERN, ThreadQuestion
 from shared.services.inbox import MAX_PAGE, InboxQuery
 from shared.services.recall import (
     MAX_NAME_CHARS,
@@ -238,7 +238,7 @@ class AskParams(_Params):
     q: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS, description="The question.")
     thread_id: str | None = Field(
         default=None,
-        pattern=r"^[A-Za-z0-9._:-]{1,100}$",
+        pattern=THREAD_ID_PATTERN,
         description="A thread of your choosing (letters, digits, `.`, `_`, `:`, `-`; up to "
         "100): its earlier questions and answers count, and this one joins them.",
     )

@@ -44,6 +44,8 @@ from shared.domain.text import valid_text
 from shared.services.tools import READ_TOOLS, Tool
 
 MAX_QUESTION_CHARS = 1000
+# A thread id a client chooses (GET /api/ask's threadId, MCP's ask).
+THREAD_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,100}$"
 MAX_EARLIER_TURNS = 12
 MAX_TURN_CHARS = 2000
 MAX_QUOTE_CHARS = 240

@@ -17,7 +17,7 @@ from shared.domain.documents import Day, Document, RequestBody
 from shared.domain.errors import Invalid
 from shared.domain.filed import person_key
 from shared.domain.interrupts import MAX_ANSWER_CHARS
-from shared.domain.ports import Adapters, FiledFilter, PreferencesStore
+from shared.domain.ports import Adapters, AskModel, AskThreads, FiledFilter, PreferencesStore
 from shared.services.capture import new_text_capture
 from shared.services.digest import day_digest, get_preferences
 from shared.services.edit import NEXT_ACTION_MAX, FiledPatch, edit_filed
@@ -192,6 +192,10 @@ class AssistantPorts:
     max_capture_chars: int
     wait_s: float
     now: Callable[[], datetime]
+    # What `ask` needs beyond the adapters: where threads are kept, and the chat model
+    # (None: the offline answer).
+    ask_threads: AskThreads
+    ask_model: AskModel | None = None
 
 
 def adapters_of(ports: AssistantPorts) -> Adapters:

@@ -97,6 +97,10 @@ EXAMPLES: dict[str, Example] = {
         lambda c: {"captureId": c["id"], "etag": c["etag"], "dueDate": "2099-01-02"},
         lambda c, out: out["item"]["dueDate"] == "2099-01-02" and out["item"]["etag"],
     ),
+    "ask": (
+        lambda c: {"question": f"what about the {c['word']} plan?", "threadId": "mcp-test"},
+        lambda c, out: c["id"] in [x["captureId"] for x in out["citations"]],
+    ),
     "today": (
         lambda c: {"date": "2099-01-02"},
         lambda c, out: out["date"] == "2099-01-02" and isinstance(out["due"], list),

@@ -24,7 +24,7 @@ from shared.http.problems import Problem
 from shared.services.assistant_tools import ASSISTANT_TOOLS
 from shared.services.recall import SearchResults
 from shared.services.tools import READ_TOOLS, AssistantPorts, Tool
-from tests.fakes import USER, DigestFakes, Fakes, guess
+from tests.fakes import USER, DigestFakes, FakeAskThreads, Fakes, guess
 
 NOW = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
 
@@ -36,6 +36,7 @@ def ports(fakes: Fakes, wait_s: float = 5) -> AssistantPorts:
         max_capture_chars=100,
         wait_s=wait_s,
         now=lambda: NOW,
+        ask_threads=FakeAskThreads(),
     )
 
 
@@ -250,3 +251,16 @@ def test_the_docs_list_every_tool() -> None:
     for t in ASSISTANT_TOOLS:
         assert f"| `{t.name}` |" in contract, t.name
         assert f"| `{t.name}` |" in guide, t.name
+
+
+async def test_ask_answers_from_the_callers_captures_only(fakes: Fakes) -> None:
+    fakes.classifier.then(guess(Bucket.PROJECTS, 0.9, "Kitchen tiles"))
+    filed = await tool("capture").call(
+        USER, {"text": "Kuba is doing the kitchen tiles now, done by Thursday"}, ports(fakes)
+    )
+    asked = {"question": "who is doing the kitchen tiles?", "threadId": "kitchen"}
+    mine = await tool("ask").call(USER, asked, ports(fakes))
+    assert [c.capture_id for c in mine.citations] == [filed.id]
+    assert "Kuba" in mine.answer and "[1]" in mine.answer
+    theirs = await tool("ask").call("someone-else", asked, ports(fakes))
+    assert theirs.citations == [] and "[1]" not in theirs.answer
