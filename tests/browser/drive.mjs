@@ -467,6 +467,7 @@ const scenarios = {
     await page.locator(".inbox a.item").first().click();
     const player = page.locator(".recording-panel audio");
     await player.waitFor();
+    seen.url = page.url(); // the page's own capture, whatever else the suite recorded
     // Fetched with the key, played from a Blob URL, its length known once loaded.
     await page.waitForFunction(() => {
       const audio = document.querySelector(".recording-panel audio");
