@@ -820,7 +820,8 @@ _MARKER = re.compile(r"\[(\d{1,2})\]")
 def checked_answer(turn: ModelTurn, seen: dict[str, _Source], asked: _Asked) -> Answer:
     """The model's answer with only the citations a tool gave this run (another user's id, or
     one made up, is dropped with its marker); each quote the capture's own words (else its
-    best sentence); markers renumbered to follow the citations' order."""
+    best sentence); markers renumbered to follow the citations' order; NOTHING when no
+    citation is left."""
     text = turn.answer or ""
     kept: dict[int, DraftCitation] = {}
     for n, draft in enumerate(turn.citations, start=1):
@@ -860,7 +861,9 @@ def checked_answer(turn: ModelTurn, seen: dict[str, _Source], asked: _Asked) -> 
             )
         )
     if not citations:
-        text = _MARKER.sub("", text).strip() or NOTHING
+        # An answer that cites none of the user's captures did not come from them, whatever
+        # the model wrote: it is told as nothing found, never passed on.
+        text = NOTHING
     return Answer(answer=text, citations=citations)
 
 

@@ -23,6 +23,7 @@ from shared.domain.chat import ChatTurn, ModelTurn, ToolCall, ToolSpec
 from shared.domain.classification import Bucket
 from shared.domain.errors import ModelUnavailable
 from shared.services.ask import (
+    NOTHING,
     Answered,
     AskLimits,
     AskProgress,
@@ -185,7 +186,8 @@ async def test_arguments_that_are_not_json_are_refused_to_the_model(
     assert json.loads(fake.requests[1].messages[-1]["content"])["error"]["code"] == (
         "INVALID_ARGUMENTS"
     )
-    assert final(progress).answer.answer == "Nothing found." and final(progress).by_model
+    # Uncited, the model's words are told as the one "nothing found".
+    assert final(progress).answer.answer == NOTHING and final(progress).by_model
 
 
 class Recording:

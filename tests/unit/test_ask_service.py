@@ -30,7 +30,9 @@ from shared.services.ask import (
     ToolStarted,
     ask,
     ask_on_thread,
+    checked_answer,
     new_question,
+    read_question,
     resolved_dates,
     shape_of,
 )
@@ -312,3 +314,13 @@ async def test_without_an_embedding_model_nothing_near_in_meaning_is_cited(fakes
     fakes.embedder.fail_next("embed", EmbedderUnavailable("down"), times=5)
     steps = await run(fakes, "What did I decide about the boat?")
     assert answered(steps).answer.citations == []
+
+
+def test_a_model_answer_that_cites_nothing_is_told_as_nothing_found() -> None:
+    # Made up, or about a capture no tool gave this run (another user's): nothing is cited.
+    turn = ModelTurn(
+        answer="Your tiler is Bob [1], he starts Monday.",
+        citations=(DraftCitation(capture_id="not-seen", quote="Bob"),),
+    )
+    asked = read_question(new_question("who is the tiler?"))
+    assert checked_answer(turn, {}, asked).answer == NOTHING
