@@ -108,18 +108,22 @@ class BlobVoiceNotes:
         upload = self._service.get_blob_client(VOICE_CONTAINER, name)
         kept = self._service.get_blob_client(RECORDINGS_CONTAINER, name)
         async with bounded("Blob storage", self._timeout_s):
-            if not await kept.exists():  # a copy there (an earlier delivery's) stands
+            status: str | None
+            try:  # a copy there (an earlier delivery's) stands, once it is complete
+                status = (await kept.get_blob_properties()).copy.status
+            except ResourceNotFoundError:
+                status = "absent"
+            if status in ("absent", "failed", "aborted"):
                 try:
                     # Within the account: the service copies, the bytes never come here.
-                    copy = await kept.start_copy_from_url(upload.url)
+                    status = str((await kept.start_copy_from_url(upload.url))["copy_status"])
                 except ResourceNotFoundError as exc:
                     raise AudioGone(name) from exc
-                status = copy.get("copy_status")
-                while status == "pending":
-                    await asyncio.sleep(_COPY_POLL_S)
-                    status = (await kept.get_blob_properties()).copy.status
-                if status != "success":
-                    raise StorageUnavailable(f"copying {name} ended {status}")
+            while status == "pending":  # the caller deletes the upload next: wait for it
+                await asyncio.sleep(_COPY_POLL_S)
+                status = (await kept.get_blob_properties()).copy.status
+            if status != "success":
+                raise StorageUnavailable(f"copying {name} ended {status}")
             await kept.set_blob_tags({"retention": retention})
         return RECORDINGS_CONTAINER
 
