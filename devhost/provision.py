@@ -21,6 +21,7 @@ from shared.settings import (
     OUTCOMES_QUEUE,
     PREFERENCES,
     PUSH_SUBSCRIPTIONS,
+    RECORDINGS_CONTAINER,
     TRANSCRIBE_QUEUE,
     VOICE_CONTAINER,
     get_settings,
@@ -87,8 +88,9 @@ async def provision(cors_origins: Sequence[str] | None = None) -> None:
             ASK_THREADS,
         ):
             await database.create_container_if_not_exists(name, PartitionKey(path="/userId"))
-        with contextlib.suppress(ResourceExistsError):
-            await clients.blob_service.create_container(VOICE_CONTAINER)
+        for container in (VOICE_CONTAINER, RECORDINGS_CONTAINER):
+            with contextlib.suppress(ResourceExistsError):
+                await clients.blob_service.create_container(container)
         await clients.blob_service.set_service_properties(cors=blob_cors_rules(cors_origins))
         for queue in QUEUES:
             with contextlib.suppress(ResourceExistsError):

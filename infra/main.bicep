@@ -99,6 +99,8 @@ var cosmosContainers = [
   'AskThreads'
 ]
 var voiceContainer = 'voice-notes'
+// Where a transcribed voice note's recording is kept (shared/settings.py RECORDINGS_CONTAINER).
+var recordingsContainer = 'voice-recordings'
 var deploymentContainer = 'app-package'
 var queues = [
   'captures-classify'
@@ -156,6 +158,7 @@ module storage 'storage.bicep' = {
     principalId: identity.outputs.principalId
     containers: [
       voiceContainer
+      recordingsContainer
       deploymentContainer
     ]
     queues: queues
@@ -259,4 +262,5 @@ output WEB_APP_NAME string = web.outputs.name
 output STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output VOICE_NOTES_TOPIC_NAME string = storage.outputs.eventTopicName
 output VOICE_NOTES_CONTAINER string = voiceContainer
+output VOICE_RECORDINGS_CONTAINER string = recordingsContainer
 output KEY_VAULT_NAME string = keyVault.outputs.name

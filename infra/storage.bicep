@@ -1,5 +1,5 @@
-// Storage for the Functions host and the app: voice notes' recordings (kept by a lifecycle
-// policy per retention class), the classify, outcome and transcribe
+// Storage for the Functions host and the app: voice notes' uploads and their recordings (kept
+// apart, by a lifecycle policy per retention class), the classify, outcome and transcribe
 // queues with their poison queues, the deployment package, and the Event Grid topic that
 // tells the voice-notes blob trigger about uploads. No account keys: identity only.
 
@@ -8,7 +8,7 @@ param location string
 param tags object
 param principalId string
 
-@description('Blob containers: voice notes, and the package Flex Consumption deploys from.')
+@description('Blob containers: voice notes\' uploads and kept recordings, and the package Flex Consumption deploys from.')
 param containers array
 @description('Queues the app and the host use, poison queues included.')
 param queues array
@@ -84,9 +84,11 @@ resource blobContainers 'Microsoft.Storage/storageAccounts/blobServices/containe
   }
 ]
 
-// Voice notes' recordings, kept beside their transcripts (issue 44). A lifecycle policy cannot
-// read a user's preference: it filters by name prefix or blob index tag, at most 100 rules an
-// account. So each recording carries a `retention` tag, the smallest of these classes at least
+// Voice notes' recordings, kept beside their transcripts (issue 44) in their own container
+// (voice-recordings: the blob trigger moves each there once transcribed, so the upload
+// container holds only notes in flight, and these rules touch no upload; recordings kept in
+// voice-notes before that are the retention timer's). A lifecycle policy cannot read a user's
+// preference: it filters by name prefix or blob index tag, at most 100 rules an account. So each recording carries a `retention` tag, the smallest of these classes at least
 // as long as its owner's retention (shared/domain/preferences.py RETENTION_CLASSES; 'forever'
 // has no rule), set by the blob trigger once transcribed and kept up to date by the daily
 // retention timer, which also deletes on the exact day a user chose (the policy runs once a
@@ -101,7 +103,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
         // Every recording goes to the Cool tier once it is a month old: played back rarely
         // after that, at half the storage price (a read costs more, and a Cool blob deleted
         // before 30 days there pays the rest: none is, the shortest retention being 30 days).
-        name: 'voice-notes-cool'
+        name: 'voice-recordings-cool'
         enabled: true
         type: 'Lifecycle'
         definition: {
@@ -110,7 +112,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
               'blockBlob'
             ]
             prefixMatch: [
-              'voice-notes/'
+              'voice-recordings/'
             ]
           }
           actions: {
@@ -123,7 +125,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
         }
       }
       {
-        name: 'voice-notes-retention-30'
+        name: 'voice-recordings-retention-30'
         enabled: true
         type: 'Lifecycle'
         definition: {
@@ -132,7 +134,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
               'blockBlob'
             ]
             prefixMatch: [
-              'voice-notes/'
+              'voice-recordings/'
             ]
             blobIndexMatch: [
               {
@@ -157,7 +159,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
         }
       }
       {
-        name: 'voice-notes-retention-90'
+        name: 'voice-recordings-retention-90'
         enabled: true
         type: 'Lifecycle'
         definition: {
@@ -166,7 +168,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
               'blockBlob'
             ]
             prefixMatch: [
-              'voice-notes/'
+              'voice-recordings/'
             ]
             blobIndexMatch: [
               {
@@ -191,7 +193,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
         }
       }
       {
-        name: 'voice-notes-retention-365'
+        name: 'voice-recordings-retention-365'
         enabled: true
         type: 'Lifecycle'
         definition: {
@@ -200,7 +202,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
               'blockBlob'
             ]
             prefixMatch: [
-              'voice-notes/'
+              'voice-recordings/'
             ]
             blobIndexMatch: [
               {
@@ -225,7 +227,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
         }
       }
       {
-        name: 'voice-notes-retention-730'
+        name: 'voice-recordings-retention-730'
         enabled: true
         type: 'Lifecycle'
         definition: {
@@ -234,7 +236,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
               'blockBlob'
             ]
             prefixMatch: [
-              'voice-notes/'
+              'voice-recordings/'
             ]
             blobIndexMatch: [
               {
@@ -259,7 +261,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
         }
       }
       {
-        name: 'voice-notes-retention-1825'
+        name: 'voice-recordings-retention-1825'
         enabled: true
         type: 'Lifecycle'
         definition: {
@@ -268,7 +270,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
               'blockBlob'
             ]
             prefixMatch: [
-              'voice-notes/'
+              'voice-recordings/'
             ]
             blobIndexMatch: [
               {
@@ -293,7 +295,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
         }
       }
       {
-        name: 'voice-notes-retention-3650'
+        name: 'voice-recordings-retention-3650'
         enabled: true
         type: 'Lifecycle'
         definition: {
@@ -302,7 +304,7 @@ resource lifecycle 'Microsoft.Storage/storageAccounts/managementPolicies@2023-05
               'blockBlob'
             ]
             prefixMatch: [
-              'voice-notes/'
+              'voice-recordings/'
             ]
             blobIndexMatch: [
               {

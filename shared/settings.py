@@ -16,6 +16,9 @@ BUCKET_CONTAINERS = ("People", "Projects", "Ideas", "Admin")
 CLASSIFY_QUEUE = "captures-classify"
 OUTCOMES_QUEUE = "captures-outcomes"
 VOICE_CONTAINER = "voice-notes"
+# Where a transcribed voice note's recording is kept, apart from the uploads: the upload
+# container holds only notes in flight, so the local Event Grid's listing of it stays short.
+RECORDINGS_CONTAINER = "voice-recordings"
 PUSH_SUBSCRIPTIONS = "PushSubscriptions"
 PREFERENCES = "Preferences"
 DIGESTS = "Digests"

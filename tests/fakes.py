@@ -64,7 +64,7 @@ from shared.domain.transcript import Transcript
 from shared.services import background
 from shared.services.outbox import QueueOutbox
 from shared.services.recall import rank_by_words
-from shared.settings import get_settings
+from shared.settings import RECORDINGS_CONTAINER, get_settings
 
 Hook = Callable[[], Awaitable[Any] | Any]
 
@@ -516,9 +516,11 @@ class FakeQueues(Faults):
 
 
 class FakeVoiceNotes(Faults):
-    """`VoiceNoteStore` as a dict of blob name to bytes."""
+    """`VoiceNoteStore` as a dict of blob name to bytes: an upload by its name, a kept
+    recording as `voice-recordings/{name}`."""
 
     BASE_URL = "http://127.0.0.1:10000/devstoreaccount1/voice-notes"
+    KEPT = RECORDINGS_CONTAINER
 
     def __init__(self) -> None:
         super().__init__()
@@ -527,6 +529,12 @@ class FakeVoiceNotes(Faults):
         self.upload_urls: dict[str, datetime] = {}  # name: when its URL expires
         self.created: dict[str, datetime] = {}
         self.tags: dict[str, str] = {}  # name: its `retention` tag
+
+    @staticmethod
+    def key(name: str, container: str | None = None) -> str:
+        if container not in (None, RECORDINGS_CONTAINER):
+            raise ValueError(f"not a voice notes' container: {container!r}")
+        return f"{container}/{name}" if container else name
 
     async def upload_url(self, name: str, expires_at: datetime) -> str:
         await self._step("upload_url")
@@ -547,49 +555,68 @@ class FakeVoiceNotes(Faults):
             self.put(name, bytes(data), content_type)
         return len(data)
 
-    async def delete(self, name: str) -> None:
+    async def keep(self, name: str, retention: str) -> str:
+        await self._step("keep")
+        kept = self.key(name, self.KEPT)
+        if kept not in self.blobs:
+            if name not in self.blobs:
+                raise AudioGone(name)
+            self.put(kept, self.blobs[name], self.content_types[name])
+        self.tags[kept] = retention
+        return self.KEPT
+
+    async def delete(self, name: str, container: str | None = None) -> None:
         await self._step("delete")
-        self.blobs.pop(name, None)
-        self.content_types.pop(name, None)
-        self.tags.pop(name, None)
+        key = self.key(name, container)
+        self.blobs.pop(key, None)
+        self.content_types.pop(key, None)
+        self.tags.pop(key, None)
 
-    async def exists(self, name: str) -> bool:
+    async def exists(self, name: str, container: str | None = None) -> bool:
         await self._step("exists")
-        return name in self.blobs
+        return self.key(name, container) in self.blobs
 
-    async def stat(self, name: str) -> StoredAudio | None:
+    async def stat(self, name: str, container: str | None = None) -> StoredAudio | None:
         await self._step("stat")
-        return self._stored(name) if name in self.blobs else None
+        key = self.key(name, container)
+        return self._stored(key) if key in self.blobs else None
 
-    async def read(self, name: str, offset: int, length: int) -> AsyncIterator[bytes]:
+    async def read(
+        self, name: str, offset: int, length: int, container: str | None = None
+    ) -> AsyncIterator[bytes]:
         await self._step("read")
-        if name not in self.blobs:
+        key = self.key(name, container)
+        if key not in self.blobs:
             raise AudioGone(name)
-        data = self.blobs[name][offset : offset + length]
+        data = self.blobs[key][offset : offset + length]
         for start in range(0, len(data), 4096):  # in pieces, as storage sends them
             yield data[start : start + 4096]
 
-    async def read_all(self, name: str) -> bytes | None:
+    async def read_all(self, name: str, container: str | None = None) -> bytes | None:
         await self._step("read_all")
-        return self.blobs.get(name)
+        return self.blobs.get(self.key(name, container))
 
-    async def tag_retention(self, name: str, retention: str) -> None:
+    async def tag_retention(self, name: str, retention: str, container: str | None = None) -> None:
         await self._step("tag_retention")
-        if name in self.blobs:
-            self.tags[name] = retention
+        key = self.key(name, container)
+        if key in self.blobs:
+            self.tags[key] = retention
 
     async def every(self) -> AsyncIterator[StoredAudio]:
         await self._step("every")
-        for name in sorted(self.blobs):
-            yield self._stored(name)
+        kept = sorted(k for k in self.blobs if k.startswith(f"{self.KEPT}/"))
+        for key in kept + sorted(k for k in self.blobs if k not in kept):
+            yield self._stored(key)
 
-    def _stored(self, name: str) -> StoredAudio:
+    def _stored(self, key: str) -> StoredAudio:
+        kept = key.startswith(f"{self.KEPT}/")
         return StoredAudio(
-            name=name,
-            size=len(self.blobs[name]),
-            content_type=self.content_types[name],
-            created_at=self.created[name],
-            retention=self.tags.get(name),
+            name=key.removeprefix(f"{self.KEPT}/"),
+            size=len(self.blobs[key]),
+            content_type=self.content_types[key],
+            created_at=self.created[key],
+            retention=self.tags.get(key),
+            container=self.KEPT if kept else None,
         )
 
     def put(
@@ -599,7 +626,8 @@ class FakeVoiceNotes(Faults):
         content_type: str = "audio/mp4",
         created_at: datetime | None = None,
     ) -> None:
-        """A blob as the phone's PUT to its upload URL leaves it (not a call of the app's)."""
+        """A blob as the phone's PUT to its upload URL leaves it (not a call of the app's);
+        `voice-recordings/{name}` for a kept recording."""
         self.blobs[name] = data
         self.content_types[name] = content_type
         self.created[name] = created_at or utcnow()

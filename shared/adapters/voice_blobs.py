@@ -1,6 +1,7 @@
-"""The voice-notes blob adapter: upload URLs that allow creating one blob, streamed uploads,
-reads (whole, or a range streamed), retention tags, listing and deletes. Blob Storage and its
-errors stay here."""
+"""The voice notes' blob adapter: upload URLs that allow creating one blob, streamed uploads,
+the move of a transcribed upload into the recordings' container (a server-side copy), reads
+(whole, or a range streamed), retention tags, listing and deletes. Blob Storage and its errors
+stay here."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from shared import tracing
 from shared.adapters.storage_errors import bounded, unavailable_as
 from shared.domain.audio import StoredAudio
 from shared.domain.documents import utcnow
-from shared.domain.errors import AudioGone, VoiceNoteTooLarge
-from shared.settings import STORAGE_TIMEOUT_S, VOICE_CONTAINER
+from shared.domain.errors import AudioGone, StorageUnavailable, VoiceNoteTooLarge
+from shared.settings import RECORDINGS_CONTAINER, STORAGE_TIMEOUT_S, VOICE_CONTAINER
 
 if TYPE_CHECKING:
     from azure.storage.blob import UserDelegationKey
@@ -27,6 +28,18 @@ _CLOCK_SKEW = timedelta(minutes=5)
 # Azure caps its life at 7 days.
 _DELEGATION_KEY_LIFETIME = timedelta(hours=2)
 _DELEGATION_KEY_MAX = timedelta(days=7)
+# A copy within the account is usually done when storage answers; one still pending is
+# looked at again this often (bounded, with the whole wait, by the storage timeout).
+_COPY_POLL_S = 0.05
+
+
+def _container(container: str | None) -> str:
+    """The container an inbox item's `audio_container` names (None: the uploads)."""
+    if container is None:
+        return VOICE_CONTAINER
+    if container in (VOICE_CONTAINER, RECORDINGS_CONTAINER):
+        return container
+    raise ValueError(f"not a voice notes' container: {container!r}")
 
 
 class BlobVoiceNotes:
@@ -89,22 +102,47 @@ class BlobVoiceNotes:
                 )
         return counter.size
 
-    async def delete(self, name: str) -> None:
+    async def keep(self, name: str, retention: str) -> str:
         from azure.core.exceptions import ResourceNotFoundError
 
-        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        upload = self._service.get_blob_client(VOICE_CONTAINER, name)
+        kept = self._service.get_blob_client(RECORDINGS_CONTAINER, name)
+        async with bounded("Blob storage", self._timeout_s):
+            status: str | None
+            try:  # a copy there (an earlier delivery's) stands, once it is complete
+                status = (await kept.get_blob_properties()).copy.status
+            except ResourceNotFoundError:
+                status = "absent"
+            if status in ("absent", "failed", "aborted"):
+                try:
+                    # Within the account: the service copies, the bytes never come here.
+                    status = str((await kept.start_copy_from_url(upload.url))["copy_status"])
+                except ResourceNotFoundError as exc:
+                    raise AudioGone(name) from exc
+            while status == "pending":  # the caller deletes the upload next: wait for it
+                await asyncio.sleep(_COPY_POLL_S)
+                status = (await kept.get_blob_properties()).copy.status
+            if status != "success":
+                raise StorageUnavailable(f"copying {name} ended {status}")
+            await kept.set_blob_tags({"retention": retention})
+        return RECORDINGS_CONTAINER
+
+    async def delete(self, name: str, container: str | None = None) -> None:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        blob = self._service.get_blob_client(_container(container), name)
         async with bounded("Blob storage", self._timeout_s):
             with contextlib.suppress(ResourceNotFoundError):
                 await blob.delete_blob(delete_snapshots="include")
 
-    async def exists(self, name: str) -> bool:
+    async def exists(self, name: str, container: str | None = None) -> bool:
         async with bounded("Blob storage", self._timeout_s):
-            return await self._service.get_blob_client(VOICE_CONTAINER, name).exists()
+            return await self._service.get_blob_client(_container(container), name).exists()
 
-    async def stat(self, name: str) -> StoredAudio | None:
+    async def stat(self, name: str, container: str | None = None) -> StoredAudio | None:
         from azure.core.exceptions import ResourceNotFoundError
 
-        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        blob = self._service.get_blob_client(_container(container), name)
         async with bounded("Blob storage", self._timeout_s):
             try:
                 props = await blob.get_blob_properties()
@@ -115,12 +153,15 @@ class BlobVoiceNotes:
             size=props.size,
             content_type=props.content_settings.content_type or "application/octet-stream",
             created_at=props.creation_time,
+            container=container,
         )
 
-    async def read(self, name: str, offset: int, length: int) -> AsyncIterator[bytes]:
+    async def read(
+        self, name: str, offset: int, length: int, container: str | None = None
+    ) -> AsyncIterator[bytes]:
         from azure.core.exceptions import ResourceNotFoundError
 
-        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        blob = self._service.get_blob_client(_container(container), name)
         async with unavailable_as("Blob storage"):
             try:
                 async with asyncio.timeout(self._timeout_s):
@@ -137,35 +178,39 @@ class BlobVoiceNotes:
             except ResourceNotFoundError as exc:
                 raise AudioGone(name) from exc
 
-    async def read_all(self, name: str) -> bytes | None:
+    async def read_all(self, name: str, container: str | None = None) -> bytes | None:
         from azure.core.exceptions import ResourceNotFoundError
 
-        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        blob = self._service.get_blob_client(_container(container), name)
         async with bounded("Blob storage", self._timeout_s):
             try:
                 return await (await blob.download_blob()).readall()
             except ResourceNotFoundError:
                 return None
 
-    async def tag_retention(self, name: str, retention: str) -> None:
+    async def tag_retention(self, name: str, retention: str, container: str | None = None) -> None:
         from azure.core.exceptions import ResourceNotFoundError
 
-        blob = self._service.get_blob_client(VOICE_CONTAINER, name)
+        blob = self._service.get_blob_client(_container(container), name)
         async with bounded("Blob storage", self._timeout_s):
             with contextlib.suppress(ResourceNotFoundError):
                 await blob.set_blob_tags({"retention": retention})
 
     async def every(self) -> AsyncIterator[StoredAudio]:
-        container = self._service.get_container_client(VOICE_CONTAINER)
-        async with unavailable_as("Blob storage"):
-            async for props in container.list_blobs(include=["tags"]):
-                yield StoredAudio(
-                    name=props.name,
-                    size=props.size,
-                    content_type=props.content_settings.content_type or "application/octet-stream",
-                    created_at=props.creation_time,
-                    retention=(props.tags or {}).get("retention"),
-                )
+        # Uploads too: recordings kept before they moved apart are still there.
+        for name, where in ((RECORDINGS_CONTAINER, RECORDINGS_CONTAINER), (VOICE_CONTAINER, None)):
+            container = self._service.get_container_client(name)
+            async with unavailable_as("Blob storage"):
+                async for props in container.list_blobs(include=["tags"]):
+                    yield StoredAudio(
+                        name=props.name,
+                        size=props.size,
+                        content_type=props.content_settings.content_type
+                        or "application/octet-stream",
+                        created_at=props.creation_time,
+                        retention=(props.tags or {}).get("retention"),
+                        container=where,
+                    )
 
     async def _signing_key(self, expires_at: datetime) -> dict[str, Any]:
         credential = self._service.credential

@@ -85,11 +85,13 @@ def parse_blob_name(name: str) -> BlobPath | None:
 
 @dataclass(frozen=True)
 class StoredAudio:
-    """A recording as the voice-notes container holds it. `retention`: its `retention` tag
-    (None: untagged), which storage's lifecycle policy deletes by."""
+    """A recording as storage holds it. `retention`: its `retention` tag (None: untagged),
+    which storage's lifecycle policy deletes by. `container`: where it is, as an inbox item's
+    `audio_container` names it (None: the upload container)."""
 
     name: str
     size: int
     content_type: str
     created_at: datetime
     retention: str | None = None
+    container: str | None = None

@@ -123,7 +123,10 @@ class InboxItem(Document):
     title: str | None = None
     question_text: str | None = None
     error: FailureCode | None = None
-    audio_blob: str | None = None  # voice: the blob's name in the voice-notes container
+    audio_blob: str | None = None  # voice: the recording's blob name
+    # voice: the container `audio_blob` is in once the recording is kept apart from the uploads
+    # (voice-recordings); None: the upload container (voice-notes), as for items stored before.
+    audio_container: str | None = None
     audio_content_type: str | None = None
     # voice: the transcript's segments with their times (seconds), as the transcriber heard them.
     transcript_segments: list[TranscriptSegment] | None = None
@@ -269,7 +272,13 @@ class InboxItem(Document):
 
     def audio_deleted(self, at: Timestamp) -> InboxItem:
         """Its recording is gone; the capture and its words stay."""
-        return self.model_copy(update={"audio_blob": None, "audio_deleted_at": at})
+        return self.model_copy(
+            update={"audio_blob": None, "audio_container": None, "audio_deleted_at": at}
+        )
+
+    def audio_kept_in(self, container: str) -> InboxItem:
+        """Its recording was copied out of the uploads into `container`, where it is kept."""
+        return self.model_copy(update={"audio_container": container})
 
     def queued(self) -> InboxItem:
         return self._to("queued", Status.QUEUED)

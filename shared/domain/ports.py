@@ -260,45 +260,56 @@ class Outbox(Protocol):
 
 
 class VoiceNoteStore(Protocol):
-    """The voice-notes container. StorageUnavailable."""
+    """Voice notes' blobs: uploads (the upload container, which the blob trigger watches) and
+    recordings kept apart from them once transcribed. `container` is where a blob is, as the
+    inbox item's `audio_container` records it (None: the upload container). StorageUnavailable."""
 
     async def upload_url(self, name: str, expires_at: datetime) -> str:
-        """A URL that allows one PUT creating exactly this blob (no read, no overwrite)."""
+        """A URL that allows one PUT creating exactly this upload (no read, no overwrite)."""
         ...
 
     async def upload(
         self, name: str, chunks: AsyncIterator[bytes], content_type: str, limit: int
     ) -> int:
-        """Stream `chunks` into the blob; the byte count. VoiceNoteTooLarge past `limit`."""
+        """Stream `chunks` into the upload; the byte count. VoiceNoteTooLarge past `limit`."""
         ...
 
-    async def delete(self, name: str) -> None:
+    async def keep(self, name: str, retention: str) -> str:
+        """Copy the upload `name` into the recordings' container (server-side, waited for),
+        tagged `retention`; the container it is kept in. Idempotent: a copy already there is
+        only tagged again. AudioGone when neither the upload nor a copy is there."""
+        ...
+
+    async def delete(self, name: str, container: str | None = None) -> None:
         """Delete the blob and any snapshots of it (the upload URL's create permission also
         allows taking snapshots); idempotent."""
         ...
 
-    async def exists(self, name: str) -> bool: ...
+    async def exists(self, name: str, container: str | None = None) -> bool: ...
 
-    async def stat(self, name: str) -> StoredAudio | None:
+    async def stat(self, name: str, container: str | None = None) -> StoredAudio | None:
         """The blob's size, type and creation time; None when there is none."""
         ...
 
-    def read(self, name: str, offset: int, length: int) -> AsyncIterator[bytes]:
+    def read(
+        self, name: str, offset: int, length: int, container: str | None = None
+    ) -> AsyncIterator[bytes]:
         """`length` bytes of the blob from `offset`, a piece at a time as storage sends them
         (never the whole recording in memory); AudioGone if it is no longer there."""
         ...
 
-    async def read_all(self, name: str) -> bytes | None:
+    async def read_all(self, name: str, container: str | None = None) -> bytes | None:
         """The whole recording (to transcribe it again); None when it is gone."""
         ...
 
-    async def tag_retention(self, name: str, retention: str) -> None:
+    async def tag_retention(self, name: str, retention: str, container: str | None = None) -> None:
         """Set the blob's `retention` tag, which storage's lifecycle policy deletes by; a blob
         that is gone is no error."""
         ...
 
     def every(self) -> AsyncIterator[StoredAudio]:
-        """Every recording in the container, a page at a time, with its `retention` tag."""
+        """Every blob in both containers (kept recordings, then uploads), a page at a time,
+        with its `retention` tag and its container."""
         ...
 
 

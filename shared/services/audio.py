@@ -2,10 +2,11 @@
 player that seeks), transcribed again on demand (a queued, idempotent job), deleted alone, and
 let go when its owner's retention says so (the retention timer).
 
-The inbox item says whether a recording is kept: `audioBlob` names it while it is, and
-`audioDeletedAt` says when it went. The item is saved first (ETag-guarded) and the blob deleted
-after, so nothing ever names a blob that is gone; a blob left by a crash in between is swept by
-the retention timer."""
+The inbox item says whether a recording is kept: `audioBlob` names it while it is (in the
+container `audioContainer` names: the recordings' once transcribed; the uploads' before, and
+for items stored before recordings were kept apart), and `audioDeletedAt` says when it went.
+The item is saved first (ETag-guarded) and the blob deleted after, so nothing ever names a blob
+that is gone; a blob left by a crash in between is swept by the retention timer."""
 
 from __future__ import annotations
 
@@ -41,12 +42,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Recording:
-    """A capture's recording as stored: its blob, its size in bytes and its type."""
+    """A capture's recording as stored: its blob (and container), its size in bytes and type."""
 
     capture_id: str
     name: str
     size: int
     content_type: str
+    container: str | None = None
 
     @property
     def filename(self) -> str:
@@ -68,11 +70,11 @@ async def recording_of(user_id: str, capture_id: str, adapters: Adapters) -> Rec
     item = await get_capture(user_id, capture_id, adapters.repo)
     if item.audio_blob is None:
         raise _no_audio(item)
-    stored = await adapters.voice.stat(item.audio_blob)
+    stored = await adapters.voice.stat(item.audio_blob, item.audio_container)
     if stored is None:
         raise _no_audio(item) if item.awaits_audio else _deleted_meanwhile()
     content_type = item.audio_content_type or stored.content_type
-    return Recording(item.id, item.audio_blob, stored.size, content_type)
+    return Recording(item.id, item.audio_blob, stored.size, content_type, item.audio_container)
 
 
 def _deleted_meanwhile() -> NotFound:
@@ -85,7 +87,7 @@ async def read_recording(
     """Bytes `start` to `end` (inclusive) of the recording, streamed as storage sends them.
     The first piece is read before this returns, so that a recording deleted meanwhile is a
     404 AUDIO_DELETED rather than an answer cut short."""
-    pieces = aiter(voice.read(recording.name, start, end - start + 1))
+    pieces = aiter(voice.read(recording.name, start, end - start + 1, recording.container))
     try:
         first = await anext(pieces, b"")
     except AudioGone:
@@ -123,12 +125,14 @@ async def forget_audio(
     item: InboxItem, now: datetime, adapters: Adapters, *, name: str | None = None
 ) -> InboxItem:
     """Record on the item that its recording is gone, then delete the blob (`name`: the blob,
-    when the item may have forgotten it already)."""
+    when the item may have forgotten it already), where the item says it is."""
     name = name or item.audio_blob
+    where = [item.audio_container]
 
     async def attempt(current: InboxItem) -> InboxItem:
         if current.is_deleted or current.audio_blob is None:
             return current
+        where[0] = current.audio_container  # it may have been kept apart since `item` was read
         return await adapters.repo.save(current.audio_deleted(now))
 
     try:
@@ -136,7 +140,7 @@ async def forget_audio(
     except _Gone:
         saved = item  # deleted meanwhile: its DELETE removes the recording too
     if name is not None:
-        await adapters.voice.delete(name)
+        await adapters.voice.delete(name, where[0])
     return saved
 
 
@@ -158,7 +162,7 @@ async def request_transcription(
         raise Conflict("This capture's recording was deleted.", "AUDIO_DELETED")
     if item.awaits_audio or item.text is None:
         raise Conflict("This voice note is still being transcribed.", "NOT_TRANSCRIBED")
-    if not await adapters.voice.exists(item.audio_blob):
+    if not await adapters.voice.exists(item.audio_blob, item.audio_container):
         await forget_audio(item, now, adapters)  # its retention ran out meanwhile
         raise Conflict("This capture's recording was deleted.", "AUDIO_DELETED")
 
@@ -195,7 +199,7 @@ async def handle_transcribe_job(
     if item.audio_blob is None:
         log.info("transcribe job for capture %s: its recording was deleted", job.capture_id)
         return None
-    audio = await adapters.voice.read_all(item.audio_blob)
+    audio = await adapters.voice.read_all(item.audio_blob, item.audio_container)
     if audio is None:
         return await forget_audio(item, now, adapters)
     filename = item.audio_blob.rsplit("/", 1)[-1]
@@ -239,12 +243,14 @@ def _wanted(item: InboxItem, job: TranscribeJob) -> bool:
 async def expire_audio(
     now: datetime, adapters: Adapters, preferences: PreferencesStore
 ) -> tuple[int, int]:
-    """The retention rule, applied to every recording in the container: one past its owner's
+    """The retention rule, applied to every recording (kept apart, or in the uploads from
+    before they were): one past its owner's
     retention (or whose owner keeps none) is deleted and its capture says so; one whose
     `retention` tag is not its owner's retention class is tagged anew, so that storage's
     lifecycle policy (infra/storage.bicep) deletes by the owner's current choice. A blob that
     no capture names (its capture deleted, or its audio forgotten by a process that died before
-    deleting it) goes once past its owner's retention. Returns (deleted, tagged)."""
+    deleting it) goes once past its owner's retention; an upload whose capture names its kept
+    copy (a move cut short before the upload's delete) goes at once. Returns (deleted, tagged)."""
     prefs: dict[str, Preferences] = {}
     deleted = tagged = 0
     async for stored in adapters.voice.every():
@@ -255,11 +261,17 @@ async def expire_audio(
         if owner is None:
             owner = await preferences.get(path.user_id) or Preferences.default(path.user_id)
             prefs[path.user_id] = owner
-        if owner.audio_expired(stored.created_at, now):
+        if stored.container is None and await _moved(
+            stored, path.user_id, path.capture_id, adapters
+        ):
+            deleted += 1
+        elif owner.audio_expired(stored.created_at, now):
             if await _expire_one(stored, path.user_id, path.capture_id, now, adapters):
                 deleted += 1
         elif stored.retention != owner.audio_retention_tag:
-            await adapters.voice.tag_retention(stored.name, owner.audio_retention_tag)
+            await adapters.voice.tag_retention(
+                stored.name, owner.audio_retention_tag, stored.container
+            )
             tagged += 1
     return deleted, tagged
 
@@ -268,12 +280,25 @@ async def _expire_one(
     stored: StoredAudio, user_id: str, capture_id: str, now: datetime, adapters: Adapters
 ) -> bool:
     item = await adapters.repo.get(user_id, capture_id)
-    if item is not None and item.audio_blob == stored.name:
+    if item is not None and _names(item, stored):
         if item.awaits_audio:
             return False  # its transcription is under way: the next run takes it
         await forget_audio(item, now, adapters)
     else:
-        await adapters.voice.delete(stored.name)
+        await adapters.voice.delete(stored.name, stored.container)
+    return True
+
+
+def _names(item: InboxItem, stored: StoredAudio) -> bool:
+    return item.audio_blob == stored.name and item.audio_container == stored.container
+
+
+async def _moved(stored: StoredAudio, user_id: str, capture_id: str, adapters: Adapters) -> bool:
+    """Delete an upload whose capture names the kept copy of it (a move cut short)."""
+    item = await adapters.repo.get(user_id, capture_id)
+    if item is None or item.audio_blob != stored.name or item.audio_container is None:
+        return False
+    await adapters.voice.delete(stored.name)
     return True
 
 

@@ -109,7 +109,9 @@ async def export_zip(
                         entry = _entry(embedded, item.created_at, zipfile.ZIP_STORED)
                         try:
                             with archive.open(entry, mode="w") as out:
-                                async for piece in voice.read(recording.name, 0, recording.size):
+                                async for piece in voice.read(
+                                    recording.name, 0, recording.size, recording.container
+                                ):
                                     out.write(piece)
                                     yield buffer.drain()
                         except AudioGone:
@@ -124,7 +126,7 @@ async def export_zip(
                     continue
                 line = capture.to_json()
                 if line.get("audioBlob") in gone:
-                    line["audioBlob"] = None
+                    line["audioBlob"] = line["audioContainer"] = None
                 lines.write(json.dumps(line, ensure_ascii=False).encode() + b"\n")
                 if buffer.pending >= FLUSH_BYTES:
                     yield buffer.drain()
@@ -138,7 +140,7 @@ async def _recording(
     capture = await repo.get(user_id, capture_id)
     if capture is None or capture.audio_blob is None:
         return None
-    return await voice.stat(capture.audio_blob)
+    return await voice.stat(capture.audio_blob, capture.audio_container)
 
 
 def _entry(path: str, when: datetime, compression: int = zipfile.ZIP_DEFLATED) -> zipfile.ZipInfo:

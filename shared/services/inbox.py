@@ -115,5 +115,8 @@ async def finish_delete(tombstone: InboxItem, adapters: Adapters) -> None:
     itself, last, so that a removal cut short can be found and finished."""
     await converge(tombstone.user_id, tombstone.id, adapters.repo, known=tombstone)
     if tombstone.audio_blob:
-        await adapters.voice.delete(tombstone.audio_blob)
+        await adapters.voice.delete(tombstone.audio_blob, tombstone.audio_container)
+        if tombstone.audio_container is not None:
+            # Its upload too, should a move have been cut short before deleting it.
+            await adapters.voice.delete(tombstone.audio_blob)
     await adapters.repo.remove(tombstone.user_id, tombstone.id)

@@ -1,10 +1,13 @@
 """Transcribe an uploaded voice note (the blob trigger's use case): check it belongs to a
 capture waiting for it, store the transcript (its text and timed segments) as the capture's
-words, queue classification, then keep the recording as its owner's preferences say: tagged
-with their retention, or let go.
+words, queue classification, then keep the recording as its owner's preferences say, or let
+it go. A kept recording moves out of the upload container (which then holds only notes in
+flight): copied into the recordings' container with its retention tag, the item saved naming
+the copy, and only then the upload deleted.
 
-Idempotent: a second event for the same blob finds the transcript stored and only makes sure
-the job was queued and the recording kept or let go.
+Idempotent and crash-safe: a second event for the same blob finds the transcript stored and
+only makes sure the job was queued and the move (or the letting go) finished: an item that
+names its copy already has its upload deleted, nothing more.
 """
 
 from __future__ import annotations
@@ -17,12 +20,19 @@ from shared.domain.audio import parse_blob_name
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Classification
 from shared.domain.documents import utcnow
-from shared.domain.errors import AudioTooLong, AudioUndecodable, CaptureDeleted
+from shared.domain.errors import (
+    AudioGone,
+    AudioTooLong,
+    AudioUndecodable,
+    CaptureDeleted,
+    StorageUnavailable,
+)
 from shared.domain.outcomes import SAY_AGAIN_QUESTION, FailureCode
 from shared.domain.ports import Adapters, PreferencesStore
 from shared.domain.preferences import Preferences
 from shared.services.audio import forget_audio
 from shared.services.filing import fail, file_capture, record
+from shared.services.retry_stale import on_latest
 from shared.services.worker import queue_for_worker
 
 log = logging.getLogger(__name__)
@@ -67,11 +77,48 @@ async def transcribe_voice_note(
     # After the job is queued: keeping the recording adds nothing to the note's way to its
     # outcome (the worker classifies meanwhile).
     prefs = await preferences.get(item.user_id) or Preferences.default(item.user_id)
-    if prefs.keep_audio:
-        await adapters.voice.tag_retention(name, prefs.audio_retention_tag)
-    else:
-        item = await forget_audio(item, utcnow(), adapters, name=name)
+    if not prefs.keep_audio and item.audio_container is None:
+        return await forget_audio(item, utcnow(), adapters, name=name)  # the upload goes
+    if not prefs.keep_audio:  # kept apart, then its owner chose to keep none: both go
+        item = await forget_audio(item, utcnow(), adapters)
+    elif item.audio_blob is not None and item.audio_container is None:
+        item = await _keep(item, name, prefs.audio_retention_tag, adapters)
+    # The upload, once the item names its kept copy (or none): a redelivery finds it gone.
+    await adapters.voice.delete(name)
     return item
+
+
+async def _keep(item: InboxItem, name: str, retention: str, adapters: Adapters) -> InboxItem:
+    """Copy the upload to where recordings are kept and save the item naming the copy. The
+    copy goes again if the item went (deleted) or let its recording go meanwhile."""
+    try:
+        container = await adapters.voice.keep(name, retention)
+    except AudioGone:  # deleted meanwhile (the capture, or its audio): nothing left to keep
+        return await forget_audio(item, utcnow(), adapters, name=name)
+
+    async def attempt(current: InboxItem) -> InboxItem | None:
+        if current.is_deleted or current.audio_blob != name:
+            return None
+        if current.audio_container == container:
+            return current
+        return await adapters.repo.save(current.audio_kept_in(container))
+
+    try:
+        saved = await on_latest(item, adapters.repo, attempt, gone=_Gone, busy=_Busy)
+    except _Gone:
+        saved = None
+    if saved is None:
+        await adapters.voice.delete(name, container)
+        return item
+    return saved
+
+
+class _Gone(Exception):
+    pass
+
+
+class _Busy(StorageUnavailable):
+    """The item kept changing: the host retries the blob (the move converges then)."""
 
 
 async def _transcribe(

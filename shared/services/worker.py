@@ -85,7 +85,7 @@ async def _expire_upload(item: InboxItem, job: ClassifyJob, adapters: Adapters) 
     if utcnow() < due:  # early (settings changed since it was sent): look again then
         await adapters.queues.enqueue_classify(job, delay_s=(due - utcnow()).total_seconds())
         return item
-    if item.audio_blob and await adapters.voice.exists(item.audio_blob):
+    if item.audio_blob and await adapters.voice.exists(item.audio_blob, item.audio_container):
         return item  # it came after all: the blob trigger takes it
     try:
         # ETag-guarded: if the audio arrived since the read, the blob trigger's change stands.

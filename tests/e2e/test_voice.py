@@ -151,11 +151,16 @@ def test_sas_upload_is_transcribed_filed_and_seen_live(
     assert len(docs(cosmos, "People", capture_id)) == 1
     # Seen live, so this process took its outcome message back: no push job waits for it.
     assert outcomes_for(storage_conn, capture_id) == []
-    # The recording is kept beside its transcript (the default), tagged with the retention the
-    # lifecycle policy deletes by, and the transcript has Whisper's segments with their times.
-    container = blobs.get_container_client("voice-notes")
-    kept = container.get_blob_client(inbox["audioBlob"])
+    # The recording is kept beside its transcript (the default), apart from the uploads,
+    # tagged with the retention the lifecycle policy deletes by; its upload is deleted once the
+    # capture names the copy. The transcript has Whisper's segments with their times.
+    inbox = recording_settled(client, capture_id)
+    assert inbox["audioContainer"] == "voice-recordings"
+    kept = blobs.get_blob_client("voice-recordings", inbox["audioBlob"])
     assert kept.exists() and kept.get_blob_tags() == {"retention": "365"}
+    assert kept.download_blob().readall() == (AUDIO / "call_sarah.m4a").read_bytes()
+    uploaded = blobs.get_blob_client("voice-notes", inbox["audioBlob"])
+    eventually(lambda: not uploaded.exists(), timeout=30)  # deleted just after the item is saved
     segments = inbox["transcriptSegments"]
     assert segments and all(0 <= s["start"] <= s["end"] <= 3.5 for s in segments)
     assert " ".join(s["text"] for s in segments) == inbox["text"]
@@ -458,7 +463,20 @@ def voice_capture_of(client: httpx.Client, name: str = "call_sarah.m4a", headers
     data = (AUDIO / name).read_bytes()
     run = post_voice_capture(client, name, data, "audio/mp4", headers=headers)
     assert run.custom()["name"] == "CLASSIFIED", run.custom()
-    return run.custom()["value"]["inboxItemId"]
+    capture_id = run.custom()["value"]["inboxItemId"]
+    recording_settled(client, capture_id, headers)
+    return capture_id
+
+
+def recording_settled(client: httpx.Client, capture_id: str, headers=KEY) -> dict:
+    """The capture once the blob trigger is done with its recording (after the job is queued,
+    so possibly after the outcome): kept apart from the uploads, or let go."""
+
+    def settled() -> dict | None:
+        item = client.get(f"/api/captures/{capture_id}", headers=headers).json()
+        return item if item.get("audioContainer") or item["audioDeletedAt"] else None
+
+    return eventually(settled, timeout=30, interval=0.1)
 
 
 def test_the_recording_is_played_back_by_its_owner_a_range_at_a_time(client) -> None:
@@ -536,13 +554,13 @@ def test_deleting_the_recording_keeps_the_capture_and_its_words(client, blobs) -
     name = item["audioBlob"]
     # Another user's: 204 as for any capture not theirs, and nothing is deleted.
     assert client.delete(f"/api/captures/{capture_id}/audio", headers=OTHER_KEY).status_code == 204
-    assert blobs.get_blob_client("voice-notes", name).exists()
+    assert blobs.get_blob_client(item["audioContainer"], name).exists()
 
     assert client.delete(f"/api/captures/{capture_id}/audio", headers=KEY).status_code == 204
     after = client.get(f"/api/captures/{capture_id}", headers=KEY).json()
     assert after["text"] == item["text"] and after["filedBucket"] == item["filedBucket"]
     assert after["audioBlob"] is None and after["audioDeletedAt"]
-    assert not blobs.get_blob_client("voice-notes", name).exists()
+    assert not blobs.get_blob_client(item["audioContainer"], name).exists()
     gone = client.get(f"/api/captures/{capture_id}/audio", headers=KEY)
     assert gone.status_code == 404 and gone.json()["code"] == "AUDIO_DELETED"
     again = client.post(f"/api/captures/{capture_id}/transcribe", headers=KEY)
@@ -565,8 +583,9 @@ def test_a_user_who_keeps_no_recordings_has_each_one_deleted_once_transcribed(
 
         item = eventually(let_go, timeout=30, interval=0.2)
         assert item["audioBlob"] is None and "sarah" in item["text"].lower()
-        listed = blobs.get_container_client("voice-notes").list_blobs(name_starts_with="other")
-        assert [b.name for b in listed if capture_id in b.name] == []
+        for container in ("voice-notes", "voice-recordings"):
+            listed = blobs.get_container_client(container).list_blobs(name_starts_with="other")
+            assert [b.name for b in listed if capture_id in b.name] == []
     finally:
         client.put("/api/preferences", json={"timeZone": "UTC"}, headers=OTHER_KEY)
 
@@ -642,10 +661,10 @@ def test_the_retention_timer_lets_go_of_what_its_owner_no_longer_keeps(client, b
     them 30 days has theirs tagged for the policy's 30-day rule."""
     capture_id = voice_capture_of(client, headers=OTHER_KEY)
     item = client.get(f"/api/captures/{capture_id}", headers=OTHER_KEY).json()
-    kept = blobs.get_blob_client("voice-notes", item["audioBlob"])
+    kept = blobs.get_blob_client(item["audioContainer"], item["audioBlob"])
     assert kept.get_blob_tags() == {"retention": "365"}
     mine = voice_capture_of(client)
-    mine_blob = client.get(f"/api/captures/{mine}", headers=KEY).json()["audioBlob"]
+    mine_item = client.get(f"/api/captures/{mine}", headers=KEY).json()
     prefs = [
         (OTHER_KEY, {"timeZone": "UTC", "keepAudio": False}),
         (KEY, {"timeZone": "UTC", "audioRetentionDays": 30}),
@@ -665,7 +684,7 @@ def test_the_retention_timer_lets_go_of_what_its_owner_no_longer_keeps(client, b
         gone = eventually(let_go, timeout=30, interval=0.2)
         assert gone["audioBlob"] is None and gone["text"] == item["text"]
         assert not kept.exists()
-        tagged = blobs.get_blob_client("voice-notes", mine_blob)
+        tagged = blobs.get_blob_client(mine_item["audioContainer"], mine_item["audioBlob"])
         eventually(lambda: tagged.get_blob_tags() == {"retention": "30"}, timeout=30)
     finally:
         for headers, _ in prefs:

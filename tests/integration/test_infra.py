@@ -44,6 +44,7 @@ from shared.settings import (
     INBOX,
     PREFERENCES,
     PUSH_SUBSCRIPTIONS,
+    RECORDINGS_CONTAINER,
     VOICE_CONTAINER,
     Settings,
 )
@@ -339,6 +340,8 @@ def test_storage_has_the_voice_notes_container_and_every_queue_the_app_and_host_
     main_storage = bicep("main.bicep")["modules"]["storage"]["config"]["params"]
     assert variable("main.bicep", "voiceContainer") == VOICE_CONTAINER
     assert "voiceContainer" in main_storage["containers"]
+    assert variable("main.bicep", "recordingsContainer") == RECORDINGS_CONTAINER
+    assert "recordingsContainer" in main_storage["containers"]
     assert main_storage["queues"] == "queues"
 
 
@@ -762,15 +765,16 @@ def test_the_agent_framework_peer_is_never_deployed() -> None:
 
 def test_the_lifecycle_policy_cools_recordings_and_deletes_them_by_their_retention_tag() -> None:
     """One delete rule per retention class the app tags recordings with, after exactly that
-    many days; none for 'forever'; every recording to Cool after 30 days."""
+    many days; none for 'forever'; every recording to Cool after 30 days. Only in the
+    recordings' container: no rule touches an upload."""
     policy = one("storage.bicep", "Microsoft.Storage/storageAccounts/managementPolicies")
     rules = {rule["name"]: rule["definition"] for rule in policy["properties"]["policy"]["rules"]}
-    cool = rules.pop("voice-notes-cool")
-    assert cool["filters"]["prefixMatch"] == [f"{VOICE_CONTAINER}/"]
+    cool = rules.pop("voice-recordings-cool")
+    assert cool["filters"]["prefixMatch"] == [f"{RECORDINGS_CONTAINER}/"]
     assert cool["actions"]["baseBlob"]["tierToCool"]["daysAfterCreationGreaterThan"] == 30
     deletes = {}
     for rule in rules.values():
-        assert rule["filters"]["prefixMatch"] == [f"{VOICE_CONTAINER}/"]
+        assert rule["filters"]["prefixMatch"] == [f"{RECORDINGS_CONTAINER}/"]
         [tag] = rule["filters"]["blobIndexMatch"]
         assert (tag["name"], tag["op"]) == ("retention", "==")
         days = rule["actions"]["baseBlob"]["delete"]["daysAfterCreationGreaterThan"]

@@ -39,7 +39,13 @@ from shared.services.inbox import delete_capture
 from shared.services.outbox import QueueOutbox
 from shared.services.transcription import transcribe_voice_note
 from shared.services.worker import handle_classify_job
-from shared.settings import CLASSIFY_QUEUE, OUTCOMES_QUEUE, VOICE_CONTAINER, get_settings
+from shared.settings import (
+    CLASSIFY_QUEUE,
+    OUTCOMES_QUEUE,
+    RECORDINGS_CONTAINER,
+    VOICE_CONTAINER,
+    get_settings,
+)
 from testkit import fake_openai
 from testkit.support import BUCKETS, SARAH, clear_queue, docs
 from tests.runs import follow_up_run, text_capture_run
@@ -325,10 +331,15 @@ def left_behind(cosmos, capture_id: str) -> dict[str, list[dict]]:
 
 
 def blobs_of(storage_conn: str, item_id: str) -> list[str]:
+    """The capture's blobs: its upload, and its recording kept apart."""
     from azure.storage.blob import ContainerClient
 
-    container = ContainerClient.from_connection_string(storage_conn, VOICE_CONTAINER)
-    return [b.name for b in container.list_blobs(include=["snapshots"]) if item_id in b.name]
+    found = []
+    for name in (VOICE_CONTAINER, RECORDINGS_CONTAINER):
+        container = ContainerClient.from_connection_string(storage_conn, name)
+        listed = container.list_blobs(include=["snapshots"])
+        found += [f"{name}/{b.name}" for b in listed if item_id in b.name]
+    return found
 
 
 def assert_consistent(cosmos, capture_id: str) -> dict | None:
@@ -406,7 +417,8 @@ async def test_a_delete_racing_a_write_at_any_step_leaves_nothing(
 ) -> None:
     write_steps = len(await steps_of(app, name))
     assert write_steps >= 3, "a write this short is not what the test is about"
-    delete_steps = 8  # get, tombstone, four buckets, audio, the inbox item
+    # get, tombstone, four buckets, audio (and its upload, once kept apart), the inbox item
+    delete_steps = 9
     for write_at in range(write_steps + 1):
         for delete_at in range(delete_steps):
             capture_id, existed, where = await race(app, name, write_at, delete_at)
@@ -496,6 +508,11 @@ async def test_a_process_killed_between_any_two_steps_leaves_a_capture_that_sett
         doc = assert_consistent(cosmos, capture_id)
         assert doc is not None, where
         assert Status(doc["status"]) not in UNSETTLED, (where, doc["status"])
+        if name == "transcription":
+            # Its recording converged too: kept apart, named by the item, the upload gone.
+            assert doc["audioContainer"] == RECORDINGS_CONTAINER, where
+            kept = f"{RECORDINGS_CONTAINER}/{doc['audioBlob']}"
+            assert blobs_of(storage_conn, capture_id) == [kept], where
         if name in TELLS:
             # Its outcome is told: shown to the client it died with, or not, it is published.
             assert await outcome_told(storage_conn, capture_id, doc["updatedAt"]), where

@@ -1,7 +1,8 @@
 """What the services may rely on from the `VoiceNoteStore` for a kept recording, checked on both
 implementations: the fake of tests/fakes.py (marked unit too) and the Blob Storage adapter on
 Azurite: its size and type, a range streamed, the whole of it, the retention tag (which the
-lifecycle policy deletes by), the listing with tags, and reading one that is gone."""
+lifecycle policy deletes by), the listing with tags, reading one that is gone, and keeping an
+upload apart from the uploads (a server-side copy, tagged, idempotent)."""
 
 from __future__ import annotations
 
@@ -86,3 +87,34 @@ async def test_the_retention_tag_is_listed(voice: VoiceNoteStore) -> None:
     listed = {s.name: s async for s in voice.every() if s.name in (name, other)}
     assert listed[name].retention == "forever" and listed[other].retention is None
     assert (listed[name].size, listed[name].content_type) == (6, "audio/mp4")
+
+
+async def test_keeping_copies_the_upload_apart_tagged(voice: VoiceNoteStore) -> None:
+    name = await stored(voice)
+    container = await voice.keep(name, "365")
+    assert container == "voice-recordings"
+    copy = await voice.stat(name, container)
+    assert copy is not None and copy.container == container
+    assert (copy.size, copy.content_type) == (len(AUDIO), "audio/mp4")
+    assert await voice.read_all(name, container) == AUDIO  # the copy is complete when kept
+    start = 4 * 1024 * 1024 - 3
+    ranged = b"".join([p async for p in voice.read(name, start, 100, container)])
+    assert ranged == AUDIO[start : start + 100]
+    assert await voice.exists(name)  # the upload stays until the caller deletes it
+    listed = {(s.container, s.name): s async for s in voice.every() if s.name == name}
+    assert set(listed) == {(container, name), (None, name)}
+    assert listed[container, name].retention == "365" and listed[None, name].retention is None
+
+    await voice.delete(name)  # the upload, once the item names the copy
+    assert not await voice.exists(name) and await voice.exists(name, container)
+    # Again (a redelivered trigger): the copy stands, only its tag is set again.
+    assert await voice.keep(name, "forever") == container
+    assert await voice.read_all(name, container) == AUDIO
+    await voice.tag_retention(name, "30", container)
+    listed = {s.container: s async for s in voice.every() if s.name == name}
+    assert set(listed) == {container} and listed[container].retention == "30"
+
+    await voice.delete(name, container)
+    assert await voice.stat(name, container) is None
+    with pytest.raises(AudioGone):  # neither an upload nor a copy: nothing to keep
+        await voice.keep(name, "365")

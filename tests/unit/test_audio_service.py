@@ -25,7 +25,7 @@ from shared.services.audio import (
 from shared.services.bucket_pick import pick_bucket
 from shared.services.edit import FiledPatch, edit_filed
 from shared.services.transcription import transcribe_voice_note
-from tests.fakes import USER, Fakes, guess, text_item, voice_item
+from tests.fakes import USER, Fakes, FakeVoiceNotes, guess, text_item, voice_item
 
 AUDIO = bytes(range(256)) * 40  # 10,240 bytes
 
@@ -52,6 +52,12 @@ async def transcribed(fakes: Fakes, words: str = "Call Sarah about the budget") 
     stored = fakes.repo.stored(USER, item.id)
     assert stored is not None and stored.filed_bucket is Bucket.IDEAS
     return stored
+
+
+def kept(item: InboxItem) -> str:
+    """The fake's key of the item's recording, where the item says it is."""
+    assert item.audio_blob is not None
+    return FakeVoiceNotes.key(item.audio_blob, item.audio_container)
 
 
 async def body(pieces) -> bytes:
@@ -211,7 +217,7 @@ async def test_the_retention_rule_lets_go_past_it_and_tags_the_rest(fakes: Fakes
     old = await transcribed(fakes)
     young = await transcribed(fakes)
     assert old.audio_blob and young.audio_blob
-    fakes.voice.created[old.audio_blob] = now - timedelta(days=31)
+    fakes.voice.created[kept(old)] = now - timedelta(days=31)
     await fakes.preferences.replace(
         Preferences.default(USER).model_copy(update={"audio_retention_days": 30})
     )
@@ -221,8 +227,8 @@ async def test_the_retention_rule_lets_go_past_it_and_tags_the_rest(fakes: Fakes
     deleted, tagged = await expire_audio(now, fakes.adapters, fakes.preferences)
 
     assert (deleted, tagged) == (2, 1)
-    assert set(fakes.voice.blobs) == {young.audio_blob}
-    assert fakes.voice.tags[young.audio_blob] == "30"
+    assert set(fakes.voice.blobs) == {kept(young)}
+    assert fakes.voice.tags[kept(young)] == "30"
     gone = fakes.repo.stored(USER, old.id)
     assert gone is not None and gone.audio_blob is None and gone.audio_deleted_at is not None
     assert gone.text == old.text
@@ -230,9 +236,9 @@ async def test_the_retention_rule_lets_go_past_it_and_tags_the_rest(fakes: Fakes
     await fakes.preferences.replace(
         Preferences.default(USER).model_copy(update={"audio_retention_days": None})
     )
-    fakes.voice.created[young.audio_blob] = now - timedelta(days=5000)
+    fakes.voice.created[kept(young)] = now - timedelta(days=5000)
     assert await expire_audio(now, fakes.adapters, fakes.preferences) == (0, 1)
-    assert fakes.voice.tags[young.audio_blob] == "forever"
+    assert fakes.voice.tags[kept(young)] == "forever"
 
 
 # -- the export -----------------------------------------------------------------------------------
@@ -245,7 +251,7 @@ async def test_the_export_puts_each_recording_beside_its_note_embedded(fakes: Fa
 
     from shared.services.export import export_zip
 
-    kept = await transcribed(fakes)
+    kept_item = await transcribed(fakes)
     deleted = await transcribed(fakes, "Call Sarah about the budget again")
     await delete_audio(USER, deleted.id, utcnow(), fakes.adapters)
 
@@ -276,11 +282,88 @@ async def test_the_export_puts_each_recording_beside_its_note_embedded(fakes: Fa
     # captures.jsonl names only recordings that exist.
     lines = [json.loads(line) for line in archive.read("captures.jsonl").splitlines()]
     named = {line["id"]: line["audioBlob"] for line in lines}
-    assert named == {kept.id: kept.audio_blob, deleted.id: None}
-    assert all(name in fakes.voice.blobs for name in named.values() if name)
+    assert named == {kept_item.id: kept_item.audio_blob, deleted.id: None}
+    assert kept(kept_item) in fakes.voice.blobs
 
     without = await zipped()
     assert not [n for n in without.namelist() if n.endswith(".m4a")]
+
+
+# -- where it is kept -----------------------------------------------------------------------------
+
+
+def stored_before_the_move(fakes: Fakes, item: InboxItem) -> InboxItem:
+    """The item and its recording as stored before recordings were kept apart: the recording
+    in the upload container, and the item naming no container."""
+    assert item.audio_blob is not None and item.audio_container is not None
+    data = fakes.voice.blobs.pop(kept(item))
+    fakes.voice.put(item.audio_blob, data)
+    return fakes.repo.seed(item.model_copy(update={"audio_container": None}))
+
+
+async def test_a_recording_kept_before_the_move_still_plays_and_goes(fakes: Fakes) -> None:
+    from shared.services.export import export_zip
+
+    item = stored_before_the_move(fakes, await transcribed(fakes))
+    recording = await recording_of(USER, item.id, fakes.adapters)
+    assert recording.container is None
+    assert await body(await read_recording(recording, 10, 99, fakes.voice)) == AUDIO[10:100]
+    pieces = export_zip(USER, utcnow(), fakes.repo, fakes.filed, voice=fakes.voice)
+    assert AUDIO in b"".join([p async for p in pieces])  # stored, so its bytes are whole
+
+    await request_transcription(USER, item.id, utcnow(), fakes.adapters)
+    (job,) = fakes.queues.transcribe_jobs
+    fakes.transcriber.then(AGAIN)
+    await handle_transcribe_job(job, fakes.adapters, max_seconds=60, now=utcnow())
+    assert fakes.transcriber.heard[-1][1] == AUDIO
+
+    await delete_audio(USER, item.id, utcnow(), fakes.adapters)
+    assert fakes.voice.blobs == {}
+    gone = fakes.repo.stored(USER, item.id)
+    assert gone is not None and gone.audio_blob is None and gone.audio_container is None
+
+
+async def test_the_recordings_container_is_where_every_use_reads(fakes: Fakes) -> None:
+    item = await transcribed(fakes)
+    assert item.audio_container == "voice-recordings"
+    # An upload of the same name would be read by mistake; it is not there, and not read.
+    assert set(fakes.voice.blobs) == {kept(item)}
+    recording = await recording_of(USER, item.id, fakes.adapters)
+    assert recording.container == "voice-recordings"
+    assert await body(await read_recording(recording, 0, 9, fakes.voice)) == AUDIO[:10]
+    assert (
+        await request_transcription(USER, item.id, utcnow(), fakes.adapters)
+    ).transcription_pending
+
+
+async def test_the_retention_timer_finishes_a_move_cut_short_and_takes_old_uploads(
+    fakes: Fakes,
+) -> None:
+    now = utcnow()
+    moved = await transcribed(fakes)
+    assert moved.audio_blob is not None
+    fakes.voice.put(moved.audio_blob, AUDIO)  # its upload, left by a crash before its delete
+    legacy = stored_before_the_move(fakes, await transcribed(fakes))
+    assert legacy.audio_blob is not None
+    fakes.voice.created[legacy.audio_blob] = now - timedelta(days=400)  # past 365 days
+
+    deleted, tagged = await expire_audio(now, fakes.adapters, fakes.preferences)
+
+    assert (deleted, tagged) == (2, 0)
+    assert set(fakes.voice.blobs) == {kept(moved)}
+    assert fakes.repo.stored(USER, moved.id) == moved  # the capture and its copy stay
+    gone = fakes.repo.stored(USER, legacy.id)
+    assert gone is not None and gone.audio_blob is None and gone.audio_deleted_at is not None
+
+
+async def test_deleting_a_capture_deletes_its_copy_and_any_upload_left(fakes: Fakes) -> None:
+    from shared.services.inbox import delete_capture
+
+    item = await transcribed(fakes)
+    assert item.audio_blob is not None
+    fakes.voice.put(item.audio_blob, AUDIO)  # a move cut short before the upload's delete
+    await delete_capture(USER, item.id, fakes.adapters)
+    assert fakes.voice.blobs == {}
 
 
 # -- a spoken answer ------------------------------------------------------------------------------

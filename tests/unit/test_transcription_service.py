@@ -11,6 +11,7 @@ import pytest
 
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
+from shared.domain.documents import utcnow
 from shared.domain.errors import (
     AudioTooLong,
     AudioUndecodable,
@@ -105,8 +106,12 @@ async def test_kept_by_default_tagged_with_its_owners_retention(fakes: Fakes) ->
         max_seconds=60.0,
     )
     assert result.status is Status.QUEUED and result.audio_blob == item.audio_blob
-    assert fakes.voice.blobs == {item.audio_blob: AUDIO}
-    assert fakes.voice.tags == {item.audio_blob: "365"}
+    # Kept apart from the uploads: copied, the item saved naming the copy, the upload deleted.
+    assert result.audio_container == "voice-recordings"
+    kept = f"voice-recordings/{item.audio_blob}"
+    assert fakes.voice.blobs == {kept: AUDIO}
+    assert fakes.voice.tags == {kept: "365"}
+    assert fakes.voice.calls == ["keep", "delete"]
     assert [(s.start, s.end, s.text) for s in result.transcript_segments] == [
         (0.0, 1.2, "Call Sarah."),
         (1.2, 3.0, "About the budget."),
@@ -121,8 +126,83 @@ async def test_keep_audio_keeps_the_audio_for_ever_when_asked(fakes: Fakes) -> N
     fakes.transcriber.then(heard("Call Sarah"))
     result = await trigger(fakes, item.audio_blob, keep_audio=True)
     assert result.status is Status.QUEUED
-    assert fakes.voice.blobs == {item.audio_blob: AUDIO}
-    assert fakes.voice.tags == {item.audio_blob: "forever"}
+    assert fakes.voice.blobs == {f"voice-recordings/{item.audio_blob}": AUDIO}
+    assert fakes.voice.tags == {f"voice-recordings/{item.audio_blob}": "forever"}
+
+
+KEPT = "voice-recordings"
+
+
+async def test_a_crash_between_the_copy_and_the_uploads_delete_converges(fakes: Fakes) -> None:
+    item = uploaded(fakes)
+    fakes.transcriber.then(heard("Call Sarah"))
+    fakes.voice.fail_next("delete", StorageUnavailable("Blob storage answered 503"))
+    with pytest.raises(StorageUnavailable):
+        await trigger(fakes, item.audio_blob, keep_audio=True)
+    # The item names the copy before the upload goes: both are there, nothing names a gap.
+    stored = fakes.repo.stored(USER, item.id)
+    assert stored.audio_container == KEPT and stored.status is Status.QUEUED
+    assert set(fakes.voice.blobs) == {item.audio_blob, f"{KEPT}/{item.audio_blob}"}
+
+    fakes.voice.calls.clear()
+    again = await trigger(fakes, item.audio_blob, keep_audio=True)  # the host retries the blob
+    assert again == stored
+    assert fakes.voice.calls == ["delete"]  # an upload whose copy is named: just deleted
+    assert fakes.voice.blobs == {f"{KEPT}/{item.audio_blob}": AUDIO}
+    assert len(fakes.transcriber.heard) == 1 and len(fakes.queues.sent) == 1
+
+
+async def test_a_crash_between_the_copy_and_the_save_converges(fakes: Fakes) -> None:
+    item = uploaded(fakes)
+    fakes.transcriber.then(heard("Call Sarah"))
+    down = StorageUnavailable("Cosmos answered 503")
+    fakes.voice.before_next("keep", lambda: fakes.repo.fail_next("save", down))
+    with pytest.raises(StorageUnavailable):
+        await trigger(fakes, item.audio_blob, keep_audio=True)
+    stored = fakes.repo.stored(USER, item.id)
+    assert stored.audio_container is None and stored.status is Status.QUEUED
+    assert set(fakes.voice.blobs) == {item.audio_blob, f"{KEPT}/{item.audio_blob}"}
+
+    result = await trigger(fakes, item.audio_blob, keep_audio=True)
+    assert result.audio_container == KEPT and result.audio_blob == item.audio_blob
+    assert fakes.voice.blobs == {f"{KEPT}/{item.audio_blob}": AUDIO}
+    assert fakes.voice.tags == {f"{KEPT}/{item.audio_blob}": "365"}
+    assert len(fakes.transcriber.heard) == 1 and len(fakes.queues.sent) == 1
+
+
+async def test_the_same_event_twice_at_once_keeps_one_copy(fakes: Fakes) -> None:
+    item = uploaded(fakes)
+    fakes.transcriber.then(heard("Call Sarah"), heard("Call Sarah"))
+    await asyncio.gather(
+        trigger(fakes, item.audio_blob, keep_audio=True),
+        trigger(fakes, item.audio_blob, keep_audio=True),
+    )
+    stored = fakes.repo.stored(USER, item.id)
+    assert stored.audio_container == KEPT and stored.text == "Call Sarah"
+    assert fakes.voice.blobs == {f"{KEPT}/{item.audio_blob}": AUDIO}
+
+
+async def test_a_capture_deleted_during_the_move_leaves_no_copy(fakes: Fakes) -> None:
+    from shared.services.inbox import delete_capture
+
+    item = uploaded(fakes)
+    fakes.transcriber.then(heard("Call Sarah"))
+    fakes.voice.before_next("keep", lambda: delete_capture(USER, item.id, fakes.adapters))
+    await trigger(fakes, item.audio_blob, keep_audio=True)
+    assert fakes.repo.stored(USER, item.id) is None
+    assert fakes.voice.blobs == {}
+
+
+async def test_audio_deleted_during_the_move_leaves_no_copy(fakes: Fakes) -> None:
+    from shared.services.audio import delete_audio
+
+    item = uploaded(fakes)
+    fakes.transcriber.then(heard("Call Sarah"))
+    now = utcnow()
+    fakes.voice.before_next("keep", lambda: delete_audio(USER, item.id, now, fakes.adapters))
+    result = await trigger(fakes, item.audio_blob, keep_audio=True)
+    assert result.audio_blob is None and result.audio_container is None
+    assert fakes.voice.blobs == {}
 
 
 async def test_the_same_blob_event_twice_transcribes_and_queues_once(fakes: Fakes) -> None:
