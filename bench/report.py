@@ -30,6 +30,8 @@ AREAS = {
     "voice": ("Voice notes", "the-events-feeds-reads-issue-19"),
     "recall": ("Recall with 10,000 captures", "the-recall-routes-with-10000-captures"),
     "classification": ("Classifier quality", "classification-quality-issue-20"),
+    "ask": ("Ask: answers from the captures (issue 42)", "how-each-is-measured"),
+    "mcp": ("MCP: a tool call against its HTTP route (issue 43)", "how-each-is-measured"),
     "digest": ("Daily digest", "the-daily-digest-issue-31"),
     "cold_start": ("Cold start and the package", "what-a-deployment-ships-and-cold-start"),
     "app": ("The capture app (web/)", "the-capture-app-web"),
