@@ -96,6 +96,7 @@ async def export_zip(
     beside its note, streamed a piece at a time (never a whole recording in memory)."""
     buffer = _Buffer()
     gone: set[str] = set()  # recordings found missing: captures.jsonl names none of them
+    kept: set[str] = set()  # recordings written beside their notes
     with zipfile.ZipFile(buffer, mode="w", compression=zipfile.ZIP_DEFLATED) as archive:
         for bucket in Bucket:
             names = VaultNames()
@@ -108,6 +109,7 @@ async def export_zip(
                         embedded = f"{base}.{recording.name.rsplit('.', 1)[-1]}"
                         entry = _entry(embedded, item.created_at, zipfile.ZIP_STORED)
                         try:
+                            kept.add(recording.name)
                             with archive.open(entry, mode="w") as out:
                                 async for piece in voice.read(
                                     recording.name, 0, recording.size, recording.container
@@ -125,12 +127,22 @@ async def export_zip(
                 if capture.is_deleted:
                     continue
                 line = capture.to_json()
-                if line.get("audioBlob") in gone:
+                if line.get("audioBlob") in gone or not await _still_there(capture, voice, kept):
                     line["audioBlob"] = line["audioContainer"] = None
                 lines.write(json.dumps(line, ensure_ascii=False).encode() + b"\n")
                 if buffer.pending >= FLUSH_BYTES:
                     yield buffer.drain()
     yield buffer.drain()  # the end of the last entry and the central directory
+
+
+async def _still_there(capture: InboxItem, voice: VoiceNoteStore | None, kept: set[str]) -> bool:
+    """Whether the recording `capture` names is there to be had (not asked without `voice`):
+    a note that never arrived, or one whose recording went, names none in captures.jsonl."""
+    if voice is None or capture.audio_blob is None or capture.audio_blob in kept:
+        return True
+    if capture.awaits_audio:
+        return True  # its blob is where the upload will go
+    return await voice.stat(capture.audio_blob, capture.audio_container) is not None
 
 
 async def _recording(

@@ -170,7 +170,8 @@ def test_search_cuts_its_snippet_from_a_capture_whose_capitals_fold_longer(clien
     assert hit["id"] == dotted and f"the {word} {other} is due" in hit["snippet"]
     both = client.get(f"/api/search?q={other}", headers=KEY)
     assert both.status_code == 200, both.text
-    assert {h["id"] for h in both.json()["items"]} == {dotted, plain}
+    # The two that hold the word first (search also brings what is near in meaning after).
+    assert {h["id"] for h in both.json()["items"][:2]} == {dotted, plain}
 
 
 def test_the_export_unzips_with_names_every_system_creates_and_the_captures_times(

@@ -676,6 +676,19 @@ def test_every_route_answers_with_nosniff(main, fake, cosmos) -> None:
     seen("PUT", route, main.put(route, json={"timeZone": "Nowhere/Else"}, headers=KEY))  # 422
     seen("GET", "/api/digest", main.get("/api/digest", headers=KEY))
     seen("GET", "/api/review", main.get("/api/review?week=not-a-week", headers=KEY))  # 422
+    # Ask, related items and the kept recording (issues 42 and 44): refusals are enough here.
+    seen("GET", "/api/ask", main.get("/api/ask?q=", headers=KEY))  # 422
+    seen("POST", "/api/ask", main.post("/api/ask", json={}, headers=KEY))  # 422
+    missing = uuid.uuid4()
+    for method, route in (
+        ("GET", "/api/captures/{id}/related"),
+        ("GET", "/api/captures/{id}/audio"),
+        ("DELETE", "/api/captures/{id}/audio"),
+        ("POST", "/api/captures/{id}/transcribe"),
+        ("POST", "/api/captures/{id}/spoken-answer"),
+    ):
+        path = route.replace("{id}", str(missing))
+        seen(method, route, main.request(method, path, headers=KEY))  # 404, 204 or 4xx
     route = "/api/captures/{id}"
     seen("PATCH", route, main.patch(f"/api/captures/{capture_id}", json={}, headers=KEY))  # 428
     seen("PATCH", route, main.patch(f"/api/captures/{uuid.uuid4()}", json={}, headers=KEY))

@@ -69,9 +69,9 @@ def classify_jobs(storage_conn: str, capture_id: str) -> list[ClassifyJob]:
     return [j for j in jobs if j.capture_id == capture_id]
 
 
-def blob_exists(storage_conn: str, name: str) -> bool:
+def blob_exists(storage_conn: str, name: str, container: str = "voice-notes") -> bool:
     service = BlobServiceClient.from_connection_string(storage_conn)
-    return service.get_blob_client("voice-notes", name).exists()
+    return service.get_blob_client(container, name).exists()
 
 
 def capture_id_of(name: str) -> str:
@@ -128,9 +128,13 @@ async def test_kept_audio_is_tagged_with_its_retention_and_the_transcript_has_ti
     name = await uploaded(app, storage_conn)
     item = await trigger(app, name, keep_audio=True)
     assert item.status is Status.QUEUED and item.audio_blob == name
-    assert blob_exists(storage_conn, name)
+    # Kept apart from the uploads once transcribed, tagged there; the upload is gone.
+    assert item.audio_container == "voice-recordings"
+    assert blob_exists(storage_conn, name, "voice-recordings")
+    assert not blob_exists(storage_conn, name)
     service = BlobServiceClient.from_connection_string(storage_conn)
-    assert service.get_blob_client("voice-notes", name).get_blob_tags() == {"retention": "365"}
+    kept = service.get_blob_client("voice-recordings", name)
+    assert kept.get_blob_tags() == {"retention": "365"}
     # Whisper's segments, in seconds, within the clip's 3.06 s, in order.
     segments = item.transcript_segments
     assert segments and "sarah" in " ".join(s.text for s in segments).lower()
