@@ -113,7 +113,9 @@ def test_a_voice_note_is_one_trace_from_upload_url_to_worker(client, fake, sink)
     assert send.kind == "PRODUCER" and worker.parent_id == send.span_id
     assert the_span(spans, "transcribe", blob).status != "ERROR"
     assert the_span(spans, "classify", worker)
-    assert the_span(spans, "file capture", worker).attributes["capture.outcome"] == "CLASSIFIED"
+    # Once, or again after the blob trigger's save of the kept recording made it stale.
+    filed = [s for s in spans if s.name == "file capture" and s.parent_id == worker.span_id]
+    assert filed and filed[-1].attributes["capture.outcome"] == "CLASSIFIED"
     for entry in (http, blob, worker):
         assert entry.attributes["user.id"] == "dev"
     assert worker.attributes["capture.outcome"] == "CLASSIFIED"
