@@ -20,7 +20,7 @@ from shared.settings import RECORDINGS_CONTAINER, STORAGE_TIMEOUT_S, VOICE_CONTA
 
 if TYPE_CHECKING:
     from azure.storage.blob import UserDelegationKey
-    from azure.storage.blob.aio import BlobServiceClient
+    from azure.storage.blob.aio import BlobClient, BlobServiceClient
 
 # SAS start times are backdated so a phone whose clock runs a little fast can still upload.
 _CLOCK_SKEW = timedelta(minutes=5)
@@ -108,20 +108,21 @@ class BlobVoiceNotes:
         upload = self._service.get_blob_client(VOICE_CONTAINER, name)
         kept = self._service.get_blob_client(RECORDINGS_CONTAINER, name)
         async with bounded("Blob storage", self._timeout_s):
-            status: str | None
-            try:  # a copy there (an earlier delivery's) stands, once it is complete
-                status = (await kept.get_blob_properties()).copy.status
-            except ResourceNotFoundError:
-                status = "absent"
+            # A copy there (an earlier delivery's) stands, once it is complete.
+            status = await _copy_status(kept)
             if status in ("absent", "failed", "aborted"):
                 try:
                     # Within the account: the service copies, the bytes never come here.
                     status = str((await kept.start_copy_from_url(upload.url))["copy_status"])
                 except ResourceNotFoundError as exc:
-                    raise AudioGone(name) from exc
+                    # The upload goes only once a copy is complete: another delivery's copy,
+                    # made since we looked, stands; with none, the recording is gone.
+                    status = await _copy_status(kept)
+                    if status != "success":
+                        raise AudioGone(name) from exc
             while status == "pending":  # the caller deletes the upload next: wait for it
                 await asyncio.sleep(_COPY_POLL_S)
-                status = (await kept.get_blob_properties()).copy.status
+                status = await _copy_status(kept)
             if status != "success":
                 raise StorageUnavailable(f"copying {name} ended {status}")
             await kept.set_blob_tags({"retention": retention})
@@ -260,3 +261,13 @@ def _parse_time(value: str | None) -> datetime:
     if not value:
         return utcnow()
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+async def _copy_status(blob: BlobClient) -> str:
+    """A copy's status at `blob` ("success", "pending", "failed", "aborted"), or "absent"."""
+    from azure.core.exceptions import ResourceNotFoundError
+
+    try:
+        return str((await blob.get_blob_properties()).copy.status)
+    except ResourceNotFoundError:
+        return "absent"

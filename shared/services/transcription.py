@@ -93,7 +93,12 @@ async def _keep(item: InboxItem, name: str, retention: str, adapters: Adapters) 
     copy goes again if the item went (deleted) or let its recording go meanwhile."""
     try:
         container = await adapters.voice.keep(name, retention)
-    except AudioGone:  # deleted meanwhile (the capture, or its audio): nothing left to keep
+    except AudioGone:
+        # Another delivery of the same event moved it meanwhile (the item now names its copy),
+        # or the capture or its audio was deleted: only then is there nothing left to keep.
+        latest = await adapters.repo.get(item.user_id, item.id)
+        if latest is not None and latest.audio_blob == name and latest.audio_container:
+            return latest
         return await forget_audio(item, utcnow(), adapters, name=name)
 
     async def attempt(current: InboxItem) -> InboxItem | None:

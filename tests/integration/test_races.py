@@ -650,6 +650,12 @@ async def transcribe_again(app: Adapters, item: InboxItem) -> Told:
     return Told()
 
 
+async def deliver(app: Adapters, item: InboxItem) -> Told:
+    """One delivery of the uploaded note's blob event (Event Grid may deliver it twice)."""
+    await run_transcription(app, item)
+    return Told()
+
+
 Writer = Callable[[Adapters, InboxItem], Awaitable[Told]]
 PAIRS: dict[str, tuple[Callable[[Adapters], Awaitable[InboxItem]], Writer, Writer]] = {
     "pick x pick": (low_confidence, pick_to(Bucket.PEOPLE), pick_to(Bucket.ADMIN)),
@@ -678,6 +684,9 @@ PAIRS: dict[str, tuple[Callable[[Adapters], Awaitable[InboxItem]], Writer, Write
     "pick x transcribe": (voice_filed_and_asked, pick_to(Bucket.ADMIN), transcribe_again),
     "transcribe x edit": (voice_filed_and_asked, transcribe_again, edit_to(RENAMED)),
     "edit x transcribe": (voice_filed_and_asked, edit_to(RENAMED), transcribe_again),
+    # The same upload delivered twice while the first delivery moves the recording: it is kept
+    # once, where recordings are kept (one delivery once let it go, finding the upload moved).
+    "delivery x delivery": (voice_note, deliver, deliver),
 }
 
 
@@ -723,7 +732,7 @@ def count_steps(app: Adapters, make, writer: Writer) -> Awaitable[int]:
 
 @pytest.mark.parametrize("pair", PAIRS)
 async def test_two_writers_of_one_capture_converge_at_any_pair_of_steps(
-    app, cosmos, pair: str
+    app, cosmos, storage_conn, pair: str
 ) -> None:
     make, first, second = PAIRS[pair]
     first_steps = await count_steps(app, make, first)
@@ -741,6 +750,8 @@ async def test_two_writers_of_one_capture_converge_at_any_pair_of_steps(
                 _assert_the_edit_stands(cosmos, doc, one, two, where)
             if "transcribe" in pair:
                 _assert_the_new_words_stand(cosmos, doc, where)
+            if "delivery" in pair:
+                _assert_the_recording_is_kept(storage_conn, doc, where)
 
 
 def _assert_one_truth(pair: str, doc: dict | None, one: Told, two: Told, where: str) -> None:
@@ -798,6 +809,18 @@ def _assert_the_new_words_stand(cosmos, doc: dict | None, where: str) -> None:
     assert doc["transcribedAt"] >= doc["transcriptionRequestedAt"], where
     (filed,) = docs(cosmos, doc["filedBucket"], doc["id"])
     assert filed["text"] == NEW_WORDS, (filed["text"], where)
+
+
+def _assert_the_recording_is_kept(storage_conn: str, doc: dict | None, where: str) -> None:
+    """Its owner keeps recordings: the item names the one copy kept apart, and no upload is
+    left."""
+    assert doc is not None and doc["text"], where
+    assert doc["audioDeletedAt"] is None and doc["audioContainer"] == RECORDINGS_CONTAINER, (
+        doc["audioBlob"],
+        doc["audioContainer"],
+        where,
+    )
+    assert blobs_of(storage_conn, doc["id"]) == [f"{RECORDINGS_CONTAINER}/{doc['audioBlob']}"]
 
 
 # -- an edit killed between any two steps --------------------------------------------------------

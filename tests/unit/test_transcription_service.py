@@ -13,6 +13,7 @@ from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.documents import utcnow
 from shared.domain.errors import (
+    AudioGone,
     AudioTooLong,
     AudioUndecodable,
     StorageUnavailable,
@@ -179,6 +180,28 @@ async def test_the_same_event_twice_at_once_keeps_one_copy(fakes: Fakes) -> None
     )
     stored = fakes.repo.stored(USER, item.id)
     assert stored.audio_container == KEPT and stored.text == "Call Sarah"
+    assert fakes.voice.blobs == {f"{KEPT}/{item.audio_blob}": AUDIO}
+
+
+async def test_a_delivery_finding_its_upload_moved_by_another_keeps_the_copy(
+    fakes: Fakes,
+) -> None:
+    """Storage tells a delivery the upload is gone because another delivery of the same event
+    copied it, saved the item naming the copy and deleted it, all since this one looked for a
+    copy: the recording stays kept (it was once let go here)."""
+    item = uploaded(fakes)
+    fakes.transcriber.then(heard("Call Sarah"))
+    assert item.audio_blob is not None
+
+    async def the_other_delivery() -> None:
+        await trigger(fakes, item.audio_blob, keep_audio=True)
+        assert fakes.repo.stored(USER, item.id).audio_container == KEPT
+
+    fakes.voice.before_next("keep", the_other_delivery)
+    fakes.voice.fail_next("keep", AudioGone(item.audio_blob))
+    result = await trigger(fakes, item.audio_blob, keep_audio=True)
+    assert result.audio_container == KEPT and result.audio_deleted_at is None
+    assert fakes.repo.stored(USER, item.id) == result
     assert fakes.voice.blobs == {f"{KEPT}/{item.audio_blob}": AUDIO}
 
 
