@@ -17,6 +17,7 @@ import pydantic
 from openai.types import CompletionUsage
 from pydantic import BaseModel, ConfigDict
 
+from shared.adapters.model_failures import unavailable_as
 from shared.domain.classification import TITLE_MAX, Bucket, Classification, cut_title
 from shared.domain.documents import utcnow
 from shared.domain.errors import ClassifierUnavailable
@@ -230,35 +231,16 @@ class OpenAIClassifier:
             "response_format": _response_format(),
             **self._extra,
         }
-        try:
-            raw = await self._client.post("/chat/completions", cast_to=bytes, body=body)
-        except openai.BadRequestError as err:
-            if err.code == "content_filter":
+        with unavailable_as(ClassifierUnavailable, "classifier"):
+            try:
+                raw = await self._client.post("/chat/completions", cast_to=bytes, body=body)
+            except openai.BadRequestError as err:
+                if err.code != "content_filter":
+                    raise
                 # Azure rejects a filtered prompt with 400: the capture itself is the problem,
                 # so retrying later would fail the same way.
                 log.warning("classifier: capture was rejected by the content filter")
                 return _misunderstood()
-            log.error("classifier: request rejected (status 400, code %s)", err.code)
-            raise ClassifierUnavailable("model rejected the request (400)") from err
-        except openai.APIStatusError as err:
-            # 429/5xx arrive here only after the client's retries are spent. Other 4xx (auth,
-            # missing deployment) are configuration faults: keep the capture queued, shout.
-            level = (
-                logging.WARNING
-                if err.status_code == 429 or err.status_code >= 500
-                else logging.ERROR
-            )
-            log.log(level, "classifier: model call failed with status %d", err.status_code)
-            raise ClassifierUnavailable(f"model call failed ({err.status_code})") from err
-        except openai.APITimeoutError as err:
-            log.warning("classifier: model call timed out")
-            raise ClassifierUnavailable("model call timed out") from err
-        except openai.APIConnectionError as err:
-            log.warning("classifier: could not reach the model")
-            raise ClassifierUnavailable("could not reach the model") from err
-        except openai.OpenAIError as err:
-            log.warning("classifier: model call failed (%s)", type(err).__name__)
-            raise ClassifierUnavailable(f"model call failed ({type(err).__name__})") from err
         try:
             choice, usage = _first_choice(raw)
         except (ValueError, TypeError) as err:

@@ -8,6 +8,7 @@ import logging
 
 import openai
 
+from shared.adapters.model_failures import unavailable_as
 from shared.adapters.transcriber.decoding import audio_seconds
 from shared.domain.errors import AudioUndecodable, TranscriberUnavailable
 from shared.domain.transcript import Transcript, TranscriptSegment, segments_of
@@ -44,49 +45,35 @@ class OpenAITranscriber:
         # take a file of any length: a WebM's headers say none, and the model is paid by the
         # minute. Undecodable audio is refused here too, without a call.
         await asyncio.to_thread(audio_seconds, audio, filename, max_seconds)
-        try:
-            # The service picks the decoder from the filename's extension, so it must be real.
-            # whisper tells segments with their times in "verbose_json"; gpt-4o-*-transcribe
-            # takes only "json" (text alone, no times), so the deployment decides.
-            result: object
-            if self._segments:
-                result = await self._client.audio.transcriptions.create(
-                    model=self._model,
-                    file=(filename, audio),
-                    language=self._language,
-                    response_format="verbose_json",
-                    timestamp_granularities=["segment"],
-                )
-            else:
-                result = await self._client.audio.transcriptions.create(
-                    model=self._model,
-                    file=(filename, audio),
-                    language=self._language,
-                    response_format="json",
-                )
-        except openai.BadRequestError as err:
-            # The service rejected this file (format, corrupt, too short): retrying later would
-            # fail the same way. Only status and code are kept; the message may quote the input.
-            log.warning("transcriber: audio rejected (status 400, code %s)", err.code)
-            raise AudioUndecodable(f"{filename}: audio rejected by the service") from err
-        except openai.APIStatusError as err:
-            if err.status_code == 413:
-                log.warning("transcriber: audio too large for the service (%d bytes)", len(audio))
-                raise AudioUndecodable(f"{filename}: audio too large for the service") from err
-            # 429/5xx arrive here only after the client's retries are spent; 401/403/404 are
-            # configuration faults. Either way the capture stays stored and is retried later.
-            log.warning("transcriber: call failed with status %d", err.status_code)
-            raise TranscriberUnavailable(f"transcription failed ({err.status_code})") from err
-        except openai.APITimeoutError as err:
-            log.warning("transcriber: call timed out")
-            raise TranscriberUnavailable("transcription timed out") from err
-        except openai.APIConnectionError as err:
-            log.warning("transcriber: could not reach the service")
-            raise TranscriberUnavailable("could not reach the transcription service") from err
-        except openai.OpenAIError as err:
-            # e.g. APIResponseValidationError: the service answered something unparseable.
-            log.warning("transcriber: call failed (%s)", type(err).__name__)
-            raise TranscriberUnavailable(f"transcription failed ({type(err).__name__})") from err
+        # The service picks the decoder from the filename's extension, so it must be real.
+        # whisper tells segments with their times in "verbose_json"; gpt-4o-*-transcribe
+        # takes only "json" (text alone, no times), so the deployment decides.
+        with unavailable_as(TranscriberUnavailable, "transcriber"):
+            try:
+                result: object
+                if self._segments:
+                    result = await self._client.audio.transcriptions.create(
+                        model=self._model,
+                        file=(filename, audio),
+                        language=self._language,
+                        response_format="verbose_json",
+                        timestamp_granularities=["segment"],
+                    )
+                else:
+                    result = await self._client.audio.transcriptions.create(
+                        model=self._model,
+                        file=(filename, audio),
+                        language=self._language,
+                        response_format="json",
+                    )
+            except openai.APIStatusError as err:
+                # The service refused this file (format, corrupt, too short: 400; too large:
+                # 413): retrying later would fail the same way. Only status and code are kept;
+                # the message may quote the input.
+                if err.status_code not in (400, 413):
+                    raise
+                log.warning("transcriber: audio refused (status %d)", err.status_code)
+                raise AudioUndecodable(f"{filename}: audio refused by the service") from err
 
         # The client does not validate bodies, so a proxy page or `{}` still "succeeds" here.
         text = getattr(result, "text", None)
