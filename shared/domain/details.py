@@ -451,6 +451,8 @@ def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
 def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
     raw = words[i].group(0)
     word = _POSSESSIVE.sub("", raw)
+    if word in _NAMES_AS_WORDS and _asked_about(text, words, i):
+        return True
     if not _plain_name(word, words, i):
         return False
     previous = words[i - 1].group(0).lower() if i else ""
@@ -515,6 +517,26 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         and not (i and words[i - 1].group(0)[:1].isdigit())
         and not re.search(r"\d\s*$", text[: words[i].start()])
         and following.removesuffix("s") not in _THINGS
+    )
+
+
+# First names that are also words a capture uses all the time ("will", "may", "bill"):
+# written in lowercase, a person only when someone is asked or told about something.
+_NAMES_AS_WORDS = {"will", "bill", "may"}
+
+
+def _asked_about(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` the one a clause's contact verb reaches, before "about"/"re" or where
+    the clause ends ("ask will about the van", "ring bill re the lease", "text may.")?"""
+    if i == 0 or words[i - 1].group(0).lower() not in _CONTACT_VERBS:
+        return False
+    if not _starts_clause(text, words, i - 1) or _gap(text, words, i - 1) != " ":
+        return False
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    return (
+        not following
+        or following in {"about", "re"}
+        or bool(_CLAUSE_BREAK.search(_gap(text, words, i)))
     )
 
 
