@@ -11,6 +11,8 @@ from __future__ import annotations
 import calendar
 import re
 from datetime import date, timedelta
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from shared.domain.classification import Bucket
@@ -212,7 +214,8 @@ _COMMON = {
     "eine", "und", "mit", "für", "bis", "im", "ist", "es", "er", "sie", "wir", "ich",
     "le", "les", "et", "est", "il", "elle", "sis", "bro", "hello", "hi", "hey", "whatever",
     "engineer", "guard", "architect", "surveyor", "lawyer", "solicitor", "accountant",
-    "cleaner", "nanny", "childminder", "delivery", "parcel", "package", "phone",
+    "cleaner", "nanny", "childminder", "delivery", "parcel", "package", "phone", "women", "men",
+    "children", "ladies", "lads", "channel", "channels", "group", "chat", "thread",
 }  # fmt: skip
 # A lowercase word is a person after these ("ask priya", "Slack ravi the link")...
 _CONTACT_VERBS = {
@@ -329,9 +332,11 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         if _is_name(following) or (_plain_name(following, words, i + 1) and not last):
             return 2, f"{_capitalised(word)} {_capitalised(following)}"
     if low in _FAMILY or (low in _FAMILY_PLURALS and raw == word):
+        if i and _someone_elses(text, words, i):
+            return 0, ""
         return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
     if word[:1].isupper():
-        length = _name_at(text, words, i)
+        length = _name_at(text, words, i, last_end)
         parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
         return length, " ".join(parts)
     if _lowercase_name_at(text, words, i, last_end):
@@ -352,6 +357,67 @@ _BEFORE_A_VERB = {
 }  # fmt: skip
 _OBJECTS = {"me", "him", "her", "us", "them", "you", "it", "be", "do"}
 _FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
+# Before a family word, someone else's relative, not the user's ("his mum", "Yusuf's dad").
+_SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
+# The first names the rules know (bench/tools/first_names.py writes the file from Faker's
+# person providers): what tells "elena" from "receipt" and "Porto" from "Bex".
+_FIRST_NAMES_FILE = Path(__file__).with_name("first_names.txt")
+# Verbs that things do as well as people ("the receipt is in the glovebox", "workaround sent",
+# "library books back"): after a word the lexicon does not know, they say nothing of a person.
+_WEAK_VERBS = {
+    "is", "isn't", "isnt", "was", "wasn't", "wasnt", "are", "were", "has", "had", "have", "can",
+    "cant", "can't", "could", "couldnt", "couldn't", "will", "wont", "won't", "would", "should",
+    "might", "must", "got", "gets", "sent", "sends", "left", "leaves", "came", "comes",
+    "coming", "goes", "went", "going", "running", "starts", "starting", "finished", "fixed",
+    "merged", "does", "did", "didn't", "didnt", "doesn't", "doesnt", "dont", "don't", "books",
+    "booked", "found", "owns", "signed", "checks", "ist", "hat", "kommt", "es", "está",
+    "tiene", "viene", "needs", "needed", "covering", "just", "also", "still", "from", "and",
+    "turns", "turned", "looks", "seems", "works", "lives",
+}  # fmt: skip
+# Words that follow a sentence's subject but are no verb ("Porto and", "Figma just").
+_NOT_VERBS = {"and", "also", "just", "still", "from"}
+# Before a capitalised word the lexicon does not know, what says it is someone ("ask Bex",
+# "w Olu", "Dr Mensah"); "ring", "call" and "email" reach firms too ("ring Octopus").
+_PERSON_BEFORE = {
+    "ask", "tell", "text", "message", "msg", "thank", "thanks", "remind", "meet", "invite",
+    "slack", "ping", "congratulate", "congrats", "cc", "dm", "whatsapp", "facetime", "hug",
+    "let", "w", "with", "con", "mit", "avec", "dr", "mr", "mrs", "ms", "miss", "mx", "prof",
+    "professor", "sir", "dame",
+}  # fmt: skip
+
+
+@cache
+def _first_names() -> dict[str, str]:
+    """The known first names, lowercase, each with its mark: "w" a name that is also an English
+    word ("will", "rose"), "r" a rare one ("reno", "levar"), "" the others. Read once."""
+    names: dict[str, str] = {}
+    for line in _FIRST_NAMES_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, _, mark = line.partition("\t")
+            names[name] = mark
+    return names
+
+
+def _known_name(word: str) -> bool:
+    """Is `word` a first name the lexicon knows, whatever its case ("Grace", "elena")?"""
+    return word.lower() in _first_names()
+
+
+def _plainly_a_name(word: str, common_too: bool = True) -> bool:
+    """Is `word` a known first name that is no English word ("elena", not "will")? Unless
+    `common_too`, not a rare one either ("reno", "levar")."""
+    mark = _first_names().get(word.lower())
+    return mark is not None and mark != "w" and (common_too or mark != "r")
+
+
+def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the family word `words[i]` someone else's relative ("his mum", "Yusuf's dad")?"""
+    before = words[i - 1].group(0)
+    if _gap(text, words, i - 1) != " ":
+        return False
+    return before.lower() in _SOMEONE_ELSES or (
+        bool(_POSSESSIVE.search(before)) and before.lower() not in {"it's", "that's", "what's"}
+    )
 
 
 def _capitalised(word: str) -> str:
@@ -385,6 +451,8 @@ def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
 def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
     raw = words[i].group(0)
     word = _POSSESSIVE.sub("", raw)
+    if word in _NAMES_AS_WORDS and _asked_about(text, words, i):
+        return True
     if not _plain_name(word, words, i):
         return False
     previous = words[i - 1].group(0).lower() if i else ""
@@ -399,7 +467,11 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         spaced_before
         and previous in _CONTACT_VERBS
         and (_starts_clause(text, words, i - 1) or before_previous in _BEFORE_A_VERB)
-        and (not following or re.search(r"[^\w\s]", after_gap) or following in _COMMON)
+        and (
+            not following
+            or re.search(r"[^\w\s]", after_gap)
+            or _POSSESSIVE.sub("", following) in _COMMON
+        )
     ):
         return True
     if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
@@ -430,7 +502,42 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         return True
     if last_end == i - 1 and previous in _CONJUNCTIONS and spaced_before:
         return True
-    return _starts_clause(text, words, i) and _subject_of_a_verb(text, words, i)
+    if _starts_clause(text, words, i) and _subject_of_a_verb(
+        text, words, i, only_a_persons=not _plainly_a_name(word)
+    ):
+        return True
+    # A first name the lexicon knows well ("elena interview tues", "gary back tues 3rd", "el
+    # pasaporte de dani") stands for a person wherever no article, place word, number or
+    # thing says otherwise ("the reno", "10 min walk", "burton rd"); short ones ("na", "om")
+    # are too often another language's words.
+    return (
+        len(word) > 3
+        and _plainly_a_name(word, common_too=False)
+        and not (spaced_before and previous in _BEFORE_A_THING)
+        and not (i and words[i - 1].group(0)[:1].isdigit())
+        and not re.search(r"\d\s*$", text[: words[i].start()])
+        and following.removesuffix("s") not in _THINGS
+    )
+
+
+# First names that are also words a capture uses all the time ("will", "may", "bill"):
+# written in lowercase, a person only when someone is asked or told about something.
+_NAMES_AS_WORDS = {"will", "bill", "may"}
+
+
+def _asked_about(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` the one a clause's contact verb reaches, before "about"/"re" or where
+    the clause ends ("ask will about the van", "ring bill re the lease", "text may.")?"""
+    if i == 0 or words[i - 1].group(0).lower() not in _CONTACT_VERBS:
+        return False
+    if not _starts_clause(text, words, i - 1) or _gap(text, words, i - 1) != " ":
+        return False
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    return (
+        not following
+        or following in {"about", "re"}
+        or bool(_CLAUSE_BREAK.search(_gap(text, words, i)))
+    )
 
 
 def _starts_clause(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -441,18 +548,23 @@ def _starts_clause(text: str, words: list[re.Match[str]], i: int) -> bool:
     return words[i - 1].group(0).lower() in _CLAUSE_WORDS
 
 
-def _subject_of_a_verb(text: str, words: list[re.Match[str]], i: int) -> bool:
+def _subject_of_a_verb(
+    text: str, words: list[re.Match[str]], i: int, only_a_persons: bool = False
+) -> bool:
     """Is `words[i]` followed by a verb a person does ("ravi says", "hana to send", "cormac
-    and shauna are", "ravi on it")?"""
+    and shauna are", "ravi on it")? With `only_a_persons`, a verb only a person does ("bex
+    says", not "receipt is" or "offer to elena")."""
     j = i + 1
     if j >= len(words):
         return False
-    # "X and Y are", "X + Y on call": look past the partner.
+    # "X and Y are", "X + Y on call": look past the partner (a known name says both are).
     if _gap(text, words, i).strip() in {"+", "&"} and j + 1 < len(words):
+        only_a_persons = only_a_persons and not _plainly_a_name(words[j].group(0))
         j += 1
     elif words[j].group(0).lower() in _CONJUNCTIONS and j + 1 < len(words):
         if words[j + 1].group(0).lower() in {"me", "i"}:  # "jürgen and me on the call"
             return True
+        only_a_persons = only_a_persons and not _plainly_a_name(words[j + 1].group(0))
         j += 2
     elif _gap(text, words, i).strip() == "," and j + 2 < len(words):
         # "elena, tobi and kemi for the role": a list of names at a clause's start.
@@ -467,9 +579,13 @@ def _subject_of_a_verb(text: str, words: list[re.Match[str]], i: int) -> bool:
     following = words[j].group(0).lower()
     after = words[j + 1].group(0).lower() if j + 1 < len(words) else ""
     word = words[i].group(0).lower()
+    if only_a_persons and following in _WEAK_VERBS:
+        return False
     if following in _SUBJECT_VERBS:
         # "meetings had", "clocks are": a plural noun, not a name ("jonas says").
         return j > i + 1 or not word.endswith("s") or following in _SINGULAR_VERBS
+    if only_a_persons:
+        return False
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
     return following == "on" and after in {"it", "call", "leave", "holiday"}
@@ -485,7 +601,7 @@ def _ends_a_phrase(text: str, words: list[re.Match[str]], i: int) -> bool:
     return following in _BEFORE_A_TIME and (after in _TIME_WORDS or after[:1].isdigit())
 
 
-def _name_at(text: str, words: list[re.Match[str]], i: int) -> int:
+def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -> int:
     """How many capitalised words starting at `words[i]` make one person's name (0: none)."""
     raw = words[i].group(0)
     word = _POSSESSIVE.sub("", raw)
@@ -530,8 +646,15 @@ def _name_at(text: str, words: list[re.Match[str]], i: int) -> int:
         and _gap(text, words, i) == " "
     ):
         return 0  # "Kestrel app", "Octopus app"
+    if (
+        length == 1
+        and not possessive
+        and not _known_name(word)
+        and not _said_of_a_person(text, words, i, last_end)
+    ):
+        return 0  # "before Porto", "your actual Tesco", "hana's Figma prototype"
     starts_sentence = i == 0 or bool(_SENTENCE_END.search(text[: words[i].start()]))
-    if starts_sentence and length == 1 and not possessive:
+    if starts_sentence and length == 1 and not possessive and not _plainly_a_name(word):
         following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
         gap = text[words[i].end() : words[i + 1].start()] if i + 1 < len(words) else ""
         # "Kwame, Ana and ..." or "Ravi is": a person; "Lunch w/ Fatima": the capture's noun.
@@ -545,6 +668,40 @@ def _name_at(text: str, words: list[re.Match[str]], i: int) -> int:
         ):
             return 0
     return length
+
+
+_A_PERSONS_VERBS = (_SUBJECT_VERBS | _AFTER_A_SUBJECT) - _NOT_VERBS
+_BEFORE_A_THING = _DETERMINERS | _ARTICLES | _PLACE_WORDS
+
+
+def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
+    """Does the sentence say that a capitalised word the lexicon does not know, `words[i]`, is
+    someone: a title or a word said to people before it ("Dr Mensah", "ask Bex", "w Olu"), a
+    verb only a person does after it ("Bex says", "Sunita doesn't"), a name before or after it
+    in a list ("Ravi + Bex")?"""
+    previous = words[i - 1].group(0).lower() if i else ""
+    before_previous = words[i - 2].group(0).lower() if i > 1 else ""
+    if previous in _PERSON_BEFORE or (previous == "to" and before_previous in _GIVEN):
+        return True
+    if previous == "from" and before_previous in _FROM_A_PERSON:
+        return True
+    gap_before = _gap(text, words, i - 1).strip() if i else ""
+    if last_end == i and gap_before in {"+", "&", ","}:
+        return True
+    if last_end == i - 1 and previous in _CONJUNCTIONS:
+        return True
+    j = i + 1
+    if j < len(words):
+        following = words[j].group(0).lower()
+        if following in _A_PERSONS_VERBS:
+            return True
+        # "Bex and Ravi", "Bex + Ravi": a list with a known name.
+        partner = words[j + 1].group(0) if j + 1 < len(words) else ""
+        if following in _CONJUNCTIONS and (_known_name(partner) or partner.lower() in _FAMILY):
+            return True
+        if _gap(text, words, i).strip() in {"+", "&"} and _known_name(following):
+            return True
+    return False
 
 
 def _is_name(word: str) -> bool:

@@ -1,0 +1,102 @@
+"""Issue 40: the people rules know first names (shared/domain/first_names.txt, generated from
+Faker's person providers): a lowercase known name is a person where nothing says it is a
+thing, and a capitalised word no one is named is a person only where the sentence says so."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from shared.domain.details import _first_names, people_in
+
+LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt"
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # Lowercase first names the lexicon knows, where no verb or contact word says so.
+        ("nadia interview moved to fri", ["Nadia"]),
+        ("boiler fixed, stefan back weds for the radiators", ["Stefan"]),
+        ("comprar el regalo de marisol antes del sábado", ["Marisol"]),
+        ("marek is off sick", ["Marek"]),  # a verb things do too, after a known name
+        ("tobias can't make weds", ["Tobias"]),
+        ("20 min call w priyanka", ["Priyanka"]),  # "min" after a number is no one
+        ("the parcel went to florence road", []),  # a known name that is a road's
+        # First names that are everyday words: in lowercase only where someone is reached.
+        ("will send the deck tmrw", []),
+        ("grant application due fri", []),
+        ("mark the invoices as paid", []),
+        ("Hope the venue is ok", []),
+        ("ask will about the van", ["Will"]),
+        ("ring bill re the lease", ["Bill"]),
+        ("pay the bill by fri", []),
+        ("rose's birthday sat", ["Rose"]),
+        ("lunch w jack tmrw", ["Jack"]),
+        # Capitalised words no one is named: firms, brands, places, products.
+        ("order more filament from Prusa", []),
+        ("cancel the Netflix trial before fri", []),
+        ("ring Vodafone about the bill", []),  # firms are rung too
+        ("paid Octopus the deposit", []),
+        ("compare Ocado and Tesco slots", []),
+        ("bought a Dyson for the flat", []),
+        ("Figma file for the kitchen plan", []),
+        ("trip to Lisbon: book the Alfama flat", []),
+        # ... but unknown names the sentence says are someone's.
+        ("Dr Okafor moved my appointment", ["Okafor"]),
+        ("Bex says the venue is booked", ["Bex"]),
+        ("bex says the venue is booked", ["Bex"]),
+        ("lunch w Olu thurs", ["Olu"]),
+        ("Wen and Ravi are on call", ["Wen", "Ravi"]),
+        ("stefan + Bex on it", ["Stefan", "Bex"]),
+        ("email Zubin Mistry the contract", ["Zubin Mistry"]),  # a full name, whole
+        ("Grandma Rose turns 90", ["Grandma Rose"]),
+        # A lowercase word the lexicon does not know, before a verb things do too: no one.
+        ("receipt is in the drawer", []),
+        ("patch sent, waiting on review", []),
+        # Someone else's relative is not the user's Mum or Dad.
+        ("Nadia's dad is in hospital", ["Nadia"]),
+        ("his mum called twice", []),
+        ("my dad's birthday sat", ["Dad"]),
+        ("ring mum tonight", ["Mum"]),
+    ],
+)
+def test_people_with_the_lexicon(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
+
+
+def test_the_unknown_names_above_are_unknown() -> None:
+    """The cases above that test a cue test it: the lexicon does not know these words."""
+    names = _first_names()
+    for word in ("bex", "olu", "wen", "zubin", "okafor", "prusa", "octopus", "figma", "tesco"):
+        assert word not in names
+    assert names["will"] == "w" and names["rose"] == "w"  # everyday words too
+    assert names["nadia"] == "" and names["marek"] == ""
+
+
+def test_the_lexicon_file_says_where_it_comes_from_and_stays_small() -> None:
+    text = LEXICON.read_text(encoding="utf-8")
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    assert any("Faker" in line and "MIT License" in line for line in header)
+    assert any("bench/tools/first_names.py" in line for line in header)
+    assert len(text.encode("utf-8")) < 200_000
+    entries = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert len(entries) > 20_000
+    for line in entries:
+        name, _, mark = line.partition("\t")
+        assert name == name.lower() and " " not in name and mark in {"", "w", "r"}
+
+
+def test_the_rules_need_no_faker_at_run_time() -> None:
+    """The app reads the generated file; Faker is a tool's dependency only."""
+    code = (
+        "import sys; sys.modules['faker'] = None\n"
+        "from shared.domain.details import people_in\n"
+        "print(people_in('ask elena about the deck'))"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "['Elena']"
