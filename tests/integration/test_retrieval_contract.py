@@ -279,6 +279,27 @@ async def test_a_capture_id_in_two_partitions_answers_each_its_own(
         assert near.user_id == other
 
 
+async def test_the_stand_in_lets_the_least_recently_searched_user_go(
+    cosmos: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stand-in holds at most LOCAL_USERS users' captures; one let go is read again."""
+    from shared import bootstrap
+    from shared.adapters import search as module
+
+    monkeypatch.setattr(module, "LOCAL_USERS", 1)
+    subject = OnCosmos()
+    first, second = f"retrieval-{new_id()}", f"retrieval-{new_id()}"
+    mine = await stored(subject, first, "cycling to work", COMMUTE, 1)
+    theirs = await stored(subject, second, "cycling to the lake", COMMUTE, 2)
+    try:
+        for user, item in ((first, mine), (second, theirs), (first, mine)):
+            found = await subject.search.hybrid(user, ["cycling"], "cycling", COMMUTE, 5)
+            assert [i.id for i in found.items] == [item.id]
+            assert list(subject.search._users) == [user]  # type: ignore[attr-defined]
+    finally:
+        await bootstrap.reset()
+
+
 async def test_the_vector_is_stored_and_read_back_never_sent(subject: Subject, user: str) -> None:
     item = await stored(subject, user, "cycling to work", COMMUTE, 1)
     read = await subject.repo.get(user, item.id)
