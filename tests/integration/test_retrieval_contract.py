@@ -226,6 +226,7 @@ ODD_TEXTS = [
 ODD_TERMS = [
     "i̇stanbul", "istanbul", "k\u0131rm\u0131z\u0131", "kirmizi", "große", "strasse", "straße",
     "σοφος", "σοφοσ", "file", "ﬁle", "café", "naïve", "🚲", "ǆungla", "ǆ", "later", "voice", "t",
+    "", "a\x00b",  # matched field by field: every capture with a field, and none
 ]  # fmt: skip
 
 
@@ -249,8 +250,8 @@ async def test_words_match_as_the_servers_lowercased_contains(subject: Subject, 
         assert {i.id for i in by_words.items} == {i.id for i in by_store.items}, term
         matches[term] = len(by_words.items)
     # Lowercasing, not folding: "STRASSE" is "strasse", "ΣΟΦΟΣ" ends in a final sigma.
-    counts = [matches[t] for t in ("straße", "große", "σοφος", "σοφοσ", "🚲", "t")]
-    assert counts == [1, 1, 1, 0, 1, 5]
+    counts = [matches[t] for t in ("straße", "große", "σοφος", "σοφοσ", "🚲", "t", "", "a\x00b")]
+    assert counts == [1, 1, 1, 0, 1, 5, 6, 0]
 
     # The three oldest score best ("tile" thrice) but are not among the newest matches.
     many = [
