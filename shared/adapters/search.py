@@ -4,14 +4,15 @@ the index (COSMOS_FULL_TEXT, set by infra/), else CONTAINS over lowercased field
 local server also runs, newest matches first (the service scores them). By words and meaning
 (`hybrid`, `nearest`), two engines behind the one port (SEARCH_ENGINE): Cosmos DB's own, one
 `ORDER BY RANK RRF(VectorDistance, FullTextScore)` query (`CosmosCaptureSearch`), and a
-stand-in for the local server, which runs neither function (`LocalHybridSearch`: numpy over
-the user's vectors, kept in the process and brought up to date by `_ts` on every call, and the
-CONTAINS match, fused by domain/retrieval.rrf)."""
+stand-in for the local server, which runs neither function (`LocalHybridSearch`: the user's
+captures held in the process with their vectors, brought up to date on every call by `_ts` and
+a count, the CONTAINS rule and numpy's cosine run over them, fused by domain/retrieval.rrf)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -182,32 +183,157 @@ class CosmosCaptureSearch(CosmosStore):
 
 # -- the local stand-in ----------------------------------------------------------------------
 
-# How many users' vectors one process keeps (about 1.5 MB a thousand captures at 384
-# dimensions); the least recently searched is dropped first.
+# How many users' captures one process holds: at most LOCAL_USERS, and beyond LOCAL_CAPTURES
+# in all the least recently searched are let go (the one searching is kept). A capture held is
+# some 8 KB (its item 3.6 KB, its 384-dimension vector 1.5 KB, its words lowercased): 10,000
+# about 75 MB (`python -m bench.search_profile`).
 LOCAL_USERS = 16
+LOCAL_CAPTURES = 30_000
+# Between the fields of the held words: no query term holds it (one that does is matched field
+# by field), so a term found in the joined words lies within one field.
+SEPARATOR = "\x00"
+
+
+def _written_query(user_id: str, since: int) -> tuple[str, Parameters]:
+    """Which captures were written since `since` (`_ts`, seconds), by id and ETag: `>=`, the
+    last second is looked at again, for what came within it after the last look."""
+    query = "SELECT c.id, c._etag, c._ts FROM c WHERE c.userId = @user AND c._ts >= @since"
+    return query, [{"name": "@user", "value": user_id}, {"name": "@since", "value": since}]
+
+
+def _docs_query(user_id: str, *, since: int, ids: list[str] | None) -> tuple[str, Parameters]:
+    """The captures of `ids` (else every one written since `since`), whole: the held copy is
+    what search answers with."""
+    chosen = "ARRAY_CONTAINS(@ids, c.id)" if ids is not None else "c._ts >= @since"
+    query = f"SELECT {PROJECTION}, c.embedding, c._ts FROM c WHERE c.userId = @user AND {chosen}"
+    parameters: Parameters = [{"name": "@user", "value": user_id}]
+    if ids is not None:
+        return query, [*parameters, {"name": "@ids", "value": ids}]
+    return query, [*parameters, {"name": "@since", "value": since}]
+
+
+def _count_query(user_id: str) -> tuple[str, Parameters]:
+    """How many documents the user has, tombstones too: a removed one writes nothing for `_ts`
+    to find, so the count of those taken is checked against it. (No status filter: the local
+    server's `!=` costs more than the count itself.)"""
+    query = "SELECT VALUE COUNT(1) FROM c WHERE c.userId = @user"
+    return query, [{"name": "@user", "value": user_id}]
+
+
+def _ids_query(user_id: str) -> tuple[str, Parameters]:
+    query = "SELECT VALUE c.id FROM c WHERE c.userId = @user"
+    return query, [{"name": "@user", "value": user_id}]
+
+
+def _words_of(item: InboxItem) -> list[str]:
+    """The fields the words are matched in, lowercased as the local server's LOWER does."""
+    fields = [item.text, item.title, *(c.text for c in item.clarifications)]
+    return [f.lower() for f in fields if f is not None]
 
 
 @dataclass
-class _UserVectors:
-    """One user's vectors as the stand-in holds them, and up to which `_ts` they are known."""
+class _Built:
+    """What a search reads, built from `_Held` when first needed after a change."""
+
+    newest: list[InboxItem]  # every held capture, newest first (ORDER BY c.createdAt DESC)
+    words: str  # their words (`_words_of`), in that order, each field ended by SEPARATOR
+    starts: list[int]  # where each one's words start in `words`, and `len(words)` last
+    ids: list[str]  # the rows of `matrix`
+    matrix: np.ndarray  # their vectors (unit length), float32
+    filed: np.ndarray  # whether each row's capture is filed (FILED_STATUSES)
+
+
+@dataclass
+class _Held:
+    """One user's captures as the stand-in holds them: every one not tombstoned, as stored but
+    for its vector (held apart, float32), and up to which `_ts` they are known."""
 
     since: int = 0
-    vectors: dict[str, tuple[list[float], bool]] = field(default_factory=dict)  # id: (v, filed)
+    items: dict[str, InboxItem] = field(default_factory=dict)
+    words: dict[str, str] = field(default_factory=dict)  # id: its fields joined, SEPARATOR-ended
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    # Every document taken (held, unreadable, tombstoned): its ETag.
+    etags: dict[str, str | None] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    # Built from `vectors` when first needed after a change.
-    ids: list[str] = field(default_factory=list)
-    matrix: np.ndarray | None = None
-    filed: np.ndarray | None = None
+    built: _Built | None = None
+
+    def take(self, doc: dict) -> None:
+        """One document written since the last look: held, replaced, or let go (tombstoned)."""
+        import numpy as np
+
+        id_ = str(doc.get("id"))
+        self.since = max(self.since, int(doc.get("_ts", 0)))
+        if id_ in self.etags and self.etags[id_] == doc.get("_etag"):
+            return  # read again (all that was written since, after a backfill), unchanged
+        vector = doc.pop("embedding", None)
+        self.forget(id_)
+        self.etags[id_] = doc.get("_etag")
+        if doc.get("status") == Status.DELETING.value:
+            return
+        try:
+            item = InboxItem.model_validate(doc)
+        except ValidationError:
+            log.warning("inbox item %r cannot be read; left out", id_)
+            return
+        self.items[id_] = item
+        self.words[id_] = "".join(f + SEPARATOR for f in _words_of(item))
+        if isinstance(vector, list) and vector:
+            self.vectors[id_] = np.asarray(vector, dtype=np.float32)
+
+    def forget(self, id_: str) -> None:
+        self.items.pop(id_, None)
+        self.words.pop(id_, None)
+        self.vectors.pop(id_, None)
+        self.etags.pop(id_, None)
+        self.built = None
+
+    def count(self) -> int:
+        """The documents taken: held, unreadable or tombstoned."""
+        return len(self.etags)
+
+    def build(self) -> _Built:
+        import numpy as np
+
+        if self.built is not None:
+            return self.built
+        newest = sorted(self.items.values(), key=lambda i: i.created_at, reverse=True)
+        starts, at = [], 0
+        for item in newest:
+            starts.append(at)
+            at += len(self.words[item.id])
+        starts.append(at)
+        ids = list(self.vectors)
+        if len({len(v) for v in self.vectors.values()}) > 1:
+            # Vectors of two models (a change of embedder): only the newest kind.
+            newest_kind = len(next(reversed(self.vectors.values())))
+            ids = [i for i in ids if len(self.vectors[i]) == newest_kind]
+        matrix = (
+            np.stack([self.vectors[i] for i in ids]) if ids else np.zeros((0, 0), dtype=np.float32)
+        )
+        # The rows are the vectors from now on: one copy of each held.
+        self.vectors.update(zip(ids, matrix, strict=True))
+        filed = np.array([self.items[i].status.value in FILED_STATUSES for i in ids], dtype=bool)
+        self.built = _Built(
+            newest=newest,
+            words="".join(self.words[i.id] for i in newest),
+            starts=starts,
+            ids=ids,
+            matrix=matrix,
+            filed=filed,
+        )
+        return self.built
 
 
 class LocalHybridSearch(CosmosCaptureSearch):
     """The stand-in for Cosmos DB's hybrid search, behind the same port, over the local server
-    (which runs neither VectorDistance nor FullTextScore). Words: the CONTAINS match (the
-    newest LOCAL_CANDIDATES matches) ranked by `rank_words` (services/recall.score, handed in
-    by the composition root); meaning: the cosine similarity of the user's vectors, held in
-    this process and brought up to date with one `_ts` query a call. The two rankings fused
-    by domain/retrieval.rrf (k 60) as the engine fuses them. Where the two differ:
-    docs/contract.md."""
+    (which runs neither VectorDistance nor FullTextScore). It holds each user's captures in
+    this process (the stored fields and the vector), brought up to date on every call by one
+    `_ts` query for what was written since and one count for what was removed. Words: the
+    substring match over the lowercased text, title and answers, as `contains_query` states it
+    (the newest LOCAL_CANDIDATES matches), ranked by `rank_words` (services/recall.score,
+    handed in by the composition root); meaning: the cosine similarity of the user's vectors
+    (numpy). The two rankings fused by domain/retrieval.rrf (k 60) as the engine fuses them.
+    Where the two differ: docs/contract.md."""
 
     def __init__(
         self,
@@ -218,119 +344,115 @@ class LocalHybridSearch(CosmosCaptureSearch):
     ) -> None:
         super().__init__(database, full_text=False, timeout_s=timeout_s)
         self._rank_words = rank_words
-        self._users: OrderedDict[str, _UserVectors] = OrderedDict()
+        self._users: OrderedDict[str, _Held] = OrderedDict()
 
     async def hybrid(
         self, user_id: str, terms: list[str], q: str, vector: list[float], limit: int
     ) -> Found:
-        query, parameters = contains_query(user_id, terms, max(limit, LOCAL_CANDIDATES))
-        words, held = await asyncio.gather(
-            self._query(INBOX, user_id, query, parameters), self._vectors(user_id)
-        )
-        by_words = self._rank_words(_items(words), terms, q)
-        nearest = _nearest(held, vector, max(limit, LOCAL_CANDIDATES), filed_only=False)
+        held = await self._current(user_id)
+        built = held.build()
+        candidates = _matching(built, terms, max(limit, LOCAL_CANDIDATES))
+        by_words = self._rank_words(candidates, terms, q)
+        nearest = _nearest(built, vector, max(limit, LOCAL_CANDIDATES), filed_only=False)
         by_meaning = [id_ for id_, _ in nearest]
         fused = [id_ for id_, _ in rrf([[i.id for i in by_words], by_meaning])][:limit]
-        known = {i.id: i for i in by_words}
-        items = await self._fetch(user_id, fused, known)
-        return Found(
-            items=[i for i in items if not i.is_deleted], ranked=True, similarity=dict(nearest)
-        )
+        items = [held.items[i] for i in fused if i in held.items]
+        return Found(items=items, ranked=True, similarity=dict(nearest))
 
     async def nearest(
         self, user_id: str, vector: list[float], limit: int, *, excluding: str
     ) -> Found:
-        held = await self._vectors(user_id)
-        # A few more than asked: one moved out of its bucket or removed since is left out.
-        near = _nearest(held, vector, limit + 8, filed_only=True)
-        ids = [i for i, _ in near if i != excluding]
-        items = await self._fetch(user_id, ids, {})
-        filed = [i for i in items if i.status.value in FILED_STATUSES][:limit]
-        return Found(items=filed, ranked=True, similarity=dict(near))
+        held = await self._current(user_id)
+        near = _nearest(held.build(), vector, limit + 1, filed_only=True)
+        near = [(i, s) for i, s in near if i != excluding][:limit]
+        items = [held.items[i] for i, _ in near if i in held.items]
+        return Found(items=items, ranked=True, similarity=dict(near))
 
-    async def _fetch(
-        self, user_id: str, ids: list[str], known: dict[str, InboxItem]
-    ) -> list[InboxItem]:
-        """The items of `ids` in that order: from `known`, else read in one query (a point read
-        each cost the local server more: twenty requests for one search); one gone since is
-        left out."""
-        missing = [i for i in ids if i not in known]
-        if missing:
-            query = (
-                f"SELECT {PROJECTION} FROM c WHERE c.userId = @user AND ARRAY_CONTAINS(@ids, c.id)"
-            )
-            parameters: Parameters = [
-                {"name": "@user", "value": user_id},
-                {"name": "@ids", "value": missing},
-            ]
-            for item in _items(await self._query(INBOX, user_id, query, parameters)):
-                known[item.id] = item
-        return [known[i] for i in ids if i in known]
-
-    async def _vectors(self, user_id: str) -> _UserVectors:
+    async def _current(self, user_id: str) -> _Held:
+        """The user's held captures brought up to date: what was written since the last look
+        (`_ts`: ids and ETags, then whatever changed, whole), and, where the count of the
+        user's documents is not the count of those taken, what was removed since (the ids
+        listed, and those gone let go). Every stored document is taken or was written since,
+        so one taken and gone since makes the counts differ; the count and the `_ts` query
+        run together, and a removal racing them is seen by the next call."""
         held = self._users.get(user_id)
         if held is None:
-            held = self._users[user_id] = _UserVectors()
-            while len(self._users) > LOCAL_USERS:
-                self._users.popitem(last=False)
+            held = self._users[user_id] = _Held()
         self._users.move_to_end(user_id)
         async with held.lock:
-            query = (
-                "SELECT c.id, c.embedding, c.status, c._ts FROM c "
-                "WHERE c.userId = @user AND c._ts >= @since"
-            )
-            parameters: Parameters = [
-                {"name": "@user", "value": user_id},
-                {"name": "@since", "value": held.since},
-            ]
-            changed = await self._query(INBOX, user_id, query, parameters)
+            if held.since == 0:  # the first look: every capture
+                changed, counted = await asyncio.gather(
+                    self._query(INBOX, user_id, *_docs_query(user_id, since=0, ids=None)),
+                    self._query(INBOX, user_id, *_count_query(user_id)),
+                )
+            else:
+                written, counted = await asyncio.gather(
+                    self._query(INBOX, user_id, *_written_query(user_id, held.since)),
+                    self._query(INBOX, user_id, *_count_query(user_id)),
+                )
+                stale = [str(w["id"]) for w in written if held.etags.get(w["id"]) != w["_etag"]]
+                # Many (a backfill, an import): all that was written since, in one read.
+                ids = stale if len(stale) <= LOCAL_CANDIDATES else None
+                query = _docs_query(user_id, since=held.since, ids=ids)
+                changed = await self._query(INBOX, user_id, *query) if stale else []
+                held.since = max([held.since, *(int(w.get("_ts", 0)) for w in written)])
             for doc in changed:
-                vector = doc.get("embedding")
-                if doc.get("status") == Status.DELETING.value or not isinstance(vector, list):
-                    if held.vectors.pop(doc["id"], None) is not None:
-                        held.matrix = None
-                    continue
-                entry = (vector, doc.get("status") in FILED_STATUSES)
-                if held.vectors.get(doc["id"]) != entry:
-                    held.vectors[doc["id"]] = entry
-                    held.matrix = None
-                # Seconds: the last second is read again next time, for what came within it.
-                held.since = max(held.since, int(doc.get("_ts", 0)))
-            if held.matrix is None:
-                _build(held)
+                held.take(doc)
+            if counted != [held.count()]:
+                listed = set(await self._query(INBOX, user_id, *_ids_query(user_id)))
+                # One written since the `_ts` query is read by the next one.
+                for id_ in list(held.etags):
+                    if id_ not in listed:
+                        held.forget(id_)
+            held.build()
+        self._let_go(keeping=user_id)
         return held
 
+    def _let_go(self, keeping: str) -> None:
+        """The least recently searched users first, beyond LOCAL_USERS or LOCAL_CAPTURES."""
+        while len(self._users) > 1 and (
+            len(self._users) > LOCAL_USERS
+            or sum(h.count() for h in self._users.values()) > LOCAL_CAPTURES
+        ):
+            oldest = next(iter(self._users))
+            if oldest == keeping:
+                break
+            del self._users[oldest]
 
-def _build(held: _UserVectors) -> None:
-    import numpy as np
 
-    held.ids = list(held.vectors)
-    dims = {len(v) for v, _ in held.vectors.values()}
-    if len(dims) > 1:  # vectors of two models (a change of embedder): only the newest kind
-        newest = len(next(reversed(held.vectors.values()))[0])
-        held.ids = [i for i in held.ids if len(held.vectors[i][0]) == newest]
-    held.matrix = (
-        np.array([held.vectors[i][0] for i in held.ids], dtype=np.float32)
-        if held.ids
-        else np.zeros((0, 0), dtype=np.float32)
-    )
-    held.filed = np.array([held.vectors[i][1] for i in held.ids], dtype=bool)
+def _matching(built: _Built, terms: list[str], limit: int) -> list[InboxItem]:
+    """The newest `limit` held captures whose lowercased text, title or an answer contains any
+    of `terms` (contains_query's rule, run in this process)."""
+    found: set[int] = set()
+    words, starts = built.words, built.starts
+    for term in terms:
+        if not term or SEPARATOR in term:
+            found.update(
+                n for n, item in enumerate(built.newest) if any(term in f for f in _words_of(item))
+            )
+            continue
+        at = words.find(term)
+        while at >= 0:
+            n = bisect_right(starts, at) - 1
+            found.add(n)
+            at = words.find(term, starts[n + 1])
+    return [built.newest[n] for n in sorted(found)[:limit]]
 
 
 def _nearest(
-    held: _UserVectors, vector: list[float], limit: int, *, filed_only: bool
+    built: _Built, vector: list[float], limit: int, *, filed_only: bool
 ) -> list[tuple[str, float]]:
     """The ids of the `limit` vectors nearest `vector` and their cosine similarity (the stored
     vectors are unit length), nearest first."""
     import numpy as np
 
-    matrix, filed = held.matrix, held.filed
-    if matrix is None or filed is None or not held.ids or matrix.shape[1] != len(vector):
+    matrix, ids = built.matrix, built.ids
+    if not ids or matrix.shape[1] != len(vector):
         return []
     similarity = matrix @ np.asarray(vector, dtype=np.float32)
     if filed_only:
-        similarity = np.where(filed, similarity, -np.inf)
-    count = min(limit, len(held.ids))
+        similarity = np.where(built.filed, similarity, -np.inf)
+    count = min(limit, len(ids))
     top = np.argpartition(-similarity, count - 1)[:count]
     top = top[np.argsort(-similarity[top], kind="stable")]
-    return [(held.ids[i], float(similarity[i])) for i in top if np.isfinite(similarity[i])]
+    return [(ids[i], float(similarity[i])) for i in top if np.isfinite(similarity[i])]

@@ -184,6 +184,123 @@ async def test_a_vector_changed_or_deleted_is_seen_at_once(subject: Subject, use
     assert [i.id for i in gone.items] == [other.id]
 
 
+async def test_an_edit_or_a_removal_is_seen_by_the_next_search(subject: Subject, user: str) -> None:
+    """The stand-in holds the captures in the process: each search brings them up to date
+    (an edit's new words and title, a removal that wrote nothing since, one removed and one
+    added between two searches)."""
+    tiles = await stored(subject, user, "kitchen tiles from Marco", GARDEN, 1)
+    other = await stored(subject, user, "garden fence", MUSIC, 2)
+    assert [i.id for i in (await subject.search.hybrid(user, ["marco"], "marco", ERRAND, 5)).items][
+        :1
+    ] == [tiles.id]
+
+    edited = tiles.model_copy(update={"text": "kitchen tiles from Kuba", "title": "Tiler Kuba"})
+    edited = await subject.repo.save(edited)
+    by_new = await subject.search.hybrid(user, ["kuba"], "kuba", ERRAND, 5)
+    [hit] = [i for i in by_new.items if i.id == tiles.id]
+    assert (hit.text, hit.title) == ("kitchen tiles from Kuba", "Tiler Kuba")
+    by_old = await subject.search.hybrid(user, ["marco"], "marco", MUSIC, 1)
+    assert [i.id for i in by_old.items] == [other.id]  # by meaning alone: no word matches
+
+    await subject.repo.remove(user, tiles.id)
+    gone = await subject.search.hybrid(user, ["kitchen"], "kitchen", GARDEN, 5)
+    assert [i.id for i in gone.items] == [other.id]
+
+    # One removed and one added between two searches: the count alone would not tell.
+    await subject.repo.remove(user, other.id)
+    added = await stored(subject, user, "garden shed", MUSIC, 3)
+    now = await subject.search.hybrid(user, ["garden"], "garden", MUSIC, 5)
+    assert [i.id for i in now.items] == [added.id]
+    near = await subject.search.nearest(user, MUSIC, 5, excluding="x")
+    assert [i.id for i in near.items] == [added.id]
+
+
+ODD_TEXTS = [
+    ("İstanbul trip in May", "Travel", None),
+    ("KIRMIZI kap\u0131", None, None),
+    ("Große STRASSE party", "ΣΟΦΟΣ notes", None),
+    ("a ﬁle for the ﬂat", None, "the café, naïve"),
+    ("🚲 ride to the Ǆungla", "ǅ title", None),
+    (None, "A voice note still untranscribed", "a LATER answer: Straße"),
+]
+ODD_TERMS = [
+    "i̇stanbul", "istanbul", "k\u0131rm\u0131z\u0131", "kirmizi", "große", "strasse", "straße",
+    "σοφος", "σοφοσ", "file", "ﬁle", "café", "naïve", "🚲", "ǆungla", "ǆ", "later", "voice", "t",
+    "", "a\x00b",  # matched field by field: every capture with a field, and none
+]  # fmt: skip
+
+
+async def test_words_match_as_the_servers_lowercased_contains(subject: Subject, user: str) -> None:
+    """The stand-in matches words in the process: the same captures as `search` (the local
+    server's CONTAINS over LOWER of the text, title and answers), odd Unicode included, and
+    the newest LOCAL_CANDIDATES of them."""
+    from shared.adapters.search import LOCAL_CANDIDATES
+    from shared.domain.capture import Clarification
+
+    for n, (text, title, answer) in enumerate(ODD_TEXTS):
+        answers = [Clarification(run_id=f"r{n}", text=answer)] if answer else []
+        item = text_item(
+            text, user_id=user, title=title, clarifications=answers, created_at=START
+        ).model_copy(update={"created_at": START + timedelta(seconds=n)})
+        await subject.repo.add(item)
+    matches = {}
+    for term in ODD_TERMS:
+        by_store = await subject.search.search(user, [term], 100)
+        by_words = await subject.search.hybrid(user, [term], term, QUERY, 100)
+        assert {i.id for i in by_words.items} == {i.id for i in by_store.items}, term
+        matches[term] = len(by_words.items)
+    # Lowercasing, not folding: "STRASSE" is "strasse", "ΣΟΦΟΣ" ends in a final sigma.
+    counts = [matches[t] for t in ("straße", "große", "σοφος", "σοφοσ", "🚲", "t", "", "a\x00b")]
+    assert counts == [1, 1, 1, 0, 1, 5, 6, 0]
+
+    # The three oldest score best ("tile" thrice) but are not among the newest matches.
+    many = [
+        await stored(subject, user, "tile tile tile" if n < 3 else f"tile {n}", None, 100 + n)
+        for n in range(LOCAL_CANDIDATES + 3)
+    ]
+    found = await subject.search.hybrid(user, ["tile"], "tile", QUERY, 10)
+    assert [i.id for i in found.items] == [i.id for i in reversed(many[-10:])]
+
+
+async def test_a_capture_id_in_two_partitions_answers_each_its_own(
+    subject: Subject, user: str
+) -> None:
+    other = f"other-{new_id()}"
+    mine = await stored(subject, user, "cycling to work", COMMUTE, 1)
+    twin = text_item("a playlist for the party", user_id=other, id=mine.id, status=Status.FILED)
+    twin = twin.model_copy(update={"filed_bucket": Bucket.IDEAS, "created_at": START})
+    await subject.repo.add(twin.embedded(MUSIC, "test:twin"))
+
+    for _ in range(2):  # each user's held captures, read first and then brought up to date
+        [hit] = (await subject.search.hybrid(user, ["cycling"], "cycling", COMMUTE, 5)).items
+        assert (hit.user_id, hit.text) == (user, "cycling to work")
+        [theirs] = (await subject.search.hybrid(other, ["party"], "party", MUSIC, 5)).items
+        assert (theirs.user_id, theirs.text) == (other, "a playlist for the party")
+        [near] = (await subject.search.nearest(other, COMMUTE, 5, excluding="x")).items
+        assert near.user_id == other
+
+
+async def test_the_stand_in_lets_the_least_recently_searched_user_go(
+    cosmos: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stand-in holds at most LOCAL_USERS users' captures; one let go is read again."""
+    from shared import bootstrap
+    from shared.adapters import search as module
+
+    monkeypatch.setattr(module, "LOCAL_USERS", 1)
+    subject = OnCosmos()
+    first, second = f"retrieval-{new_id()}", f"retrieval-{new_id()}"
+    mine = await stored(subject, first, "cycling to work", COMMUTE, 1)
+    theirs = await stored(subject, second, "cycling to the lake", COMMUTE, 2)
+    try:
+        for user, item in ((first, mine), (second, theirs), (first, mine)):
+            found = await subject.search.hybrid(user, ["cycling"], "cycling", COMMUTE, 5)
+            assert [i.id for i in found.items] == [item.id]
+            assert list(subject.search._users) == [user]  # type: ignore[attr-defined]
+    finally:
+        await bootstrap.reset()
+
+
 async def test_the_vector_is_stored_and_read_back_never_sent(subject: Subject, user: str) -> None:
     item = await stored(subject, user, "cycling to work", COMMUTE, 1)
     read = await subject.repo.get(user, item.id)
