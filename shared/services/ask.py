@@ -234,6 +234,7 @@ class _Source:
     due_date: date | None = None
     next_action: str | None = None
     whole: bool = True  # False: a search snippet, not the whole text
+    detailed: bool = True  # False: a search hit, without its people and dates
 
     @classmethod
     def of(cls, row: Any) -> _Source | None:
@@ -260,6 +261,7 @@ class _Source:
             # match in the title alone shows the title).
             whole=not isinstance(snippet, str)
             or not (snippet.startswith("…") or snippet.endswith("…") or snippet == title),
+            detailed="people" in row,
         )
 
     def merged(self, other: _Source) -> _Source:
@@ -276,6 +278,7 @@ class _Source:
             due_date=fuller.due_date or rest.due_date,
             next_action=fuller.next_action or rest.next_action,
             whole=fuller.whole,
+            detailed=fuller.detailed or rest.detailed,
         )
 
 
@@ -310,6 +313,7 @@ _STOP_WORDS = """a about above after again against all am an and any anyone anyt
     which while who whom whos whose why will with would you your yours d m ve thing things
     happening happen going go anything something remind one ones did didn don doesn isn wasn
     currently any again stuff sort kind think thought wrote write note notes capture captures
+    might must may ought
     said saying mentioned mention situation info details story deal everything"""
 _STOP = frozenset(_STOP_WORDS.split())
 _SHAPE_LIST = """many much often times latest last newest recent recently next due deadline when day
@@ -362,6 +366,17 @@ _MONEY_STEMS = frozenset(
 _AMOUNT = re.compile(r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid)\b", re.IGNORECASE)
 
 
+# Words for the people around us that mean the same (after stem): one term for each. A capture
+# says "next door" where a question says "neighbour" (in `_stems`).
+_SAME_PERSON = {
+    "neighbor": "neighbour", "mom": "mum", "moth": "mum", "mam": "mum", "mummy": "mum",
+    "fath": "dad", "daddy": "dad", "children": "kid", "child": "kid", "grandma": "gran",
+    "granny": "gran", "nan": "gran", "grandmoth": "gran", "grandfath": "grandpa",
+    "granddad": "grandpa", "grandad": "grandpa",
+}  # fmt: skip
+_NEXT_DOOR = re.compile(r"\bnext[\s-]door\b", re.IGNORECASE)
+
+
 def stem(word: str) -> str:
     """A word as it is matched: casefolded, accents off, a plural or -ing/-ed/-er off."""
     w = "".join(
@@ -377,7 +392,7 @@ def stem(word: str) -> str:
             break
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
-    return w
+    return _SAME_PERSON.get(w, w)
 
 
 def _bare(word: str) -> str:
@@ -495,6 +510,8 @@ def _stems(text: str) -> set[str]:
     found = {stem(w) for w in _words(text)}
     if found & _MONEY_STEMS or _AMOUNT.search(text):
         found.add(MONEY)
+    if _NEXT_DOOR.search(text):
+        found.add("neighbour")
     return found
 
 
@@ -598,18 +615,28 @@ async def _offline_answer(
         ahead["due_before"] = (today + timedelta(days=NEXT_DAYS)).isoformat()
         async for step in run.call("list_bucket", ahead):
             yield step
+    # The best hits search showed only in part are read whole before they are weighed: what
+    # answers may be outside the snippet ("Mme Ouellet next door … her shopping").
+    for source in [s for s in run.seen.values() if not s.whole][:MAX_READ_WHOLE]:
+        async for step in run.call("get_capture", {"captureId": source.id}):
+            yield step
     chosen = _choose(asked, run, listed, today)
     if not chosen and asked.words:
         chosen = await _nearest_in_meaning(question, asked, run)
-    # A capture seen only as a snippet is read whole before it is quoted.
+    # What the answer rests on is read whole, and with its details (who it was filed with,
+    # its date) where the answer tells them.
+    details = asked.who or asked.shape in ("due", "when", "next")
     for source in chosen:
-        if not source.whole:
+        if not source.whole or (details and not source.detailed):
             async for step in run.call("get_capture", {"captureId": source.id}):
                 yield step
     chosen = [run.seen[s.id] for s in chosen]
     async for said in _tell(compose(asked, chosen, listed)):
         yield said
 
+
+# How many of the best hits search showed in part are read whole before choosing.
+MAX_READ_WHOLE = 6
 
 # How far ahead "what's the next …?" looks for an open Admin item with a date.
 NEXT_DAYS = 45
@@ -618,7 +645,8 @@ NEXT_DAYS = 45
 # texts are unrelated) a capture found by meaning must be to answer: on its own (MEANING_MARGIN),
 # or holding more than half of the question's words that any capture found holds, the rest
 # said otherwise (PARAPHRASE_MARGIN: "where will my sister be working?" for "my sister got
-# the job at …"). Measured with MiniLM on the tuning parts of bench/data/ask_questions.jsonl
+# the job at …"; and only where at most half of its own words are in no capture found).
+# Measured with MiniLM on the tuning parts of bench/data/ask_questions.jsonl
 # and ask2_questions.jsonl: the best capture of a question with nothing to find at 0.18-0.33
 # (0.51 for another thing of the person it names, which the words rule out), the expected
 # capture of a question 0.34-0.87.
@@ -647,6 +675,10 @@ async def _nearest_in_meaning(question: Question, asked: _Asked, run: _Run) -> l
         for t, w in specificity(asked, everything).items()
         if any(t in _have(s) for s in everything)
     }
+    # A paraphrase is believed only where most of the question's own words are in the
+    # captures: "the wifi password at the chalet" is not "the chalet attic".
+    own = _own_terms(asked)
+    paraphrase = 2 * len([t for t in own if t not in known]) <= len(own)
     said = question.text
     if asked.referents or any(w < 1.0 for w in asked.terms.values()):
         earlier = [t.content or "" for t in question.earlier if t.role == "user"]
@@ -660,7 +692,7 @@ async def _nearest_in_meaning(question: Question, asked: _Asked, run: _Run) -> l
     near = []
     for vector, source in zip(theirs, found, strict=True):
         similarity = sum(a * b for a, b in zip(mine, vector, strict=True))
-        holds = bool(known) and coverage(known, source) > RELEVANT
+        holds = paraphrase and bool(known) and coverage(known, source) > RELEVANT
         alone = not anchor and similarity >= floor + MEANING_MARGIN
         if alone or (holds and similarity >= floor + PARAPHRASE_MARGIN):
             near.append((similarity, source))
@@ -788,8 +820,10 @@ def compose(asked: _Asked, chosen: list[_Source], listed: set[str] | None = None
 def _lead(asked: _Asked, source: _Source) -> str:
     if asked.shape == "next" and source.next_action:
         return f"Next: {source.next_action}. "
-    if asked.shape in ("due", "when", "next") and source.due_date:
+    if asked.shape in ("due", "next") and source.due_date:
         return f"Due {day(source.due_date)}. "
+    if asked.shape == "when" and source.due_date:
+        return f"{day(source.due_date)}. "
     if asked.shape == "who":
         # The names in the sentence that speaks most of the question.
         sentences = _SENTENCE.findall(source.text) or [source.text]
@@ -799,9 +833,16 @@ def _lead(asked: _Asked, source: _Source) -> str:
             for w in dict.fromkeys(_words(best))
             if w[:1].isupper() and w.casefold() in _people(asked, source)
         ]
-        # The people it was filed with, where the sentence names any: not the places.
-        filed = {stem(word) for p in source.people for word in _words(p)}
-        names = [n for n in names if stem(n) in filed] or names
+        # The people it was filed with, as written, where the sentence (else the capture)
+        # names them: not the places it names.
+        asked_about = {stem(n) for n in asked.names}
+        filed = [
+            p
+            for p in source.people
+            if not {stem(w) for w in _words(p)} & asked_about and _stems(p) & _stems(source.text)
+        ]
+        in_best = [p for p in filed if _stems(p) & _stems(best)]
+        names = in_best or filed or names
         if names:
             return f"{', '.join(names)}. "
     return ""

@@ -142,8 +142,14 @@ async def test_nothing_found_is_said_and_nothing_cited(fakes: Fakes) -> None:
 async def test_a_person_and_money(fakes: Fakes) -> None:
     made = await kitchen(fakes)
     steps = await run(fakes, "Do I owe Priya money?")
-    assert [s.name for s in steps if isinstance(s, ToolStarted)] == ["search", "person"]
+    started = [s for s in steps if isinstance(s, ToolStarted)]
+    assert [s.name for s in started[:2]] == ["search", "person"]
     assert cited(steps) == [made["priya"].id]
+    # Filed here without its people (no person page holds it), the capture search found is
+    # read with its details (its date, for a "do I owe"), and nothing else.
+    assert [(s.name, s.arguments) for s in started[2:]] == [
+        ("get_capture", {"captureId": made["priya"].id})
+    ]
     assert "£40" in answered(steps).answer.citations[0].quote
 
 
@@ -424,3 +430,18 @@ def test_a_weekday_beside_an_explicit_date_takes_that_date() -> None:
         "nov 20": date(2026, 11, 20),
         "Fri 4th": date(2026, 12, 4),
     }
+
+
+async def test_the_neighbour_is_who_lives_next_door_even_past_the_snippet(fakes: Fakes) -> None:
+    """A relation said another way ("next door" for "neighbour"), beyond the part of the
+    capture search showed: the hits shown in part are read whole before they are weighed."""
+    patel = await file(
+        fakes,
+        "Mr Patel next door broke his wrist on Sunday, he is fine but cannot hold a lead for a "
+        "month, so I said I would walk his dog Rufus every morning before work.",
+        Bucket.PEOPLE, 0, "Mr Patel's wrist",
+    )  # fmt: skip
+    await file(fakes, "Dog walking app idea: pay per walk.", Bucket.IDEAS, 1, "Walk app")
+    steps = await run(fakes, "who's the neighbour whose dog I walk?")
+    assert cited(steps) == [patel.id]
+    assert "Patel" in answered(steps).answer.answer
