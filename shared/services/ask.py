@@ -377,6 +377,9 @@ _SAME_PERSON = {
 _NEXT_DOOR = re.compile(r"\bnext[\s-]door\b", re.IGNORECASE)
 
 
+_DOUBLED = re.compile(r"([bdgmnprt])\1$")
+
+
 def stem(word: str) -> str:
     """A word as it is matched: casefolded, accents off, a plural or -ing/-ed/-er off."""
     w = "".join(
@@ -389,6 +392,10 @@ def stem(word: str) -> str:
         base = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
         if w.endswith(suffix) and len(base) >= 3:  # "bus" and "red" stay whole
             w = base
+            if suffix in ("ing", "ed") and len(w) > 4 and _DOUBLED.search(w):
+                # "shopping" is "shop", "planned" "plan"; "falling" stays "fall", and
+                # "wedding" "wedd" (not "wed", Wednesday).
+                w = w[:-1]
             break
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
@@ -461,6 +468,7 @@ _AT_FIRST = re.compile(
 _POINTS_BACK = re.compile(
     r"\b(it|that|this|he|she|him|her|his|hers|they|them|their|those|these)\b", re.IGNORECASE
 )
+_A_PERSON = re.compile(r"\b(he|she|him|her|his|hers|they|them|their)\b", re.IGNORECASE)
 _QUOTED = re.compile(r"\u201c([^\u201d]{8,})\u201d")
 
 
@@ -485,8 +493,18 @@ def read_question(question: Question) -> _Asked:
         names += [n for n in _names(before) if n not in names]
         answers = [t.content or "" for t in question.earlier if t.role == "assistant"]
         if answers and _POINTS_BACK.search(question.text):
-            quotes = (q.strip(" …") for q in _QUOTED.findall(answers[-1]))
-            referents = tuple(" ".join(q.split()).casefold() for q in quotes if q.strip(" …"))
+            quotes = [q.strip(" …") for q in _QUOTED.findall(answers[-1]) if q.strip(" …")]
+            referents = tuple(" ".join(q.split()).casefold() for q in quotes)
+            own_terms = {_term(t) for t in own}
+            if quotes and _A_PERSON.search(question.text) and not own_terms & _stems(quotes[0]):
+                # "what did she give me?", which the capture quoted does not say: she is
+                # someone it names, and the question is about them.
+                for name in _names(quotes[0]):
+                    if _term(name) not in terms:
+                        terms[_term(name)] = 0.5
+                        words.append(name)
+                    if name not in names:
+                        names.append(name)
     if _AT_FIRST.search(question.text):
         order: Literal["newest", "oldest", "default"] = "oldest"
     elif _NOW.search(question.text):
@@ -569,11 +587,15 @@ def _anchored(anchor: set[str], source: _Source) -> bool:
 
 
 def _referents(asked: _Asked, found: list[_Source]) -> set[str]:
-    """The captures the last answer quoted, for a follow-up that points back at them."""
+    """The captures the last answer quoted, for a follow-up that points back at them: all of
+    it ("how much was it?"), or one of its own words in them ("and when does he start?"; not
+    "and what's her phone number?", which they may not answer)."""
+    own = _own_terms(asked)
     return {
         s.id
         for s in found
         if any(quote in " ".join(s.text.split()).casefold() for quote in asked.referents)
+        and (not own or bool(set(own) & _have(s)))
     }
 
 

@@ -445,3 +445,26 @@ async def test_the_neighbour_is_who_lives_next_door_even_past_the_snippet(fakes:
     steps = await run(fakes, "who's the neighbour whose dog I walk?")
     assert cited(steps) == [patel.id]
     assert "Patel" in answered(steps).answer.answer
+
+
+async def test_a_follow_up_about_them_asks_about_who_the_last_answer_quoted(
+    fakes: Fakes,
+) -> None:
+    """ "she" is someone the capture the last answer quoted names; and what that capture does
+    not say is not answered by it."""
+    await file(
+        fakes, "Mrs Okoro next door had a fall, I'll do her shopping on Fridays.", Bucket.PEOPLE,
+        0, "Mrs Okoro's fall",
+    )  # fmt: skip
+    bread = await file(
+        fakes, "did Mrs Okoro's shopping again, she gave me a loaf of banana bread.",
+        Bucket.PEOPLE, 5, "Banana bread",
+    )  # fmt: skip
+    first = "who's the neighbour I shop for?"
+    said = answered(await run(fakes, first)).answer.answer
+    assert "Okoro" in said
+    earlier = [("user", first), ("assistant", said)]
+    steps = await run(fakes, "what did she give me?", earlier)
+    assert cited(steps)[0] == bread.id and "banana bread" in answered(steps).answer.answer
+    steps = await run(fakes, "and what's her phone number?", earlier)
+    assert answered(steps).answer.answer == NOTHING and cited(steps) == []
