@@ -319,7 +319,7 @@ _STOP = frozenset(_STOP_WORDS.split())
 _SHAPE_LIST = """many much often times latest last newest recent recently next due deadline when day
     date time week weeks today tomorrow yesterday month soon new news update updates status
     originally original initially first settle settled decide decided finally final eventually
-    current supposed"""
+    current supposed days plan plans progress"""
 _SHAPE_WORDS = frozenset(_SHAPE_LIST.split())
 _FOLLOW_UP = re.compile(
     r"^\s*(and|also|but|so|what about|how about|and what|and who|and when)\b|"
@@ -698,15 +698,14 @@ async def _nearest_in_meaning(question: Question, asked: _Asked, run: _Run) -> l
         if any(t in _have(s) for s in everything)
     }
     # A paraphrase is believed only where most of the question's own words are in the
-    # captures: "the wifi password at the chalet" is not "the chalet attic".
+    # captures ("the wifi password at the chalet" is not "the chalet attic"), or where it names
+    # someone the captures know ("what does Omar have to avoid eating?").
     own = _own_terms(asked)
-    paraphrase = 2 * len([t for t in own if t not in known]) <= len(own)
-    said = question.text
-    if asked.referents or any(w < 1.0 for w in asked.terms.values()):
-        earlier = [t.content or "" for t in question.earlier if t.role == "user"]
-        said = f"{earlier[-1]} {said}" if earlier else said
+    paraphrase = bool(anchor) or 2 * len([t for t in own if t not in known]) <= len(own)
     try:
-        vectors = await embedder.embed([said, *(f"{s.title}. {s.text}" for s in found)])
+        # The question's own words: a follow-up's earlier question would speak over them ("and
+        # what's his phone number?" is not about the bike he borrowed).
+        vectors = await embedder.embed([question.text, *(f"{s.title}. {s.text}" for s in found)])
     except EmbedderUnavailable:
         return []
     mine, *theirs = vectors

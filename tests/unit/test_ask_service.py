@@ -468,3 +468,13 @@ async def test_a_follow_up_about_them_asks_about_who_the_last_answer_quoted(
     assert cited(steps)[0] == bread.id and "banana bread" in answered(steps).answer.answer
     steps = await run(fakes, "and what's her phone number?", earlier)
     assert answered(steps).answer.answer == NOTHING and cited(steps) == []
+
+
+async def test_how_a_question_asks_is_not_what_it_is_about(fakes: Fakes) -> None:
+    """ "the plan for", "these days": words of how it asks, which no capture need hold."""
+    first = await file(fakes, "Quiz night idea: music rounds only.", Bucket.IDEAS, 0, "Quiz")
+    later = await file(
+        fakes, "Quiz night: booked the Crown's back room, 12 teams.", Bucket.PROJECTS, 3, "Quiz"
+    )
+    for question in ("what's the plan for the quiz night?", "what's up with the quiz these days?"):
+        assert cited(await run(fakes, question))[:2] == [later.id, first.id]
