@@ -496,10 +496,16 @@ def read_question(question: Question) -> _Asked:
             quotes = [q.strip(" …") for q in _QUOTED.findall(answers[-1]) if q.strip(" …")]
             referents = tuple(" ".join(q.split()).casefold() for q in quotes)
             own_terms = {_term(t) for t in own}
-            if quotes and _A_PERSON.search(question.text) and not own_terms & _stems(quotes[0]):
-                # "what did she give me?", which the capture quoted does not say: she is
-                # someone it names, and the question is about them.
-                for name in _names(quotes[0]):
+            if (
+                quotes
+                and _A_PERSON.search(question.text)
+                and not own_terms & _stems(quotes[0])
+                and not _names(before)
+            ):
+                # "what did she give me?", which the capture quoted does not say, after a
+                # question that named no one: she is someone it names, and it is about them.
+                quoted = [n for n in _names(quotes[0]) if n.casefold() not in _CALENDAR_WORDS]
+                for name in quoted:
                     if _term(name) not in terms:
                         terms[_term(name)] = 0.5
                         words.append(name)
@@ -698,10 +704,9 @@ async def _nearest_in_meaning(question: Question, asked: _Asked, run: _Run) -> l
         if any(t in _have(s) for s in everything)
     }
     # A paraphrase is believed only where most of the question's own words are in the
-    # captures ("the wifi password at the chalet" is not "the chalet attic"), or where it names
-    # someone the captures know ("what does Omar have to avoid eating?").
+    # captures: "the wifi password at the chalet" is not "the chalet attic".
     own = _own_terms(asked)
-    paraphrase = bool(anchor) or 2 * len([t for t in own if t not in known]) <= len(own)
+    paraphrase = 2 * len([t for t in own if t not in known]) <= len(own)
     try:
         # The question's own words: a follow-up's earlier question would speak over them ("and
         # what's his phone number?" is not about the bike he borrowed).
@@ -713,9 +718,14 @@ async def _nearest_in_meaning(question: Question, asked: _Asked, run: _Run) -> l
     near = []
     for vector, source in zip(theirs, found, strict=True):
         similarity = sum(a * b for a, b in zip(mine, vector, strict=True))
-        holds = paraphrase and bool(known) and coverage(known, source) > RELEVANT
+        holds = bool(known) and coverage(known, source) > RELEVANT
+        # Near on its own, where the question names no one the captures know: a name makes a
+        # question near every capture of that person ("what's Kuba's phone number?" is near
+        # "Kuba is doing the tiles").
         alone = not anchor and similarity >= floor + MEANING_MARGIN
-        if alone or (holds and similarity >= floor + PARAPHRASE_MARGIN):
+        said_otherwise = paraphrase and holds and similarity >= floor + PARAPHRASE_MARGIN
+        names = not asked.who or bool(_people(asked, source))
+        if (alone or said_otherwise) and names:
             near.append((similarity, source))
     if not near:
         return []
@@ -762,8 +772,9 @@ def _choose(asked: _Asked, run: _Run, listed: set[str], today: date) -> list[_So
         and relevant(asked, weights, s, NEWER_CUT)
     ]
     top = band + [s for s in updates if s not in band]
-    if asked.who and any(_people(asked, s) for s in top):
-        # A "who" is answered by a capture that names someone.
+    if asked.who:
+        # A "who" is answered by a capture that names someone ("who is painting the kitchen?"
+        # is not answered by "choose the paint colour").
         top = [s for s in top if _people(asked, s) or s.id in referents]
     updated = {s.id for s in updates}
     ahead = [s for s in top if s.due_date is not None and s.due_date >= today]
@@ -895,7 +906,16 @@ def _people(asked: _Asked, source: _Source) -> set[str]:
             and (stem(word) not in asked.terms)
         ):
             named.add(folded)
+    # "dad found someone", "my sister is": people named by who they are to the user.
+    named |= (_stems(source.text) & _RELATIONS) - set(asked.terms)
     return named - {"i"} - {n.casefold() for n in asked.names}
+
+
+# The people around us, that a capture may name instead of a name (as their stems).
+_RELATION_WORDS = """mum dad sister brother wife husband partner boyfriend girlfriend boss friend
+    neighbour aunt uncle cousin son daughter gran grandpa kid landlord landlady colleague
+    nephew niece doctor"""
+_RELATIONS = frozenset(stem(word) for word in _RELATION_WORDS.split())
 
 
 def _first_day(source: _Source) -> date | None:

@@ -478,3 +478,15 @@ async def test_how_a_question_asks_is_not_what_it_is_about(fakes: Fakes) -> None
     )
     for question in ("what's the plan for the quiz night?", "what's up with the quiz these days?"):
         assert cited(await run(fakes, question))[:2] == [later.id, first.id]
+
+
+async def test_a_who_is_answered_only_by_a_capture_that_names_someone(fakes: Fakes) -> None:
+    await file(
+        fakes, "Hallway: choose the paint colour this weekend.", Bucket.PROJECTS, 0, "Hallway"
+    )
+    steps = await run(fakes, "who is painting the hallway?")
+    assert answered(steps).answer.answer == NOTHING
+    painter = await file(
+        fakes, "Hallway: dad is painting it on Sunday.", Bucket.PROJECTS, 1, "Hallway painter"
+    )
+    assert cited(await run(fakes, "who is painting the hallway?")) == [painter.id]
