@@ -23,6 +23,7 @@ import json
 import random
 import sys
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,11 @@ CORPUS = DATA / "ask_corpus.jsonl"
 START = datetime(2026, 11, 2, 9, tzinfo=UTC)
 ASKED_AT = datetime(2026, 11, 30, 18, tzinfo=UTC)
 USER = "bench-ask"
+
+
+def capture_id(row_id: str, user: str = USER) -> str:
+    """A corpus row's capture id: a UUID, as the app makes them (get_capture reads no other)."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{user}/{row_id}"))
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -54,7 +60,7 @@ async def seed(corpus: list[dict[str, Any]], user: str = USER) -> None:
     repo = adapters.repo
     for n, row in enumerate(corpus):
         item = InboxItem(
-            id=f"{user}-{row['id']}",
+            id=capture_id(row["id"], user),
             user_id=user,
             source="text",
             text=row["text"],
@@ -75,11 +81,14 @@ async def seed(corpus: list[dict[str, Any]], user: str = USER) -> None:
         await repo.add(settled)
 
 
-async def ask_all(questions: list[dict[str, Any]], user: str = USER) -> list[dict[str, Any]]:
+async def ask_all(
+    questions: list[dict[str, Any]], corpus: list[dict[str, Any]], user: str = USER
+) -> list[dict[str, Any]]:
     from shared import bootstrap
     from shared.services.ask import AskLimits, answer_of, ask, new_question
 
     adapters = bootstrap.root().adapters
+    row_of = {capture_id(row["id"], user): row["id"] for row in corpus}
     out = []
     for q in questions:
         earlier = []
@@ -89,7 +98,7 @@ async def ask_all(questions: list[dict[str, Any]], user: str = USER) -> list[dic
             earlier.append(("assistant", said.answer.answer))
         question = new_question(q["question"], earlier)
         done = await answer_of(ask(user, question, ASKED_AT, AskLimits(), adapters))
-        cited = [c.capture_id.removeprefix(f"{user}-") for c in done.answer.citations]
+        cited = [row_of.get(c.capture_id, c.capture_id) for c in done.answer.citations]
         out.append({**q, "answer": done.answer.answer, "cited": cited})
     return out
 
@@ -133,7 +142,7 @@ def quality(questions_path: Path, corpus_path: Path, parts: list[str]) -> dict[s
     async def go() -> list[dict[str, Any]]:
         try:
             await seed(corpus)
-            return await ask_all([q for q in questions if q["part"] in parts])
+            return await ask_all([q for q in questions if q["part"] in parts], corpus)
         finally:
             await bootstrap.reset()
 

@@ -216,8 +216,9 @@ class _Run:
             if source is None:
                 continue
             had = self.seen.get(source.id)
-            if had is None or len(source.text) > len(had.text):
-                self.seen[source.id] = source
+            if had is not None:
+                source = had.merged(source)
+            self.seen[source.id] = source
 
 
 @dataclass
@@ -233,6 +234,7 @@ class _Source:
     due_date: date | None = None
     next_action: str | None = None
     whole: bool = True  # False: a search snippet, not the whole text
+    detailed: bool = True  # False: a search hit, without its people and dates
 
     @classmethod
     def of(cls, row: Any) -> _Source | None:
@@ -245,18 +247,43 @@ class _Source:
         snippet = row.get("snippet")
         text = row.get("text") if isinstance(row.get("text"), str) else snippet
         due = row.get("dueDate")
+        title = str(row.get("title") or "")
         return cls(
             id=row["id"],
             bucket=Bucket(bucket) if bucket in {b.value for b in Bucket} else None,
-            title=str(row.get("title") or ""),
+            title=title,
             text=str(text or ""),
             created_at=datetime.fromisoformat(created.replace("Z", "+00:00")),
             people=list(row.get("people") or []),
             due_date=date.fromisoformat(due) if isinstance(due, str) else None,
             next_action=row.get("nextAction"),
+            # A search snippet is the whole text only when it is not cut, and not the title (a
+            # match in the title alone shows the title).
             whole=not isinstance(snippet, str)
-            or not (snippet.startswith("…") or snippet.endswith("…")),
+            or not (snippet.startswith("…") or snippet.endswith("…") or snippet == title),
+            detailed="people" in row,
         )
+
+    def merged(self, other: _Source) -> _Source:
+        """One capture as two tools gave it: the fuller text, and every detail either held (a
+        search hit has no due date; the bucket's list has)."""
+        fuller, rest = (other, self) if _fuller(other, self) else (self, other)
+        return _Source(
+            id=fuller.id,
+            bucket=fuller.bucket or rest.bucket,
+            title=fuller.title or rest.title,
+            text=fuller.text,
+            created_at=fuller.created_at,
+            people=fuller.people or rest.people,
+            due_date=fuller.due_date or rest.due_date,
+            next_action=fuller.next_action or rest.next_action,
+            whole=fuller.whole,
+            detailed=fuller.detailed or rest.detailed,
+        )
+
+
+def _fuller(a: _Source, b: _Source) -> bool:
+    return (a.whole, len(a.text)) > (b.whole, len(b.text))
 
 
 async def _tell(answer: Answer, **done: Any) -> AsyncIterator[AnswerText | Answered]:
@@ -280,16 +307,19 @@ _STOP_WORDS = """a about above after again against all am an and any anyone anyt
     before being below between both but by can could did do does doing done down during each
     else ever few for from further get got had has have having he her here hers herself him
     himself his how i if in into is it its itself just know let like ll me mine more most my
-    myself no nor not now of off on once only or other our ours out over own re s same say
+    myself no nor not now of on once only or other our ours out over own re s same say
     said she should so some still such t tell than that the their theirs them then there these
     they this those through to too under until up us very was we were what whats when where
     which while who whom whos whose why will with would you your yours d m ve thing things
     happening happen going go anything something remind one ones did didn don doesn isn wasn
     currently any again stuff sort kind think thought wrote write note notes capture captures
+    might must may ought
     said saying mentioned mention situation info details story deal everything"""
 _STOP = frozenset(_STOP_WORDS.split())
 _SHAPE_LIST = """many much often times latest last newest recent recently next due deadline when day
-    date time week weeks today tomorrow yesterday month soon new news update updates status"""
+    date time week weeks today tomorrow yesterday month soon new news update updates status
+    originally original initially first settle settled decide decided finally final eventually
+    current supposed days plan plans progress"""
 _SHAPE_WORDS = frozenset(_SHAPE_LIST.split())
 _FOLLOW_UP = re.compile(
     r"^\s*(and|also|but|so|what about|how about|and what|and who|and when)\b|"
@@ -336,6 +366,20 @@ _MONEY_STEMS = frozenset(
 _AMOUNT = re.compile(r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid)\b", re.IGNORECASE)
 
 
+# Words for the people around us that mean the same (after stem): one term for each. A capture
+# says "next door" where a question says "neighbour" (in `_stems`).
+_SAME_PERSON = {
+    "neighbor": "neighbour", "mom": "mum", "moth": "mum", "mam": "mum", "mummy": "mum",
+    "fath": "dad", "daddy": "dad", "children": "kid", "child": "kid", "grandma": "gran",
+    "granny": "gran", "nan": "gran", "grandmoth": "gran", "grandfath": "grandpa",
+    "granddad": "grandpa", "grandad": "grandpa",
+}  # fmt: skip
+_NEXT_DOOR = re.compile(r"\bnext[\s-]door\b", re.IGNORECASE)
+
+
+_DOUBLED = re.compile(r"([bdgmnprt])\1$")
+
+
 def stem(word: str) -> str:
     """A word as it is matched: casefolded, accents off, a plural or -ing/-ed/-er off."""
     w = "".join(
@@ -348,10 +392,14 @@ def stem(word: str) -> str:
         base = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
         if w.endswith(suffix) and len(base) >= 3:  # "bus" and "red" stay whole
             w = base
+            if suffix in ("ing", "ed") and len(w) > 4 and _DOUBLED.search(w):
+                # "shopping" is "shop", "planned" "plan"; "falling" stays "fall", and
+                # "wedding" "wedd" (not "wed", Wednesday).
+                w = w[:-1]
             break
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
-    return w
+    return _SAME_PERSON.get(w, w)
 
 
 def _bare(word: str) -> str:
@@ -390,22 +438,52 @@ def _names(text: str) -> list[str]:
 @dataclass(frozen=True)
 class _Asked:
     """A question read: its shape, its terms (with weights: a term carried from an earlier
-    turn counts half), the names it mentions."""
+    turn counts half), the names it mentions (`own_names`: in its own words), which capture
+    answers where several speak of it (`order`: the newest, unless it asks how it was at
+    first), and, for a follow-up that points back ("how much was it?"), the words the last
+    answer quoted (`referents`)."""
 
     shape: Shape
     terms: dict[str, float]
     names: list[str]
     words: list[str]  # what to search for, as written
+    own_names: tuple[str, ...] = ()
+    who: bool = False  # asks who (whatever its shape: "who's doing it now?")
+    order: Literal["newest", "oldest", "default"] = "default"
+    referents: tuple[str, ...] = ()
+
+
+# A question that asks how things stand now, or how they ended; and one that asks how they were
+# at first.
+_NOW = re.compile(
+    r"\b(now|latest|newest|most recent|currently|current|still|in the end|finally|final|"
+    r"settled?|decided?|ended up|eventually|so far|these days)\b",
+    re.IGNORECASE,
+)
+_AT_FIRST = re.compile(
+    r"\b(originally|original|initially|at first|first|used to|to begin with|at the start)\b",
+    re.IGNORECASE,
+)
+# A follow-up that points back at what was just said.
+_POINTS_BACK = re.compile(
+    r"\b(it|that|this|he|she|him|her|his|hers|they|them|their|those|these)\b", re.IGNORECASE
+)
+_A_PERSON = re.compile(r"\b(he|she|him|her|his|hers|they|them|their)\b", re.IGNORECASE)
+_QUOTED = re.compile(r"\u201c([^\u201d]{8,})\u201d")
 
 
 def read_question(question: Question) -> _Asked:
     """The question, with a follow-up's subject taken from the thread's last question ("and
-    who's doing the tiles?" after "what's happening with the kitchen?")."""
-    own = _terms(question.text)
+    who's doing the tiles?" after "what's happening with the kitchen?") and, when it points
+    back ("when is it?"), the captures the last answer quoted."""
+    own_text = re.sub(r"\bin the end\b", " ", question.text, flags=re.IGNORECASE)
+    own = _terms(own_text)
     terms = {_term(t): 1.0 for t in own}
     words = list(own)
     names = _names(question.text)
+    own_names = tuple(names)
     earlier = [t.content or "" for t in question.earlier if t.role == "user"]
+    referents: tuple[str, ...] = ()
     if earlier and (_FOLLOW_UP.search(question.text) or len(own) <= 1):
         before = earlier[-1]
         for word in _terms(before):
@@ -413,7 +491,36 @@ def read_question(question: Question) -> _Asked:
                 terms[_term(word)] = 0.5
                 words.append(word)
         names += [n for n in _names(before) if n not in names]
-    return _Asked(shape_of(question.text), terms, names, words)
+        answers = [t.content or "" for t in question.earlier if t.role == "assistant"]
+        if answers and _POINTS_BACK.search(question.text):
+            quotes = [q.strip(" …") for q in _QUOTED.findall(answers[-1]) if q.strip(" …")]
+            referents = tuple(" ".join(q.split()).casefold() for q in quotes)
+            own_terms = {_term(t) for t in own}
+            if (
+                quotes
+                and _A_PERSON.search(question.text)
+                and not own_terms & _stems(quotes[0])
+                and not _names(before)
+            ):
+                # "what did she give me?", which the capture quoted does not say, after a
+                # question that named no one: she is someone it names, and it is about them.
+                quoted = [n for n in _names(quotes[0]) if n.casefold() not in _CALENDAR_WORDS]
+                for name in quoted:
+                    if _term(name) not in terms:
+                        terms[_term(name)] = 0.5
+                        words.append(name)
+                    if name not in names:
+                        names.append(name)
+    if _AT_FIRST.search(question.text):
+        order: Literal["newest", "oldest", "default"] = "oldest"
+    elif _NOW.search(question.text):
+        order = "newest"
+    else:
+        order = "default"
+    who = bool(re.search(r"\bwho(?:m|se)?\b", question.text, re.IGNORECASE))
+    return _Asked(
+        shape_of(question.text), terms, names, words, own_names, who, order, referents[:1]
+    )
 
 
 def _term(word: str) -> str:
@@ -427,6 +534,8 @@ def _stems(text: str) -> set[str]:
     found = {stem(w) for w in _words(text)}
     if found & _MONEY_STEMS or _AMOUNT.search(text):
         found.add(MONEY)
+    if _NEXT_DOOR.search(text):
+        found.add("neighbour")
     return found
 
 
@@ -469,6 +578,37 @@ def relevant(asked: _Asked, weights: dict[str, float], source: _Source, cut: flo
     return coverage(weights, source) > cut and (not own or any(t in have for t in own))
 
 
+def _anchor(asked: _Asked, found: list[_Source]) -> set[str]:
+    """The names of the question's own words that the captures found know: a capture answers
+    only if it names one of them ("Leila's birthday" is not answered by Dmitri's)."""
+    return {
+        stem(name)
+        for name in asked.own_names
+        if any(stem(name) in _have(source) for source in found)
+    }
+
+
+def _anchored(anchor: set[str], source: _Source) -> bool:
+    return not anchor or bool(anchor & _have(source))
+
+
+def _referents(asked: _Asked, found: list[_Source]) -> set[str]:
+    """The captures the last answer quoted, for a follow-up that points back at them: all of
+    it ("how much was it?"), or one of its own words in them ("and when does he start?"; not
+    "and what's her phone number?", which they may not answer)."""
+    own = _own_terms(asked)
+    return {
+        s.id
+        for s in found
+        if any(quote in " ".join(s.text.split()).casefold() for quote in asked.referents)
+        and (not own or bool(set(own) & _have(s)))
+    }
+
+
+def _own_terms(asked: _Asked) -> list[str]:
+    return [t for t, w in asked.terms.items() if w == 1.0]
+
+
 async def _offline_answer(
     run: _Run, question: Question, now: datetime
 ) -> AsyncIterator[AskProgress]:
@@ -478,11 +618,15 @@ async def _offline_answer(
         query = " ".join(asked.words)[:200]
         async for step in run.call("search", {"query": query, "limit": 20}):
             yield step
+    for quote in asked.referents:
+        # A follow-up pointing back: what the last answer quoted, found again by its words.
+        async for step in run.call("search", {"query": quote[:200], "limit": 3}):
+            yield step
     for name in asked.names[:2]:
         async for step in run.call("person", {"name": name, "limit": 20}):
             yield step
     listed: set[str] = set()
-    if asked.shape in ("due", "next") and not [w for w in asked.terms.values() if w == 1.0]:
+    if asked.shape in ("due", "next") and not _own_terms(asked) and not asked.referents:
         # "what's due this week?": the list is the answer, not a search.
         bucket = "admin" if asked.shape == "due" else "projects"
         args: dict[str, Any] = {"bucket": bucket, "done": False, "limit": 20}
@@ -492,12 +636,26 @@ async def _offline_answer(
         async for step in run.call("list_bucket", args):
             yield step
         listed = set(run.seen) - before
+    elif asked.shape == "next":
+        # "what's the next bill?": what is open with a date ahead, beside what search found,
+        # so the soonest can come first (a search hit carries no due date).
+        ahead = {"bucket": "admin", "done": False, "limit": 20}
+        ahead["due_before"] = (today + timedelta(days=NEXT_DAYS)).isoformat()
+        async for step in run.call("list_bucket", ahead):
+            yield step
+    # The best hits search showed only in part are read whole before they are weighed: what
+    # answers may be outside the snippet ("Mme Ouellet next door … her shopping").
+    for source in [s for s in run.seen.values() if not s.whole][:MAX_READ_WHOLE]:
+        async for step in run.call("get_capture", {"captureId": source.id}):
+            yield step
     chosen = _choose(asked, run, listed, today)
     if not chosen and asked.words:
-        chosen = await _nearest_in_meaning(question.text, run)
-    # A capture seen only as a snippet is read whole before it is quoted.
+        chosen = await _nearest_in_meaning(question, asked, run)
+    # What the answer rests on is read whole, and with its details (who it was filed with,
+    # its date) where the answer tells them.
+    details = asked.who or asked.shape in ("due", "when", "next")
     for source in chosen:
-        if not source.whole:
+        if not source.whole or (details and not source.detailed):
             async for step in run.call("get_capture", {"captureId": source.id}):
                 yield step
     chosen = [run.seen[s.id] for s in chosen]
@@ -505,72 +663,139 @@ async def _offline_answer(
         yield said
 
 
+# How many of the best hits search showed in part are read whole before choosing.
+MAX_READ_WHOLE = 6
+
+# How far ahead "what's the next …?" looks for an open Admin item with a date.
+NEXT_DAYS = 45
+
 # How far above the embedding model's own floor (`Embedder.min_similarity`, under which two
-# texts are unrelated) a capture found by meaning alone must be to answer. Measured with
-# MiniLM on the tuning part of bench/data/ask_questions.jsonl: the best capture of a question
-# with nothing to find at 0.18-0.33, the expected capture of a question 0.34-0.87.
+# texts are unrelated) a capture found by meaning must be to answer: on its own (MEANING_MARGIN),
+# or holding more than half of the question's words that any capture found holds, the rest
+# said otherwise (PARAPHRASE_MARGIN: "where will my sister be working?" for "my sister got
+# the job at …"; and only where at most half of its own words are in no capture found).
+# Measured with MiniLM on the tuning parts of bench/data/ask_questions.jsonl
+# and ask2_questions.jsonl: the best capture of a question with nothing to find at 0.18-0.33
+# (0.51 for another thing of the person it names, which the words rule out), the expected
+# capture of a question 0.34-0.87.
 MEANING_MARGIN = 0.15
+PARAPHRASE_MARGIN = 0.06
+# Captures as near as the nearest, within this, answer with it (the newest first).
+MEANING_BAND = 0.05
+# The best of the first hits: a search ranks what is near in meaning among them.
+MAX_MEANING_CANDIDATES = 12
 
 
-async def _nearest_in_meaning(question: str, run: _Run) -> list[_Source]:
-    """When no capture shares enough of the question's words: the one nearest in meaning of
-    what the tools found (a hybrid search finds "cycling to work" for "bike commute"), if it is
+async def _nearest_in_meaning(question: Question, asked: _Asked, run: _Run) -> list[_Source]:
+    """When no capture shares enough of the question's words: the captures nearest in meaning
+    of what the tools found (a hybrid search finds "cycling to work" for "bike commute"), if
     near enough; else none. Without an embedding model at hand, none."""
     embedder = run.adapters.embedder
-    found = list(run.seen.values())[:MAX_MEANING_CANDIDATES]
+    everything = list(run.seen.values())
+    anchor = _anchor(asked, everything)
+    found = [s for s in everything[:MAX_MEANING_CANDIDATES] if _anchored(anchor, s)]
     if not found:
         return []
+    # The words every capture found lacks may be said otherwise; those another capture holds
+    # say what this question is about.
+    known = {
+        t: w
+        for t, w in specificity(asked, everything).items()
+        if any(t in _have(s) for s in everything)
+    }
+    # A paraphrase is believed only where most of the question's own words are in the
+    # captures: "the wifi password at the chalet" is not "the chalet attic".
+    own = _own_terms(asked)
+    paraphrase = 2 * len([t for t in own if t not in known]) <= len(own)
     try:
-        vectors = await embedder.embed([question, *(f"{s.title}. {s.text}" for s in found)])
+        # The question's own words: a follow-up's earlier question would speak over them ("and
+        # what's his phone number?" is not about the bike he borrowed).
+        vectors = await embedder.embed([question.text, *(f"{s.title}. {s.text}" for s in found)])
     except EmbedderUnavailable:
         return []
-    asked, *theirs = vectors
-    near = [
-        (sum(a * b for a, b in zip(asked, v, strict=True)), s)
-        for v, s in zip(theirs, found, strict=True)
-    ]
-    best, source = max(near, key=lambda pair: pair[0])
-    return [source] if best >= embedder.min_similarity + MEANING_MARGIN else []
-
-
-# The best of the first few hits: a search ranks what is near in meaning among them.
-MAX_MEANING_CANDIDATES = 8
+    mine, *theirs = vectors
+    floor = embedder.min_similarity
+    near = []
+    for vector, source in zip(theirs, found, strict=True):
+        similarity = sum(a * b for a, b in zip(mine, vector, strict=True))
+        holds = bool(known) and coverage(known, source) > RELEVANT
+        # Near on its own, where the question names no one the captures know: a name makes a
+        # question near every capture of that person ("what's Kuba's phone number?" is near
+        # "Kuba is doing the tiles").
+        alone = not anchor and similarity >= floor + MEANING_MARGIN
+        said_otherwise = paraphrase and holds and similarity >= floor + PARAPHRASE_MARGIN
+        names = not asked.who or bool(_people(asked, source))
+        if (alone or said_otherwise) and names:
+            near.append((similarity, source))
+    if not near:
+        return []
+    best = max(similarity for similarity, _ in near)
+    close = [s for similarity, s in near if similarity >= best - MEANING_BAND]
+    close.sort(key=lambda s: s.created_at, reverse=asked.order != "oldest")
+    return close[:2]
 
 
 def _choose(asked: _Asked, run: _Run, listed: set[str], today: date) -> list[_Source]:
     """The captures the answer rests on: those past the cut (or listed, for a bare "what's
-    due?"), the most on-topic first, newest first among them."""
+    due?"; or quoted by the last answer, for a follow-up pointing back), about the same thing
+    as the best; the newest first (the oldest, asked how it was at first), the soonest due
+    for a "what's the next …?"."""
     found = list(run.seen.values())
     weights = specificity(asked, found)
     if asked.shape == "due":
         # A bare "what's due?" lists what is still ahead.
         listed = {i for i in listed if (d := run.seen[i].due_date) is not None and d >= today}
-    scored = [(coverage(weights, s), s) for s in found]
-    keep = [(c, s) for c, s in scored if relevant(asked, weights, s, RELEVANT) or s.id in listed]
-    if not keep:
-        return []
-    newest = max(s.created_at for _, s in keep)
-    newer = [
+    anchor = _anchor(asked, found)
+    referents = _referents(asked, found)
+    scored = [(coverage(weights, s), s) for s in found if _anchored(anchor, s)]
+    keep = [
         (c, s)
         for c, s in scored
-        if s.created_at > newest and relevant(asked, weights, s, NEWER_CUT)
+        if relevant(asked, weights, s, RELEVANT) or s.id in listed or s.id in referents
     ]
-    keep += newer
-    updates = {s.id for _, s in newer}
+    if not keep:
+        return []
     best = max(c for c, _ in keep)
-    bare_list = listed and not [w for w in asked.terms.values() if w == 1.0]
-    if asked.shape == "count" or bare_list:
-        top = [s for _, s in keep]
+    bare_list = listed and not _own_terms(asked)
+    if (asked.shape == "count" and asked.order != "newest") or bare_list:
+        band = [s for _, s in keep]
     else:
         # About the same thing as the best: a capture that also matches less is left out.
-        top = [s for c, s in keep if c >= best - 0.2 or s.id in updates]
+        band = [s for c, s in keep if c >= best - 0.2 or s.id in referents]
+    newest = max(s.created_at for s in band)
+    # A newer capture that speaks of part of it: it may say the older one changed.
+    updates = [
+        s
+        for c, s in scored
+        if s.created_at > newest
+        and asked.order != "oldest"
+        and relevant(asked, weights, s, NEWER_CUT)
+    ]
+    top = band + [s for s in updates if s not in band]
+    if asked.who:
+        # A "who" is answered by a capture that names someone ("who is painting the kitchen?"
+        # is not answered by "choose the paint colour").
+        top = [s for s in top if _people(asked, s) or s.id in referents]
+    updated = {s.id for s in updates}
+    ahead = [s for s in top if s.due_date is not None and s.due_date >= today]
     if asked.shape == "due" and listed:
         top.sort(key=lambda s: (s.due_date or date.max, s.id))
+    elif asked.order == "newest":
+        top.sort(key=lambda s: s.created_at, reverse=True)
+    elif asked.order == "oldest":
+        top.sort(key=lambda s: s.created_at)
+    elif asked.shape == "next" and ahead and not referents:
+        # The next one: the soonest still ahead.
+        top = sorted(ahead, key=lambda s: (s.due_date or date.max, s.id))[:2]
     else:
         # Newest first; a newer capture that only shares part of the question (a possible
         # change) after those that answer it.
-        top.sort(key=lambda s: (s.id not in updates, s.created_at), reverse=True)
-    return top[: MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3]
+        top.sort(key=lambda s: (s.id not in updated, s.created_at), reverse=True)
+    if referents:
+        # A follow-up pointing back: what the last answer quoted first, what is newer after.
+        top.sort(key=lambda s: s.id not in referents)
+    limit = MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3
+    return top[: 3 if asked.order != "default" else limit]
 
 
 def compose(asked: _Asked, chosen: list[_Source], listed: set[str] | None = None) -> Answer:
@@ -627,8 +852,10 @@ def compose(asked: _Asked, chosen: list[_Source], listed: set[str] | None = None
 def _lead(asked: _Asked, source: _Source) -> str:
     if asked.shape == "next" and source.next_action:
         return f"Next: {source.next_action}. "
-    if asked.shape in ("due", "when") and source.due_date:
+    if asked.shape in ("due", "next") and source.due_date:
         return f"Due {day(source.due_date)}. "
+    if asked.shape == "when" and source.due_date:
+        return f"{day(source.due_date)}. "
     if asked.shape == "who":
         # The names in the sentence that speaks most of the question.
         sentences = _SENTENCE.findall(source.text) or [source.text]
@@ -638,6 +865,16 @@ def _lead(asked: _Asked, source: _Source) -> str:
             for w in dict.fromkeys(_words(best))
             if w[:1].isupper() and w.casefold() in _people(asked, source)
         ]
+        # The people it was filed with, as written, where the sentence (else the capture)
+        # names them: not the places it names.
+        asked_about = {stem(n) for n in asked.names}
+        filed = [
+            p
+            for p in source.people
+            if not {stem(w) for w in _words(p)} & asked_about and _stems(p) & _stems(source.text)
+        ]
+        in_best = [p for p in filed if _stems(p) & _stems(best)]
+        names = in_best or filed or names
         if names:
             return f"{', '.join(names)}. "
     return ""
@@ -661,7 +898,7 @@ def _people(asked: _Asked, source: _Source) -> set[str]:
     named = {p.casefold() for p in source.people}
     for word in _words(source.text):
         folded = word.casefold()
-        calendar = folded[:3] in _MONTHS or folded in _DAYS or folded[:3] in _DAY_ABBR
+        calendar = folded in _CALENDAR_WORDS  # not "Marco" for "mar", nor "Sunil" for "sun"
         if (
             word[:1].isupper()
             and folded not in _STOP
@@ -669,7 +906,16 @@ def _people(asked: _Asked, source: _Source) -> set[str]:
             and (stem(word) not in asked.terms)
         ):
             named.add(folded)
+    # "dad found someone", "my sister is": people named by who they are to the user.
+    named |= (_stems(source.text) & _RELATIONS) - set(asked.terms)
     return named - {"i"} - {n.casefold() for n in asked.names}
+
+
+# The people around us, that a capture may name instead of a name (as their stems).
+_RELATION_WORDS = """mum dad sister brother wife husband partner boyfriend girlfriend boss friend
+    neighbour aunt uncle cousin son daughter gran grandpa kid landlord landlady colleague
+    nephew niece doctor"""
+_RELATIONS = frozenset(stem(word) for word in _RELATION_WORDS.split())
 
 
 def _first_day(source: _Source) -> date | None:
@@ -702,13 +948,25 @@ def best_quote(asked: _Asked, source: _Source) -> str:
 _DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _DAY_ABBR = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+_MONTH_NAMES = """january february march april june july august september october november
+    december"""
+_CALENDAR_WORDS = frozenset(
+    [*_DAYS, *(d + "s" for d in _DAYS), "tues", "thur", "thurs", "sept", *_DAY_ABBR, *_MONTHS]
+).union(_MONTH_NAMES.split())
+_WEEKDAY = (
+    r"mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|"
+    r"sat(?:urday)?|sun(?:day)?"
+)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _DATE = re.compile(
     r"\b(?:(?:by|on|this|next|until|till|before)\s+)?"
     r"(?:(?P<rel>today|tonight|tomorrow|yesterday)|"
-    r"(?P<dow>mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|"
-    r"sat(?:urday)?|sun(?:day)?)|"
-    r"(?:the\s+)?(?P<dom>\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+(?P<mon1>[a-z]{3})[a-z]*)?|"
-    r"(?P<dom2>\d{1,2})\s+(?P<mon2>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\b",
+    # An explicit day, a weekday before it or not ("wed dec 2", "Sat 21 Nov"): the day holds.
+    rf"(?:(?:{_WEEKDAY})\.?,?\s+(?:the\s+)?)?"
+    r"(?:(?P<dom2>\d{1,2})(?:st|nd|rd|th)?\s+(?P<mon2>" + _MONTH + r")|"
+    r"(?P<mon3>" + _MONTH + r")\.?\s+(?P<dom3>\d{1,2})(?:st|nd|rd|th)?|"
+    r"(?:the\s+)?(?P<dom>\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+(?P<mon1>" + _MONTH + r"))?)|"
+    rf"(?P<dow>{_WEEKDAY}))\b",
     re.IGNORECASE,
 )
 
@@ -733,8 +991,8 @@ def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
             ahead = (target - said_on.weekday()) % 7 or 7
             when = said_on + timedelta(days=ahead)
         else:
-            dom = int(m["dom"] or m["dom2"])
-            month_name = m["mon1"] or m["mon2"]
+            dom = int(m["dom"] or m["dom2"] or m["dom3"])
+            month_name = m["mon1"] or m["mon2"] or m["mon3"]
             month = _MONTHS.index(month_name[:3].casefold()) + 1 if month_name else None
             when = _next_day_of_month(said_on, dom, month)
         if when is not None:
@@ -743,14 +1001,21 @@ def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
 
 
 def _next_day_of_month(said_on: date, dom: int, month: int | None) -> date | None:
-    """The first `dom` (of `month`, when named) on or after `said_on`."""
+    """The first `dom` on or after `said_on`; with its `month` named, that day in the year
+    that puts it nearest `said_on` ("nov 20" said on 23 Nov is three days before, not next
+    year; "march" said in November is next year's)."""
+    if month is not None:
+        candidates = []
+        for year in (said_on.year - 1, said_on.year, said_on.year + 1):
+            try:
+                candidates.append(date(year, month, dom))
+            except ValueError:
+                continue
+        return min(candidates, key=lambda d: abs(d - said_on), default=None)
     for ahead in range(0, 13):
         y, mo = divmod(said_on.month - 1 + ahead, 12)
-        year, mon = said_on.year + y, mo + 1
-        if month is not None and mon != month:
-            continue
         try:
-            candidate = date(year, mon, dom)
+            candidate = date(said_on.year + y, mo + 1, dom)
         except ValueError:
             continue
         if candidate >= said_on:
