@@ -145,11 +145,9 @@ async def test_a_person_and_money(fakes: Fakes) -> None:
     started = [s for s in steps if isinstance(s, ToolStarted)]
     assert [s.name for s in started[:2]] == ["search", "person"]
     assert cited(steps) == [made["priya"].id]
-    # Filed here without its people (no person page holds it), the capture search found is
-    # read with its details (its date, for a "do I owe"), and nothing else.
-    assert [(s.name, s.arguments) for s in started[2:]] == [
-        ("get_capture", {"captureId": made["priya"].id})
-    ]
+    # Its people are read from its words ("Priya paid…"), so her page holds it whole: nothing
+    # more is read.
+    assert started[2:] == []
     assert "£40" in answered(steps).answer.citations[0].quote
 
 
