@@ -19,7 +19,9 @@ bench/mcp.py), `digest` (composing one digest, and `--users` users' digests thro
 and the worker, bench/digest.py), `worker` (the classify worker draining `--queued` captures,
 and the CPU it and the emulators spend on each), `voice` (a 5 s note from upload to outcome,
 offline, with the segments its transcript got; `--repeat` runs), `peer` (the devhost beside
-Agent Framework's AG-UI endpoint, bench/peer.py; installs .venv-peer)."""
+Agent Framework's AG-UI endpoint, bench/peer.py; installs .venv-peer), `embedding` (what a text
+capture's vector costs on its path with the Azure path's embedder: the call, and the inbox
+save by the vector's length, bench/embedding.py)."""
 
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ from bench import (
     costs,
     details,
     digest,
+    embedding,
     followups,
     labelled,
     mcp,
@@ -157,6 +160,7 @@ PARTS = (
     "digest",
     "worker",
     "voice",
+    "embedding",
 )
 
 
@@ -276,6 +280,7 @@ _PART_RUNS = {
     "recall": recall.run,
     "voice": _voice,
     "mcp": mcp.run,
+    "embedding": embedding.run,
 }
 
 

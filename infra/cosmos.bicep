@@ -61,7 +61,7 @@ var vectorIndexes = [
 ]
 
 // Never range-indexed: the ETag, and (in the search container) the vector, which its vector
-// index alone serves: 1536 range-indexed paths a capture would cost RUs on every write.
+// index alone serves: 512 range-indexed paths a capture would cost RUs on every write.
 var excludedPaths = [
   {
     path: '/"_etag"/?'

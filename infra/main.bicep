@@ -36,16 +36,17 @@ param transcribeModel object = {
   capacity: 1
 }
 
-// Embeddings (search by meaning, related items): 1536 dimensions, the model's own, stored on
-// every capture in the Inbox (its vector policy, cosmos.bicep, is made with this number and
-// cannot change on an existing container: docs/deploy.md says how to move).
+// Embeddings (search by meaning, related items): 512 dimensions (the model's are 1536, shortened
+// by the API's `dimensions`: a third of the floats on every capture's save, for a small loss in
+// quality), stored on every capture in the Inbox (its vector policy, cosmos.bicep, is made with
+// this number and cannot change on an existing container: docs/deploy.md says how to move).
 param embeddingModel object = {
   name: 'text-embedding-3-small'
   model: 'text-embedding-3-small'
   version: '1'
   sku: 'GlobalStandard'
   capacity: 120 // thousands of tokens per minute: a backfill of 10,000 captures is ~0.5 M
-  dimensions: 1536
+  dimensions: 512
 }
 
 @description('Azure OpenAI API version the app calls (structured output needs 2024-08-01-preview or later).')

@@ -1,6 +1,6 @@
 // Azure OpenAI: one chat deployment (classification, structured output), one transcription
-// deployment (voice notes) and one embeddings deployment (text-embedding-3-small, 1536
-// dimensions: search by meaning). Keys are off; the app's identity may only call them.
+// deployment (voice notes) and one embeddings deployment (text-embedding-3-small, asked for
+// 512 dimensions: search by meaning). Keys are off; the app's identity may only call them.
 
 param name string
 param location string

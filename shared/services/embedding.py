@@ -18,12 +18,15 @@ Embedded = tuple[list[float], str]
 
 
 def is_current(item: InboxItem, embedder: Embedder) -> bool:
-    """Whether `item`'s stored vector is of its words now, by this model (a capture with no
-    words needs none)."""
+    """Whether `item`'s stored vector is of its words now, by this model at its dimension (a
+    capture with no words needs none; one of another length, EMBEDDING_DIMENSIONS changed, is
+    embedded again)."""
     text = item.embedding_text()
     if not text:
         return item.embedding is None
-    return item.embedding is not None and item.embedded_from == embedding_key(embedder.model, text)
+    if item.embedding is None or len(item.embedding) != embedder.dimensions:
+        return False
+    return item.embedded_from == embedding_key(embedder.model, text)
 
 
 async def vector_for(item: InboxItem, embedder: Embedder | None) -> Embedded | None:

@@ -75,7 +75,9 @@ def test_classified_capture_is_filed_and_streamed(client, fake, cosmos) -> None:
     assert [r.kind for r in fake.requests] and len(fake.requests_of(fake_openai.CHAT)) == 1
     (embedded,) = fake.requests_of(fake_openai.EMBED)
     assert embedded.json["input"] == ["Call Sarah about the budget review"]
-    assert len(inbox["embedding"]) == 1536 and "embedding" not in value
+    # At the dimension asked for (EMBEDDING_DIMENSIONS: 512, of the model's 1536).
+    assert embedded.json["dimensions"] == 512
+    assert len(inbox["embedding"]) == 512 and "embedding" not in value
 
 
 def test_low_confidence_is_filed_provisionally_with_a_question(client, fake, cosmos) -> None:

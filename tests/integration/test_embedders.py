@@ -175,6 +175,19 @@ async def test_openai_answers_are_read_in_their_index_order_and_made_unit(
     assert first == [0.6, 0.8] and second == [0.0, 1.0]
 
 
+async def test_openai_dense_answers_are_unit_length_to_six_decimals(fake: FakeOpenAI) -> None:
+    # A real model's vector: every float non-zero, and (from a compatible server) not unit.
+    raw_vector = [math.sin(i * 0.7) * 3.0 + 0.01 for i in range(512)]
+    fake.enqueue(embeddings([raw_vector]), kind=EMBED)
+    async with azure_embedder(fake, 512) as embedder:
+        [vector] = await embedder.embed(["a"])
+    norm = math.sqrt(sum(x * x for x in raw_vector))
+    # float32 on the wire (base64), then six decimals: the values within a millionth.
+    assert all(abs(x - y / norm) <= 1.5e-6 for x, y in zip(vector, raw_vector, strict=True))
+    assert all(x == round(x, 6) for x in vector)
+    assert abs(math.sqrt(sum(x * x for x in vector)) - 1.0) < 1e-4
+
+
 @pytest.mark.parametrize(
     "step",
     [

@@ -68,6 +68,21 @@ async def test_a_model_that_is_down_files_the_capture_without_a_vector(fakes: Fa
     assert stored.embedding is None and not is_current(stored, fakes.embedder)
 
 
+async def test_a_vector_of_another_dimension_is_embedded_again(fakes: Fakes) -> None:
+    # EMBEDDING_DIMENSIONS changed (1536 -> 512): the same words, the same model, but the
+    # stored vector no longer fits the index; the backfill (and the next filing) renews it.
+    saved = await filed(fakes, "cycling to work along the canal", "Cycle commute")
+    stored = fakes.repo.stored(USER, saved.id)
+    assert (
+        stored is not None and stored.embedding is not None and is_current(stored, fakes.embedder)
+    )
+    longer = stored.embedded(stored.embedding * 3, stored.embedded_from)
+    assert not is_current(longer, fakes.embedder)
+    renewed = await with_embedding(longer, fakes.embedder)
+    assert renewed.embedding is not None and len(renewed.embedding) == fakes.embedder.dimensions
+    assert is_current(renewed, fakes.embedder)
+
+
 async def test_an_answer_renews_the_vector(fakes: Fakes) -> None:
     first = await filed(fakes, "the thing", "The thing")
     answered = first.model_copy(
