@@ -9,6 +9,7 @@ import math
 
 import openai
 
+from shared.adapters.model_failures import unavailable_as
 from shared.domain.errors import EmbedderUnavailable
 
 log = logging.getLogger(__name__)
@@ -43,21 +44,10 @@ class OpenAIEmbedder:
         if not texts:
             return []
         try:
-            answer = await self._client.embeddings.create(
-                model=self.model, input=texts, dimensions=self.dimensions
-            )
-        except openai.APIStatusError as err:
-            log.warning("embedder: model call failed with status %d", err.status_code)
-            raise EmbedderUnavailable(f"embedding call failed ({err.status_code})") from err
-        except openai.APITimeoutError as err:
-            log.warning("embedder: model call timed out")
-            raise EmbedderUnavailable("embedding call timed out") from err
-        except openai.APIConnectionError as err:
-            log.warning("embedder: could not reach the model")
-            raise EmbedderUnavailable("could not reach the model") from err
-        except openai.OpenAIError as err:
-            log.warning("embedder: model call failed (%s)", type(err).__name__)
-            raise EmbedderUnavailable(f"embedding call failed ({type(err).__name__})") from err
+            with unavailable_as(EmbedderUnavailable, "embedder"):
+                answer = await self._client.embeddings.create(
+                    model=self.model, input=texts, dimensions=self.dimensions
+                )
         except (AttributeError, ValueError, TypeError) as err:  # not an embeddings list
             raise EmbedderUnavailable("response was not an embeddings list") from err
         try:
