@@ -143,11 +143,13 @@ async def test_a_person_and_money(fakes: Fakes) -> None:
     made = await kitchen(fakes)
     steps = await run(fakes, "Do I owe Priya money?")
     started = [s for s in steps if isinstance(s, ToolStarted)]
-    assert [s.name for s in started[:2]] == ["search", "person"]
+    # Its words, then the question as asked (for its meaning), then the person it names.
+    assert [s.name for s in started[:3]] == ["search", "search", "person"]
+    assert started[1].arguments["query"] == "Do I owe Priya money?"
     assert cited(steps) == [made["priya"].id]
     # Its people are read from its words ("Priya paid…"), so her page holds it whole: nothing
     # more is read.
-    assert started[2:] == []
+    assert started[3:] == []
     assert "£40" in answered(steps).answer.citations[0].quote
 
 
@@ -402,7 +404,8 @@ async def test_whats_next_is_the_soonest_ahead_with_the_date_the_list_gave(fakes
     water = await file(fakes, "Water bill £42, due 3 Dec", Bucket.ADMIN, 0, "Water bill")
     await file(fakes, "paid the gas bill, £60", Bucket.ADMIN, 3, "Gas bill paid")
     steps = await run(fakes, "what's the next bill I have to pay?")
-    assert [s.name for s in steps if isinstance(s, ToolStarted)] == ["search", "list_bucket"]
+    names = [s.name for s in steps if isinstance(s, ToolStarted)]
+    assert names == ["search", "search", "list_bucket"]
     assert cited(steps) == [water.id]
     assert answered(steps).answer.answer.startswith("Due Thu 3 Dec.")
 
