@@ -357,6 +357,8 @@ _LEMMAS = {
     "built": "build", "brought": "bring", "sold": "sell", "wrote": "writ", "written": "writ",
     "began": "begin", "begun": "begin", "chose": "choos", "chosen": "choos", "fell": "fall",
     "broke": "break", "broken": "break", "ate": "eat", "saw": "see", "seen": "see",
+    "rang": "ring", "rung": "ring", "lost": "los", "heard": "hear",
+    "felt": "feel", "held": "hold", "stood": "stand", "understood": "understand",
 }  # fmt: skip
 # Words about money: in a question, one term that any of them, or an amount, answers.
 MONEY = "¤money"
@@ -752,16 +754,15 @@ def _weigh(
     weights: dict[str, float], meaning: dict[str, float], floor: float, among: list[_Source]
 ) -> Any:
     """A capture's weight: its words' coverage plus its meaning above `floor`, or, where the
-    question names someone the captures know, above the median of that person's captures (a
-    name makes a question near every capture of them: "what's Kuba's phone number?" is near
-    "Kuba is doing the tiles")."""
-    if among:
-        near = sorted(meaning.get(s.id, floor) for s in among)
-        floor = max(floor, near[len(near) // 2])
+    question names someone the captures know, above the median of that person's other
+    captures (a name makes a question near every capture of them: "what's Kuba's phone
+    number?" is near "Kuba is doing the tiles")."""
 
     def weight(source: _Source) -> float:
         similarity = meaning.get(source.id, floor)
-        above = max(0.0, similarity - floor) / (1.0 - floor)
+        others = sorted(meaning.get(s.id, floor) for s in among if s.id != source.id)
+        least = max(floor, others[len(others) // 2]) if others else floor
+        above = max(0.0, similarity - least) / (1.0 - floor)
         return coverage(weights, source) + MEANING_WEIGHT * above
 
     return weight
