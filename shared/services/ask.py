@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
@@ -571,18 +571,15 @@ def coverage(weights: dict[str, float], source: _Source) -> float:
     return sum(w for t, w in weights.items() if t in have) / total
 
 
-# The relevance cut: more than half of what the question is about (by weight), and one of its
-# own words.
-RELEVANT = 0.5
-
-
 def relevant(asked: _Asked, weights: dict[str, float], source: _Source, cut: float) -> bool:
+    """Whether the capture holds more than `cut` of what the question is about, and one of its
+    own words."""
     own = [t for t, w in asked.terms.items() if w == 1.0]
     have = _have(source)
     return coverage(weights, source) > cut and (not own or any(t in have for t in own))
 
 
-def kinship(found: list[_Source]) -> Any:
+def kinship(found: list[_Source]) -> Callable[[_Source, _Source], float]:
     """How much two captures are about the same thing (0..1): the specific words they share
     (each weighted by its rarity among what the tools found, ln(N / how many hold it)) over
     those of the one with fewer ("Wrightsons emailed the FENSA cert" and "call Wrightsons re
@@ -752,7 +749,7 @@ async def _meaning(run: _Run, question: Question, asked: _Asked) -> dict[str, fl
 
 def _weigh(
     weights: dict[str, float], meaning: dict[str, float], floor: float, among: list[_Source]
-) -> Any:
+) -> Callable[[_Source], float]:
     """A capture's weight: its words' coverage plus its meaning above `floor`, or, where the
     question names someone the captures know, above the median of that person's other
     captures (a name makes a question near every capture of them: "what's Kuba's phone

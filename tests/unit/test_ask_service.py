@@ -36,6 +36,7 @@ from shared.services.ask import (
     resolved_dates,
     shape_of,
 )
+from shared.services.embedding import with_embedding
 from shared.services.filing import file_capture
 from tests.fakes import USER, FakeAskThreads, Fakes, ScriptedAskModel, text_item
 
@@ -491,3 +492,66 @@ async def test_a_who_is_answered_only_by_a_capture_that_names_someone(fakes: Fak
         fakes, "Hallway: dad is painting it on Sunday.", Bucket.PROJECTS, 1, "Hallway painter"
     )
     assert cited(await run(fakes, "who is painting the hallway?")) == [painter.id]
+
+
+# -- words and meaning weighed together (examples of ours, not of a question set) -------------
+
+
+async def embedded(fakes: Fakes, text: str, bucket: Bucket, day: int, title: str) -> InboxItem:
+    """A capture filed with its vector, as filing stores it."""
+    item = text_item(text, created_at=MON + timedelta(days=day, hours=1))
+    item = fakes.repo.seed(await with_embedding(item, fakes.embedder))
+    return await file_capture(item, item.picked(bucket, title), fakes.repo, fakes.outbox)
+
+
+async def test_a_newer_capture_about_something_else_does_not_displace_the_answer(
+    fakes: Fakes,
+) -> None:
+    quote = await file(
+        fakes,
+        "Plumber quoted £300 to replace the shower valve, Gwen recommends him",
+        Bucket.ADMIN,
+        0,
+        "Shower valve quote",
+    )
+    fixed = await file(
+        fakes,
+        "shower valve replaced, plumber was quick. paid him £280 cash",
+        Bucket.ADMIN,
+        2,
+        "Shower valve done",
+    )
+    window = await file(
+        fakes, "paid the window cleaner £20 cash, he comes back in spring",
+        Bucket.ADMIN, 4, "Window cleaner",
+    )  # fmt: skip
+    steps = await run(fakes, "what did I pay for the shower valve?")
+    # The newer capture about the same valve answers first; the window cleaner, newer still,
+    # shares only the money with it and is not cited.
+    assert cited(steps)[0] == fixed.id
+    assert quote.id in cited(steps) and window.id not in cited(steps)
+
+
+async def test_meaning_weighs_with_the_words(fakes: Fakes) -> None:
+    # Of the question's words the capture holds only "market" (the rest the user never wrote):
+    # too little by words alone; near in meaning (here: the words it shares as written), it
+    # answers.
+    stall = await embedded(
+        fakes, "what if we ran a table at the farmers market for the hospice", Bucket.IDEAS, 1,
+        "Market table",
+    )  # fmt: skip
+    await embedded(fakes, "farmers want rain this week", Bucket.IDEAS, 2, "Rain")
+    question = "any plans for a charity stand at the market?"
+    assert cited(await run(fakes, question)) == [stall.id]
+    fakes.embedder.fail_next("embed", EmbedderUnavailable("down"), times=5)
+    assert cited(await run(fakes, question)) == []
+
+
+async def test_a_follow_ups_meaning_carries_its_earlier_question(fakes: Fakes) -> None:
+    await kitchen(fakes)
+    earlier = [("user", "who's doing the kitchen tiles?"), ("assistant", "Kuba.")]
+    await run(fakes, "and when does he start?", earlier)
+    assert "who's doing the kitchen tiles?" in fakes.embedder.texts
+    fakes.embedder.texts.clear()
+    await run(fakes, "when does Kuba start?")
+    assert "who's doing the kitchen tiles?" not in fakes.embedder.texts
