@@ -472,7 +472,6 @@ _AT_FIRST = re.compile(
 _POINTS_BACK = re.compile(
     r"\b(it|that|this|he|she|him|her|his|hers|they|them|their|those|these)\b", re.IGNORECASE
 )
-_A_PERSON = re.compile(r"\b(he|she|him|her|his|hers|they|them|their)\b", re.IGNORECASE)
 _QUOTED = re.compile(r"\u201c([^\u201d]{8,})\u201d")
 
 
@@ -500,22 +499,6 @@ def read_question(question: Question) -> _Asked:
         if answers and _POINTS_BACK.search(question.text):
             quotes = [q.strip(" …") for q in _QUOTED.findall(answers[-1]) if q.strip(" …")]
             referents = tuple(" ".join(q.split()).casefold() for q in quotes)
-            own_terms = {_term(t) for t in own}
-            if (
-                quotes
-                and _A_PERSON.search(question.text)
-                and not own_terms & _stems(quotes[0])
-                and not _names(before)
-            ):
-                # "what did she give me?", which the capture quoted does not say, after a
-                # question that named no one: she is someone it names, and it is about them.
-                quoted = [n for n in _names(quotes[0]) if n.casefold() not in _CALENDAR_WORDS]
-                for name in quoted:
-                    if _term(name) not in terms:
-                        terms[_term(name)] = 0.5
-                        words.append(name)
-                    if name not in names:
-                        names.append(name)
     if _AT_FIRST.search(question.text):
         order: Literal["newest", "oldest", "default"] = "oldest"
     elif _NOW.search(question.text):

@@ -452,8 +452,8 @@ async def test_the_neighbour_is_who_lives_next_door_even_past_the_snippet(fakes:
 async def test_a_follow_up_about_them_asks_about_who_the_last_answer_quoted(
     fakes: Fakes,
 ) -> None:
-    """ "she" is someone the capture the last answer quoted names; and what that capture does
-    not say is not answered by it."""
+    """ "she" is who the last answer was about: the follow-up carries its earlier question's
+    subject and meaning; and what that capture does not say is not answered by it."""
     await file(
         fakes, "Mrs Okoro next door had a fall, I'll do her shopping on Fridays.", Bucket.PEOPLE,
         0, "Mrs Okoro's fall",
