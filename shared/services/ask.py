@@ -674,7 +674,7 @@ async def _offline_answer(
 
 
 # How many hits the question as asked adds, by its meaning.
-MEANING_HITS = 8
+MEANING_HITS = 12
 
 # How many of the best hits search showed in part are read whole before choosing.
 MAX_READ_WHOLE = 6
