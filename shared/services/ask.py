@@ -787,23 +787,25 @@ def _choose(
         return []
     best = max(w for w, _, _ in keep)
     best_words = max(c for _, c, _ in keep)
+    lead = max(keep, key=lambda k: k[0])[2]
+    kin = kinship(found)
     bare_list = listed and not _own_terms(asked)
     if (asked.shape == "count" and asked.order != "newest") or bare_list:
         band = [s for _, _, s in keep]
     else:
-        # About the same thing as the best, by words or by weight: a capture that also
-        # weighs less is left out.
+        # About the same thing as the best: near its weight, or near its words and sharing
+        # its specific words ("the kitchen budget" is not "the kitchen tiler").
         band = [
             s
             for w, c, s in keep
-            if w >= best - BAND or c >= best_words - WORDS_BAND or s.id in referents
+            if w >= best - BAND
+            or (c >= best_words - WORDS_BAND and kin(lead, s) >= SAME_THING)
+            or s.id in referents
         ]
     newest = max(s.created_at for s in band)
     # A newer capture about the same thing as the best (the specific words they share), that
     # answers or speaks of part of the question: it may say the older one changed. One about
     # something else, however newer, does not.
-    lead = max(keep, key=lambda k: k[0])[2]
-    kin = kinship(found)
     updates = [
         s
         for w, c, s in scored
