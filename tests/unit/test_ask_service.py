@@ -28,9 +28,11 @@ from shared.services.ask import (
     ThreadQuestion,
     ToolFinished,
     ToolStarted,
+    _Source,
     ask,
     ask_on_thread,
     checked_answer,
+    kinship,
     new_question,
     read_question,
     resolved_dates,
@@ -555,3 +557,29 @@ async def test_a_follow_ups_meaning_carries_its_earlier_question(fakes: Fakes) -
     fakes.embedder.texts.clear()
     await run(fakes, "when does Kuba start?")
     assert "who's doing the kitchen tiles?" not in fakes.embedder.texts
+
+
+def test_kinship_is_the_specific_words_two_captures_share() -> None:
+    def source(n: int, text: str) -> _Source:
+        row = {"id": f"c{n}", "createdAt": "2026-11-23T09:00:00Z", "text": text, "people": []}
+        made = _Source.of(row)
+        assert made is not None
+        return made
+
+    quote, done, window, bread = [
+        source(1, "Plumber quoted £300 to replace the shower valve"),
+        source(2, "shower valve replaced by the plumber, paid £280"),
+        source(3, "paid the window cleaner £20"),
+        source(4, "bought bread and milk"),
+    ]
+    others = [
+        source(5, "paid the gas bill £60"),
+        source(6, "paid Sam back £15 for the tickets"),
+        source(7, "parking cost £12 at the hospital"),
+        source(8, "book club on Thursday at Ana's"),
+    ]
+    kin = kinship([quote, done, window, bread, *others])
+    # The same valve: its rare words shared. The window cleaner: only paying, which many do.
+    assert kin(quote, done) >= 0.5
+    assert kin(done, window) < 0.15 and kin(quote, bread) == 0.0
+    assert kin(quote, done) == kin(done, quote)
