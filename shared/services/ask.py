@@ -11,7 +11,7 @@ import math
 import re
 import unicodedata
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
@@ -41,6 +41,7 @@ from shared.domain.errors import (
 )
 from shared.domain.ports import Adapters, AskModel, AskThreads
 from shared.domain.text import valid_text
+from shared.services.recall import search_terms
 from shared.services.tools import READ_TOOLS, Tool
 
 MAX_QUESTION_CHARS = 1000
@@ -356,6 +357,8 @@ _LEMMAS = {
     "built": "build", "brought": "bring", "sold": "sell", "wrote": "writ", "written": "writ",
     "began": "begin", "begun": "begin", "chose": "choos", "chosen": "choos", "fell": "fall",
     "broke": "break", "broken": "break", "ate": "eat", "saw": "see", "seen": "see",
+    "rang": "ring", "rung": "ring", "lost": "los", "heard": "hear",
+    "felt": "feel", "held": "hold", "stood": "stand", "understood": "understand",
 }  # fmt: skip
 # Words about money: in a question, one term that any of them, or an amount, answers.
 MONEY = "¤money"
@@ -451,6 +454,7 @@ class _Asked:
     who: bool = False  # asks who (whatever its shape: "who's doing it now?")
     order: Literal["newest", "oldest", "default"] = "default"
     referents: tuple[str, ...] = ()
+    before: str = ""  # a follow-up's earlier question, whose subject it carries
 
 
 # A question that asks how things stand now, or how they ended; and one that asks how they were
@@ -468,7 +472,6 @@ _AT_FIRST = re.compile(
 _POINTS_BACK = re.compile(
     r"\b(it|that|this|he|she|him|her|his|hers|they|them|their|those|these)\b", re.IGNORECASE
 )
-_A_PERSON = re.compile(r"\b(he|she|him|her|his|hers|they|them|their)\b", re.IGNORECASE)
 _QUOTED = re.compile(r"\u201c([^\u201d]{8,})\u201d")
 
 
@@ -484,6 +487,7 @@ def read_question(question: Question) -> _Asked:
     own_names = tuple(names)
     earlier = [t.content or "" for t in question.earlier if t.role == "user"]
     referents: tuple[str, ...] = ()
+    before = ""
     if earlier and (_FOLLOW_UP.search(question.text) or len(own) <= 1):
         before = earlier[-1]
         for word in _terms(before):
@@ -495,22 +499,6 @@ def read_question(question: Question) -> _Asked:
         if answers and _POINTS_BACK.search(question.text):
             quotes = [q.strip(" …") for q in _QUOTED.findall(answers[-1]) if q.strip(" …")]
             referents = tuple(" ".join(q.split()).casefold() for q in quotes)
-            own_terms = {_term(t) for t in own}
-            if (
-                quotes
-                and _A_PERSON.search(question.text)
-                and not own_terms & _stems(quotes[0])
-                and not _names(before)
-            ):
-                # "what did she give me?", which the capture quoted does not say, after a
-                # question that named no one: she is someone it names, and it is about them.
-                quoted = [n for n in _names(quotes[0]) if n.casefold() not in _CALENDAR_WORDS]
-                for name in quoted:
-                    if _term(name) not in terms:
-                        terms[_term(name)] = 0.5
-                        words.append(name)
-                    if name not in names:
-                        names.append(name)
     if _AT_FIRST.search(question.text):
         order: Literal["newest", "oldest", "default"] = "oldest"
     elif _NOW.search(question.text):
@@ -519,7 +507,7 @@ def read_question(question: Question) -> _Asked:
         order = "default"
     who = bool(re.search(r"\bwho(?:m|se)?\b", question.text, re.IGNORECASE))
     return _Asked(
-        shape_of(question.text), terms, names, words, own_names, who, order, referents[:1]
+        shape_of(question.text), terms, names, words, own_names, who, order, referents[:1], before
     )
 
 
@@ -566,16 +554,34 @@ def coverage(weights: dict[str, float], source: _Source) -> float:
     return sum(w for t, w in weights.items() if t in have) / total
 
 
-# The relevance cut: more than half of what the question is about (by weight), and one of its
-# own words; a newer capture past NEWER_CUT is kept too (it may say the older one changed).
-RELEVANT = 0.5
-NEWER_CUT = 0.4
-
-
 def relevant(asked: _Asked, weights: dict[str, float], source: _Source, cut: float) -> bool:
+    """Whether the capture holds more than `cut` of what the question is about, and one of its
+    own words."""
     own = [t for t, w in asked.terms.items() if w == 1.0]
     have = _have(source)
     return coverage(weights, source) > cut and (not own or any(t in have for t in own))
+
+
+def kinship(found: list[_Source]) -> Callable[[_Source, _Source], float]:
+    """How much two captures are about the same thing (0..1): the specific words they share
+    (each weighted by its rarity among what the tools found, ln(N / how many hold it)) over
+    the geometric mean of each one's, so that a short capture is not kin to all by a common
+    word ("Wrightsons emailed the FENSA cert" and "call Wrightsons re the FENSA certificate"
+    share the rare ones; "paid the hydro bill" and "paid Bruno the deposit" a common one)."""
+    held = {s.id: {t for t in _have(s) if t not in _STOP and len(t) > 2} for s in found}
+    count: dict[str, int] = {}
+    for terms in held.values():
+        for t in terms:
+            count[t] = count.get(t, 0) + 1
+    n = max(len(found), 2)
+    rarity = {t: math.log(n / c) for t, c in count.items()}
+
+    def kin(a: _Source, b: _Source) -> float:
+        ta, tb = held.get(a.id, set()), held.get(b.id, set())
+        both = math.sqrt(sum(rarity[t] for t in ta) * sum(rarity[t] for t in tb))
+        return sum(rarity[t] for t in ta & tb) / both if both else 0.0
+
+    return kin
 
 
 def _anchor(asked: _Asked, found: list[_Source]) -> set[str]:
@@ -618,6 +624,12 @@ async def _offline_answer(
         query = " ".join(asked.words)[:200]
         async for step in run.call("search", {"query": query, "limit": 20}):
             yield step
+    if asked.words and question.text.casefold() != " ".join(asked.words).casefold():
+        # The question as asked, for its meaning: what answers may hold none of its words
+        # ("did I consider commuting by bicycle when it snows?": "biking to the office in
+        # winter").
+        async for step in run.call("search", {"query": question.text, "limit": MEANING_HITS}):
+            yield step
     for quote in asked.referents:
         # A follow-up pointing back: what the last answer quoted, found again by its words.
         async for step in run.call("search", {"query": quote[:200], "limit": 3}):
@@ -648,9 +660,8 @@ async def _offline_answer(
     for source in [s for s in run.seen.values() if not s.whole][:MAX_READ_WHOLE]:
         async for step in run.call("get_capture", {"captureId": source.id}):
             yield step
-    chosen = _choose(asked, run, listed, today)
-    if not chosen and asked.words:
-        chosen = await _nearest_in_meaning(question, asked, run)
+    meaning = await _meaning(run, question, asked) if asked.words else {}
+    chosen = _choose(asked, run, listed, today, meaning)
     # What the answer rests on is read whole, and with its details (who it was filed with,
     # its date) where the answer tells them.
     details = asked.who or asked.shape in ("due", "when", "next")
@@ -663,119 +674,149 @@ async def _offline_answer(
         yield said
 
 
+# How many hits the question as asked adds, by its meaning.
+MEANING_HITS = 12
+
 # How many of the best hits search showed in part are read whole before choosing.
 MAX_READ_WHOLE = 6
 
 # How far ahead "what's the next …?" looks for an open Admin item with a date.
 NEXT_DAYS = 45
 
-# How far above the embedding model's own floor (`Embedder.min_similarity`, under which two
-# texts are unrelated) a capture found by meaning must be to answer: on its own (MEANING_MARGIN),
-# or holding more than half of the question's words that any capture found holds, the rest
-# said otherwise (PARAPHRASE_MARGIN: "where will my sister be working?" for "my sister got
-# the job at …"; and only where at most half of its own words are in no capture found).
-# Measured with MiniLM on the tuning parts of bench/data/ask_questions.jsonl
-# and ask2_questions.jsonl: the best capture of a question with nothing to find at 0.18-0.33
-# (0.51 for another thing of the person it names, which the words rule out), the expected
-# capture of a question 0.34-0.87.
-MEANING_MARGIN = 0.15
-PARAPHRASE_MARGIN = 0.06
-# Captures as near as the nearest, within this, answer with it (the newest first).
-MEANING_BAND = 0.05
-# The best of the first hits: a search ranks what is near in meaning among them.
-MAX_MEANING_CANDIDATES = 12
+# A capture's weight for a question: its words (`coverage`, 0..1) plus its meaning, the cosine
+# similarity of its stored vector to the question's above the model's floor
+# (`Embedder.min_similarity`), scaled to 0..1 and weighed MEANING_WEIGHT. A capture answers
+# from ANSWER_CUT; those within BAND of the best are about the same thing. Measured with
+# MiniLM on the tuning parts of bench/data/ask_questions.jsonl, ask2_ and ask4_: the best
+# capture of a question with nothing to find mostly weighs 0-0.38 (but 1-1.5 where a capture
+# is about its subject and not what it asks: "what did the surveyor charge?" for "the surveyor
+# was here 2 hrs"), the expected capture of a question mostly 0.4-2.3; the figures hold from
+# 0.36 to 0.42 and MEANING_WEIGHT 1.5 to 3, BAND 0.15 to 0.4, SAME_THING 0.1 to 0.25.
+MEANING_WEIGHT = 2.0
+ANSWER_CUT = 0.42
+BAND = 0.25
+WORDS_BAND = 0.2
+# A newer capture past NEWER_CUT of the question's words (or ANSWER_CUT), about the same thing
+# as the best (`kinship` from SAME_THING), is kept too: it may say the older one changed.
+# Measured on the tuning sets: captures of one matter share 0.16-0.44, of others 0-0.11.
+NEWER_CUT = 0.4
+SAME_THING = 0.15
+# A follow-up's meaning: its own words', and its earlier question's at this weight.
+CARRIED_MEANING = 0.5
+# How many captures the meaning of the question is read for (the nearest, and those its
+# words find).
+MEANING_CANDIDATES = 50
 
 
-async def _nearest_in_meaning(question: Question, asked: _Asked, run: _Run) -> list[_Source]:
-    """When no capture shares enough of the question's words: the captures nearest in meaning
-    of what the tools found (a hybrid search finds "cycling to work" for "bike commute"), if
-    near enough; else none. Without an embedding model at hand, none."""
+async def _meaning(run: _Run, question: Question, asked: _Asked) -> dict[str, float]:
+    """Each capture's similarity in meaning to the question (a follow-up's: to it and, less,
+    its earlier question), by id, as the hybrid search weighs it over the stored vectors; none
+    without an embedding model at hand."""
     embedder = run.adapters.embedder
-    everything = list(run.seen.values())
-    anchor = _anchor(asked, everything)
-    found = [s for s in everything[:MAX_MEANING_CANDIDATES] if _anchored(anchor, s)]
-    if not found:
-        return []
-    # The words every capture found lacks may be said otherwise; those another capture holds
-    # say what this question is about.
-    known = {
-        t: w
-        for t, w in specificity(asked, everything).items()
-        if any(t in _have(s) for s in everything)
-    }
-    # A paraphrase is believed only where most of the question's own words are in the
-    # captures: "the wifi password at the chalet" is not "the chalet attic".
-    own = _own_terms(asked)
-    paraphrase = 2 * len([t for t in own if t not in known]) <= len(own)
+    texts = [question.text, *([asked.before] if asked.before else [])]
     try:
-        # The question's own words: a follow-up's earlier question would speak over them ("and
-        # what's his phone number?" is not about the bike he borrowed).
-        vectors = await embedder.embed([question.text, *(f"{s.title}. {s.text}" for s in found)])
+        vectors = await embedder.embed(texts)
     except EmbedderUnavailable:
-        return []
-    mine, *theirs = vectors
-    floor = embedder.min_similarity
-    near = []
-    for vector, source in zip(theirs, found, strict=True):
-        similarity = sum(a * b for a, b in zip(mine, vector, strict=True))
-        holds = bool(known) and coverage(known, source) > RELEVANT
-        # Near on its own, where the question names no one the captures know: a name makes a
-        # question near every capture of that person ("what's Kuba's phone number?" is near
-        # "Kuba is doing the tiles").
-        alone = not anchor and similarity >= floor + MEANING_MARGIN
-        said_otherwise = paraphrase and holds and similarity >= floor + PARAPHRASE_MARGIN
-        names = not asked.who or bool(_people(asked, source))
-        if (alone or said_otherwise) and names:
-            near.append((similarity, source))
-    if not near:
-        return []
-    best = max(similarity for similarity, _ in near)
-    close = [s for similarity, s in near if similarity >= best - MEANING_BAND]
-    close.sort(key=lambda s: s.created_at, reverse=asked.order != "oldest")
-    return close[:2]
+        return {}
+    vector = list(vectors[0])
+    if len(vectors) > 1:
+        vector = [a + CARRIED_MEANING * b for a, b in zip(vector, vectors[1], strict=True)]
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    vector = [x / norm for x in vector]
+    terms = search_terms(" ".join(asked.words) or question.text)
+    try:
+        found = await run.adapters.search.hybrid(
+            run.user_id, terms, question.text, vector, MEANING_CANDIDATES
+        )
+    except StorageUnavailable as down:
+        raise Unavailable(STORAGE_DOWN, "STORAGE_UNAVAILABLE") from down
+    return found.similarity
 
 
-def _choose(asked: _Asked, run: _Run, listed: set[str], today: date) -> list[_Source]:
-    """The captures the answer rests on: those past the cut (or listed, for a bare "what's
-    due?"; or quoted by the last answer, for a follow-up pointing back), about the same thing
-    as the best; the newest first (the oldest, asked how it was at first), the soonest due
-    for a "what's the next …?"."""
+def _weigh(
+    weights: dict[str, float], meaning: dict[str, float], floor: float, among: list[_Source]
+) -> Callable[[_Source], float]:
+    """A capture's weight: its words' coverage plus its meaning above `floor`, or, where the
+    question names someone the captures know, above the median of that person's other
+    captures (a name makes a question near every capture of them: "what's Kuba's phone
+    number?" is near "Kuba is doing the tiles")."""
+
+    def weight(source: _Source) -> float:
+        similarity = meaning.get(source.id, floor)
+        others = sorted(meaning.get(s.id, floor) for s in among if s.id != source.id)
+        least = max(floor, others[len(others) // 2]) if others else floor
+        above = max(0.0, similarity - least) / (1.0 - floor)
+        return coverage(weights, source) + MEANING_WEIGHT * above
+
+    return weight
+
+
+def _choose(
+    asked: _Asked,
+    run: _Run,
+    listed: set[str],
+    today: date,
+    meaning: dict[str, float] | None = None,
+) -> list[_Source]:
+    """The captures the answer rests on: those weighing past the cut by their words and meaning
+    (or listed, for a bare "what's due?"; or quoted by the last answer, for a follow-up
+    pointing back), about the same thing as the best; the newest first (the oldest, asked how
+    it was at first), the soonest due for a "what's the next …?"."""
     found = list(run.seen.values())
     weights = specificity(asked, found)
     if asked.shape == "due":
         # A bare "what's due?" lists what is still ahead.
         listed = {i for i in listed if (d := run.seen[i].due_date) is not None and d >= today}
     anchor = _anchor(asked, found)
+    named = [s for s in found if anchor and _anchored(anchor, s)]
+    # The person it names is what every capture weighed holds: the rest of its words say
+    # which of theirs answers ("Leila's birthday" is not "Leila's new job").
+    if any(t not in anchor for t in weights):
+        weights = {t: w for t, w in weights.items() if t not in anchor}
+    weight = _weigh(weights, meaning or {}, run.adapters.embedder.min_similarity, named)
     referents = _referents(asked, found)
-    scored = [(coverage(weights, s), s) for s in found if _anchored(anchor, s)]
-    keep = [
-        (c, s)
-        for c, s in scored
-        if relevant(asked, weights, s, RELEVANT) or s.id in listed or s.id in referents
-    ]
-    if not keep:
-        return []
-    best = max(c for c, _ in keep)
-    bare_list = listed and not _own_terms(asked)
-    if (asked.shape == "count" and asked.order != "newest") or bare_list:
-        band = [s for _, s in keep]
-    else:
-        # About the same thing as the best: a capture that also matches less is left out.
-        band = [s for c, s in keep if c >= best - 0.2 or s.id in referents]
-    newest = max(s.created_at for s in band)
-    # A newer capture that speaks of part of it: it may say the older one changed.
-    updates = [
-        s
-        for c, s in scored
-        if s.created_at > newest
-        and asked.order != "oldest"
-        and relevant(asked, weights, s, NEWER_CUT)
-    ]
-    top = band + [s for s in updates if s not in band]
+    scored = [(weight(s), coverage(weights, s), s) for s in found if _anchored(anchor, s)]
     if asked.who:
         # A "who" is answered by a capture that names someone ("who is painting the kitchen?"
         # is not answered by "choose the paint colour").
-        top = [s for s in top if _people(asked, s) or s.id in referents]
+        scored = [(w, c, s) for w, c, s in scored if _people(asked, s) or s.id in referents]
+    keep = [
+        (w, c, s) for w, c, s in scored if w >= ANSWER_CUT or s.id in listed or s.id in referents
+    ]
+    if not keep:
+        return []
+    best = max(w for w, _, _ in keep)
+    best_words = max(c for _, c, _ in keep)
+    lead = max(keep, key=lambda k: k[0])[2]
+    kin = kinship(found)
+    bare_list = listed and not _own_terms(asked)
+    if (asked.shape == "count" and asked.order != "newest") or bare_list:
+        band = [s for _, _, s in keep]
+    else:
+        # About the same thing as the best: near its weight, or near its words and sharing
+        # its specific words ("the kitchen budget" is not "the kitchen tiler").
+        band = [
+            s
+            for w, c, s in keep
+            if w >= best - BAND
+            or (c >= best_words - WORDS_BAND and kin(lead, s) >= SAME_THING)
+            or s.id in referents
+        ]
+    newest = max(s.created_at for s in band)
+    # A newer capture about the same thing as the best (the specific words they share), that
+    # answers or speaks of part of the question: it may say the older one changed. One about
+    # something else, however newer, does not.
+    updates = [
+        s
+        for w, c, s in scored
+        if s.created_at > newest
+        and asked.order != "oldest"
+        and (
+            relevant(asked, weights, s, NEWER_CUT)
+            or (w >= ANSWER_CUT and kin(lead, s) >= SAME_THING)
+        )
+    ]
+    top = band + [s for s in updates if s not in band]
     updated = {s.id for s in updates}
     ahead = [s for s in top if s.due_date is not None and s.due_date >= today]
     if asked.shape == "due" and listed:

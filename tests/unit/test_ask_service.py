@@ -28,14 +28,17 @@ from shared.services.ask import (
     ThreadQuestion,
     ToolFinished,
     ToolStarted,
+    _Source,
     ask,
     ask_on_thread,
     checked_answer,
+    kinship,
     new_question,
     read_question,
     resolved_dates,
     shape_of,
 )
+from shared.services.embedding import with_embedding
 from shared.services.filing import file_capture
 from tests.fakes import USER, FakeAskThreads, Fakes, ScriptedAskModel, text_item
 
@@ -143,11 +146,13 @@ async def test_a_person_and_money(fakes: Fakes) -> None:
     made = await kitchen(fakes)
     steps = await run(fakes, "Do I owe Priya money?")
     started = [s for s in steps if isinstance(s, ToolStarted)]
-    assert [s.name for s in started[:2]] == ["search", "person"]
+    # Its words, then the question as asked (for its meaning), then the person it names.
+    assert [s.name for s in started[:3]] == ["search", "search", "person"]
+    assert started[1].arguments["query"] == "Do I owe Priya money?"
     assert cited(steps) == [made["priya"].id]
     # Its people are read from its words ("Priya paid…"), so her page holds it whole: nothing
     # more is read.
-    assert started[2:] == []
+    assert started[3:] == []
     assert "£40" in answered(steps).answer.citations[0].quote
 
 
@@ -402,7 +407,8 @@ async def test_whats_next_is_the_soonest_ahead_with_the_date_the_list_gave(fakes
     water = await file(fakes, "Water bill £42, due 3 Dec", Bucket.ADMIN, 0, "Water bill")
     await file(fakes, "paid the gas bill, £60", Bucket.ADMIN, 3, "Gas bill paid")
     steps = await run(fakes, "what's the next bill I have to pay?")
-    assert [s.name for s in steps if isinstance(s, ToolStarted)] == ["search", "list_bucket"]
+    names = [s.name for s in steps if isinstance(s, ToolStarted)]
+    assert names == ["search", "search", "list_bucket"]
     assert cited(steps) == [water.id]
     assert answered(steps).answer.answer.startswith("Due Thu 3 Dec.")
 
@@ -448,8 +454,8 @@ async def test_the_neighbour_is_who_lives_next_door_even_past_the_snippet(fakes:
 async def test_a_follow_up_about_them_asks_about_who_the_last_answer_quoted(
     fakes: Fakes,
 ) -> None:
-    """ "she" is someone the capture the last answer quoted names; and what that capture does
-    not say is not answered by it."""
+    """ "she" is who the last answer was about: the follow-up carries its earlier question's
+    subject and meaning; and what that capture does not say is not answered by it."""
     await file(
         fakes, "Mrs Okoro next door had a fall, I'll do her shopping on Fridays.", Bucket.PEOPLE,
         0, "Mrs Okoro's fall",
@@ -488,3 +494,92 @@ async def test_a_who_is_answered_only_by_a_capture_that_names_someone(fakes: Fak
         fakes, "Hallway: dad is painting it on Sunday.", Bucket.PROJECTS, 1, "Hallway painter"
     )
     assert cited(await run(fakes, "who is painting the hallway?")) == [painter.id]
+
+
+# -- words and meaning weighed together (examples of ours, not of a question set) -------------
+
+
+async def embedded(fakes: Fakes, text: str, bucket: Bucket, day: int, title: str) -> InboxItem:
+    """A capture filed with its vector, as filing stores it."""
+    item = text_item(text, created_at=MON + timedelta(days=day, hours=1))
+    item = fakes.repo.seed(await with_embedding(item, fakes.embedder))
+    return await file_capture(item, item.picked(bucket, title), fakes.repo, fakes.outbox)
+
+
+async def test_a_newer_capture_about_something_else_does_not_displace_the_answer(
+    fakes: Fakes,
+) -> None:
+    quote = await file(
+        fakes,
+        "Plumber quoted £300 to replace the shower valve, Gwen recommends him",
+        Bucket.ADMIN,
+        0,
+        "Shower valve quote",
+    )
+    fixed = await file(
+        fakes,
+        "shower valve replaced, plumber was quick. paid him £280 cash",
+        Bucket.ADMIN,
+        2,
+        "Shower valve done",
+    )
+    window = await file(
+        fakes, "paid the window cleaner £20 cash, he comes back in spring",
+        Bucket.ADMIN, 4, "Window cleaner",
+    )  # fmt: skip
+    steps = await run(fakes, "what did I pay for the shower valve?")
+    # The newer capture about the same valve answers first; the window cleaner, newer still,
+    # shares only the money with it and is not cited.
+    assert cited(steps)[0] == fixed.id
+    assert quote.id in cited(steps) and window.id not in cited(steps)
+
+
+async def test_meaning_weighs_with_the_words(fakes: Fakes) -> None:
+    # Of the question's words the capture holds only "market" (the rest the user never wrote):
+    # too little by words alone; near in meaning (here: the words it shares as written), it
+    # answers.
+    stall = await embedded(
+        fakes, "what if we ran a table at the farmers market for the hospice", Bucket.IDEAS, 1,
+        "Market table",
+    )  # fmt: skip
+    await embedded(fakes, "farmers want rain this week", Bucket.IDEAS, 2, "Rain")
+    question = "any plans for a charity stand at the market?"
+    assert cited(await run(fakes, question)) == [stall.id]
+    fakes.embedder.fail_next("embed", EmbedderUnavailable("down"), times=5)
+    assert cited(await run(fakes, question)) == []
+
+
+async def test_a_follow_ups_meaning_carries_its_earlier_question(fakes: Fakes) -> None:
+    await kitchen(fakes)
+    earlier = [("user", "who's doing the kitchen tiles?"), ("assistant", "Kuba.")]
+    await run(fakes, "and when does he start?", earlier)
+    assert "who's doing the kitchen tiles?" in fakes.embedder.texts
+    fakes.embedder.texts.clear()
+    await run(fakes, "when does Kuba start?")
+    assert "who's doing the kitchen tiles?" not in fakes.embedder.texts
+
+
+def test_kinship_is_the_specific_words_two_captures_share() -> None:
+    def source(n: int, text: str) -> _Source:
+        row = {"id": f"c{n}", "createdAt": "2026-11-23T09:00:00Z", "text": text, "people": []}
+        made = _Source.of(row)
+        assert made is not None
+        return made
+
+    quote, done, window, bread = [
+        source(1, "Plumber quoted £300 to replace the shower valve"),
+        source(2, "shower valve replaced by the plumber, paid £280"),
+        source(3, "paid the window cleaner £20"),
+        source(4, "bought bread and milk"),
+    ]
+    others = [
+        source(5, "paid the gas bill £60"),
+        source(6, "paid Sam back £15 for the tickets"),
+        source(7, "parking cost £12 at the hospital"),
+        source(8, "book club on Thursday at Ana's"),
+    ]
+    kin = kinship([quote, done, window, bread, *others])
+    # The same valve: its rare words shared. The window cleaner: only paying, which many do.
+    assert kin(quote, done) >= 0.5
+    assert kin(done, window) < 0.15 and kin(quote, bread) == 0.0
+    assert kin(quote, done) == kin(done, quote)
