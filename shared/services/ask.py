@@ -40,6 +40,7 @@ from shared.domain.errors import (
     Unavailable,
 )
 from shared.domain.ports import Adapters, AskModel, AskThreads
+from shared.domain.said_dates import CALENDAR_WORDS, dates_in, day, resolved_dates
 from shared.domain.text import valid_text
 from shared.services.recall import search_terms
 from shared.services.tools import READ_TOOLS, Tool
@@ -939,7 +940,7 @@ def _people(asked: _Asked, source: _Source) -> set[str]:
     named = {p.casefold() for p in source.people}
     for word in _words(source.text):
         folded = word.casefold()
-        calendar = folded in _CALENDAR_WORDS  # not "Marco" for "mar", nor "Sunil" for "sun"
+        calendar = folded in CALENDAR_WORDS  # not "Marco" for "mar", nor "Sunil" for "sun"
         if (
             word[:1].isupper()
             and folded not in _STOP
@@ -982,91 +983,6 @@ def best_quote(asked: _Asked, source: _Source) -> str:
     if at + 1 < len(sentences) and len(quote) + len(sentences[at + 1]) < MAX_QUOTE_CHARS:
         quote = f"{quote} {sentences[at + 1]}"
     return quote if len(quote) <= MAX_QUOTE_CHARS else quote[: MAX_QUOTE_CHARS - 1] + "…"
-
-
-# -- dates: as the capture said them, and as a day ----------------------------------------
-
-_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_DAY_ABBR = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
-_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-_MONTH_NAMES = """january february march april june july august september october november
-    december"""
-_CALENDAR_WORDS = frozenset(
-    [*_DAYS, *(d + "s" for d in _DAYS), "tues", "thur", "thurs", "sept", *_DAY_ABBR, *_MONTHS]
-).union(_MONTH_NAMES.split())
-_WEEKDAY = (
-    r"mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|"
-    r"sat(?:urday)?|sun(?:day)?"
-)
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
-_DATE = re.compile(
-    r"\b(?:(?:by|on|this|next|until|till|before)\s+)?"
-    r"(?:(?P<rel>today|tonight|tomorrow|yesterday)|"
-    # An explicit day, a weekday before it or not ("wed dec 2", "Sat 21 Nov"): the day holds.
-    rf"(?:(?:{_WEEKDAY})\.?,?\s+(?:the\s+)?)?"
-    r"(?:(?P<dom2>\d{1,2})(?:st|nd|rd|th)?\s+(?P<mon2>" + _MONTH + r")|"
-    r"(?P<mon3>" + _MONTH + r")\.?\s+(?P<dom3>\d{1,2})(?:st|nd|rd|th)?|"
-    r"(?:the\s+)?(?P<dom>\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+(?P<mon1>" + _MONTH + r"))?)|"
-    rf"(?P<dow>{_WEEKDAY}))\b",
-    re.IGNORECASE,
-)
-
-
-def day(value: date | datetime) -> str:
-    """A day as people write it: Thu 3 Dec."""
-    return f"{value:%a} {value.day} {value:%b}"
-
-
-def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
-    """Each day the text names, as written, with the day it means counted from `said_on`."""
-    out = []
-    for m in _DATE.finditer(text):
-        phrase = " ".join(m.group().split())
-        when: date | None = None
-        if m["rel"]:
-            offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
-            when = said_on + timedelta(days=offset[m["rel"].casefold()])
-        elif m["dow"]:
-            target = next(i for i, d in enumerate(_DAYS) if d.startswith(m["dow"][:3].casefold()))
-            # "on Friday" said on a Friday is the next one.
-            ahead = (target - said_on.weekday()) % 7 or 7
-            when = said_on + timedelta(days=ahead)
-        else:
-            dom = int(m["dom"] or m["dom2"] or m["dom3"])
-            month_name = m["mon1"] or m["mon2"] or m["mon3"]
-            month = _MONTHS.index(month_name[:3].casefold()) + 1 if month_name else None
-            when = _next_day_of_month(said_on, dom, month)
-        if when is not None:
-            out.append((phrase, when))
-    return out
-
-
-def _next_day_of_month(said_on: date, dom: int, month: int | None) -> date | None:
-    """The first `dom` on or after `said_on`; with its `month` named, that day in the year
-    that puts it nearest `said_on` ("nov 20" said on 23 Nov is three days before, not next
-    year; "march" said in November is next year's)."""
-    if month is not None:
-        candidates = []
-        for year in (said_on.year - 1, said_on.year, said_on.year + 1):
-            try:
-                candidates.append(date(year, month, dom))
-            except ValueError:
-                continue
-        return min(candidates, key=lambda d: abs(d - said_on), default=None)
-    for ahead in range(0, 13):
-        y, mo = divmod(said_on.month - 1 + ahead, 12)
-        try:
-            candidate = date(said_on.year + y, mo + 1, dom)
-        except ValueError:
-            continue
-        if candidate >= said_on:
-            return candidate
-    return None
-
-
-def dates_in(text: str, said_on: date) -> list[str]:
-    """ "by Thursday — Thu 3 Dec" for each day the text names."""
-    return [f"{phrase} — {day(when)}" for phrase, when in resolved_dates(text, said_on)]
 
 
 # -- with a model: its tool-calling loop over the same tools ---------------------------------

@@ -19,6 +19,7 @@ from shared.domain.errors import (
     StorageUnavailable,
     Unavailable,
 )
+from shared.domain.said_dates import resolved_dates
 from shared.services.ask import (
     NOTHING,
     Answered,
@@ -35,7 +36,6 @@ from shared.services.ask import (
     kinship,
     new_question,
     read_question,
-    resolved_dates,
     shape_of,
 )
 from shared.services.embedding import with_embedding
