@@ -63,6 +63,37 @@ def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
     return {"folds": k, "examples": str(examples_path.name), "figures": figures(judged)}
 
 
+def leave_one_set_out(
+    sets: dict[str, list[LabelledCapture]], examples_path: Path = EXAMPLES
+) -> dict:
+    """Each labelled set classified by a classifier whose examples hold the other sets (those
+    not in examples.json yet are added under their label) and none of its own captures: how
+    the examples carry over to one more person's life, as the held-out sets test it."""
+    from shared.adapters.classifier.minilm import MiniLMClassifier
+
+    examples = json.loads(examples_path.read_text(encoding="utf-8"))
+    per_set: dict[str, dict] = {}
+    pooled: list[Judged] = []
+    with tempfile.TemporaryDirectory(prefix="bench-sets-") as tmp:
+        for name, held_out in sets.items():
+            own = {c.text for c in held_out}
+            train = {group: [t for t in texts if t not in own] for group, texts in examples.items()}
+            known = {t for texts in train.values() for t in texts}
+            for other, captures in sets.items():
+                for c in captures:
+                    if other != name and c.is_bucket and c.text not in known:
+                        train[c.label].append(c.text)
+                        known.add(c.text)
+            path = Path(tmp) / f"without-{name}.json"
+            path.write_text(json.dumps(train), encoding="utf-8")
+            classifier = MiniLMClassifier(examples_path=path)
+            classifier.warm_up()
+            judged = asyncio.run(_judge(classifier, held_out))
+            per_set[name] = figures(judged)
+            pooled += judged
+    return {"sets": per_set, "pooled": figures(pooled)}
+
+
 async def _judge(classifier, rows: list[LabelledCapture]) -> list[Judged]:
     out = []
     for row in rows:
