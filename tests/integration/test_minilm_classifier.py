@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from shared.adapters.classifier import minilm
 from shared.adapters.classifier.minilm import (
     MiniLMClassifier,
     MiniLMEncoder,
@@ -55,6 +56,29 @@ def test_embeddings_are_unit_norm_384d_float32_and_deterministic(encoder: MiniLM
     # Batching pads to the longest text: padding must not change anyone's embedding.
     alone = np.stack([encoder.encode([t])[0] for t in texts])
     np.testing.assert_allclose(first, alone, atol=1e-5)
+
+
+def test_the_examples_vectors_are_encoded_once_and_then_read_back(
+    encoder: MiniLMEncoder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(minilm, "_CACHE_DIR", tmp_path)
+    texts = ["book the dentist", "lark go-live moved to the 3rd", "what if we cycled"]
+
+    first = minilm._embedded_examples(texts, encoder)
+    (kept,) = tmp_path.glob("minilm-examples-*.npy")
+    np.testing.assert_array_equal(np.load(kept), first)
+    np.testing.assert_array_equal(first, encoder.encode(texts))
+
+    # Read back, not encoded: a file with other numbers in it is taken as it is...
+    np.save(kept, np.zeros_like(first))
+    np.testing.assert_array_equal(minilm._embedded_examples(texts, encoder), 0.0)
+    # ...other examples are another file; a broken one is encoded again and replaced.
+    assert minilm._embedded_examples(texts[:2], encoder).shape == (2, 384)
+    assert len(list(tmp_path.glob("minilm-examples-*.npy"))) == 2
+    kept.write_bytes(b"not numpy")
+    np.testing.assert_array_equal(minilm._embedded_examples(texts, encoder), first)
+    np.testing.assert_array_equal(np.load(kept), first)
+    assert not list(tmp_path.glob("*.partial"))
 
 
 def test_matches_published_sentence_transformers_output(encoder: MiniLMEncoder) -> None:

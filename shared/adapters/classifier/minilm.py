@@ -6,11 +6,14 @@ voter."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import json
+import os
 import re
 import threading
 from collections import OrderedDict
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 
 import numpy as np
@@ -290,7 +293,7 @@ class _ExampleIndex:
         labels = np.array([i for i, g in enumerate(_GROUPS) for _ in examples[g]])
         # Balanced: the misunderstood and vague groups have a third of a bucket's examples.
         model = LogisticRegression(C=_C, class_weight="balanced", max_iter=3000)
-        self.embedded = model.fit(encoder.encode(texts), labels)
+        self.embedded = model.fit(_embedded_examples(texts, encoder), labels)
         self.wording = WordingModel(texts, labels)
 
     def probabilities(self, query: np.ndarray, texts: list[str]) -> np.ndarray:
@@ -300,6 +303,33 @@ class _ExampleIndex:
         mixed = _EMBEDDING_SHARE * embedded + (1 - _EMBEDDING_SHARE) * worded
         sharpened = mixed**_SHARPEN
         return sharpened / sharpened.sum(axis=-1, keepdims=True)
+
+
+# Derived from the packages and the examples, never committed: the repo's git-ignored .models/.
+_CACHE_DIR = Path(__file__).resolve().parents[3] / ".models"
+
+
+def _embedded_examples(texts: list[str], encoder: MiniLMEncoder) -> np.ndarray:
+    """The examples' vectors, encoded once per version of the examples and the model and kept
+    in .models/: each process that classifies (the devhost, every test's host) loads them in
+    milliseconds instead of spending seconds of CPU encoding a few thousand examples again."""
+    key = hashlib.sha256(
+        "\n".join([_MODEL_PACKAGE, metadata.version(_MODEL_PACKAGE), *texts]).encode()
+    ).hexdigest()[:16]
+    path = _CACHE_DIR / f"minilm-examples-{key}.npy"
+    with contextlib.suppress(OSError, ValueError):
+        kept = np.load(path)
+        if kept.shape == (len(texts), encoder.dim):
+            return kept
+    vectors = encoder.encode(texts)
+    with contextlib.suppress(OSError):
+        _CACHE_DIR.mkdir(exist_ok=True)
+        # Written aside and renamed: a process loading it meanwhile sees all of it or none.
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        with partial.open("wb") as out:
+            np.save(out, vectors)
+        os.replace(partial, path)
+    return vectors
 
 
 _indexes: dict[Path, _ExampleIndex] = {}
