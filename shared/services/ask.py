@@ -40,7 +40,7 @@ from shared.domain.errors import (
     Unavailable,
 )
 from shared.domain.ports import Adapters, AskModel, AskThreads
-from shared.domain.said_dates import CALENDAR_WORDS, dates_in, day, resolved_dates
+from shared.domain.said_dates import CALENDAR_WORDS, dates_in, day, month_of, resolved_dates
 from shared.domain.text import valid_text
 from shared.services.recall import search_terms
 from shared.services.tools import READ_TOOLS, Tool
@@ -422,6 +422,8 @@ def _terms(text: str) -> list[str]:
         folded = _bare(word).casefold()
         if folded in _STOP or folded in _SHAPE_WORDS or len(folded) < 2 or folded.isdigit():
             continue
+        if month_of(word) is not None:
+            continue  # a month asked of is what a capture's dates say (`_in_months`)
         out.append(word)
     return list(dict.fromkeys(out))
 
@@ -434,7 +436,14 @@ def _names(text: str) -> list[str]:
         before = text[: match.start()].rstrip()
         opens = not before or before[-1] in ".?!"
         folded = _bare(word).casefold()
-        if word[:1].isupper() and not opens and folded not in _STOP and word != "I":
+        calendar = folded in CALENDAR_WORDS  # "in January", "on Friday": not a person
+        if (
+            word[:1].isupper()
+            and not opens
+            and folded not in _STOP
+            and not calendar
+            and word != "I"
+        ):
             names.append(_bare(word))
     return list(dict.fromkeys(names))
 
@@ -456,6 +465,10 @@ class _Asked:
     order: Literal["newest", "oldest", "default"] = "default"
     referents: tuple[str, ...] = ()
     before: str = ""  # a follow-up's earlier question, whose subject it carries
+    months: tuple[int, ...] = ()  # the months it names (1-12): "who's hosting in January?"
+    # Asks of money: an amount of something ("of": "how much …?", "what did it cost?"), or yes
+    # or no ("yes_no": "did I pay …?", "do I owe …?"); "" not.
+    amount: Literal["of", "yes_no", ""] = ""
 
 
 # A question that asks how things stand now, or how they ended; and one that asks how they were
@@ -507,9 +520,41 @@ def read_question(question: Question) -> _Asked:
     else:
         order = "default"
     who = bool(re.search(r"\bwho(?:m|se)?\b", question.text, re.IGNORECASE))
+    months = tuple(dict.fromkeys(m for w in _words(question.text) if (m := month_of(w))))
     return _Asked(
-        shape_of(question.text), terms, names, words, own_names, who, order, referents[:1], before
+        shape_of(question.text),
+        terms,
+        names,
+        words,
+        own_names,
+        who,
+        order,
+        referents[:1],
+        before,
+        months,
+        _asks_amount(question.text),
     )
+
+
+# The words of a question that asks an amount (as stems): not "raising money", which asks ideas.
+_AMOUNT_ASKED = frozenset(
+    {"ow", "owe", "pay", "cost", "pric", "spend", "quot", "deposit", "fee", "charg", "refund"}
+)
+
+
+_YES_NO = re.compile(
+    r"^\s*(and\s+)?(did|do|does|have|has|had|is|are|was|were|am|can|could|will|should)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_amount(text: str) -> Literal["of", "yes_no", ""]:
+    asks = bool(re.search(r"\bhow much\b", text, re.IGNORECASE)) or any(
+        stem(w) in _AMOUNT_ASKED for w in _words(text)
+    )
+    if not asks:
+        return ""
+    return "yes_no" if _YES_NO.search(text) else "of"
 
 
 def _term(word: str) -> str:
@@ -777,6 +822,15 @@ def _choose(
     weight = _weigh(weights, meaning or {}, run.adapters.embedder.min_similarity, named)
     referents = _referents(asked, found)
     scored = [(weight(s), coverage(weights, s), s) for s in found if _anchored(anchor, s)]
+    # What the question asks of a capture that the captures' words must hold: an amount or a
+    # money word where it asks what something cost ("what did the surveyor charge?" is not
+    # answered by "the surveyor was here 2 hrs"), the month it names ("who's hosting in
+    # January?" is not answered by December's).
+    scored = [
+        (w, c, s)
+        for w, c, s in scored
+        if s.id in referents or s.id in listed or (_holds_money(asked, s) and _in_months(asked, s))
+    ]
     if asked.who:
         # A "who" is answered by a capture that names someone ("who is painting the kitchen?"
         # is not answered by "choose the paint colour").
@@ -838,6 +892,33 @@ def _choose(
         top.sort(key=lambda s: s.id not in referents)
     limit = MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3
     return top[: 3 if asked.order != "default" else limit]
+
+
+def _holds_money(asked: _Asked, source: _Source) -> bool:
+    """Whether the capture can answer a question that asks an amount (what it cost, what is
+    owed): it names an amount or speaks of money, and of the thing asked about where the
+    question names one ("what did the surveyor charge?" is not answered by "the buyers'
+    survey … quoted £240")."""
+    if not asked.amount:
+        return True
+    have = _have(source)
+    # A yes or no ("did I pay the electricity bill?") may be answered in other words ("paid
+    # the hydro bill"); an amount asked of something, by a capture that names it.
+    subject = [t for t in _own_terms(asked) if t != MONEY] if asked.amount == "of" else []
+    return MONEY in have and (not subject or bool(set(subject) & have))
+
+
+def _in_months(asked: _Asked, source: _Source) -> bool:
+    """Whether the capture is of a month the question names: written, due or said in it, or
+    naming it."""
+    if not asked.months:
+        return True
+    said = {source.created_at.month}
+    if source.due_date is not None:
+        said.add(source.due_date.month)
+    said |= {when.month for _, when in resolved_dates(source.text, source.created_at.date())}
+    said |= {m for m in (month_of(w) for w in _words(source.text)) if m is not None}
+    return bool(said & set(asked.months))
 
 
 def compose(asked: _Asked, chosen: list[_Source], listed: set[str] | None = None) -> Answer:

@@ -142,6 +142,43 @@ async def test_nothing_found_is_said_and_nothing_cited(fakes: Fakes) -> None:
         assert answered(steps).answer.answer == NOTHING
 
 
+async def test_a_month_the_question_names_is_one_a_capture_must_be_of(fakes: Fakes) -> None:
+    club = await file(
+        fakes, "book club at Brenda's, next one wed 16 dec at mine", Bucket.PEOPLE, 0, "Book club"
+    )
+    steps = await run(fakes, "Who's hosting book club in January?")
+    assert cited(steps) == [] and answered(steps).answer.answer == NOTHING
+    # Said of December (its date, "wed 16 dec"): December's answers.
+    assert cited(await run(fakes, "Who's hosting book club in December?")) == [club.id]
+
+
+async def test_an_amount_asked_is_answered_by_a_capture_that_names_one(fakes: Fakes) -> None:
+    await file(
+        fakes,
+        "survey done, the surveyor was here 2 hrs, report next week",
+        Bucket.PROJECTS,
+        0,
+        "Survey",
+    )
+    await file(
+        fakes, "Dave coming fri to fix the gutter before the buyers' survey, quoted £240",
+        Bucket.PROJECTS, 1, "Gutter",
+    )  # fmt: skip
+    # About the surveyor, but no amount; an amount, but not the surveyor's.
+    steps = await run(fakes, "What did the surveyor charge?")
+    assert cited(steps) == [] and answered(steps).answer.answer == NOTHING
+    fee = await file(
+        fakes, "paid the surveyor £450 for the report", Bucket.ADMIN, 2, "Surveyor paid"
+    )
+    assert cited(await run(fakes, "What did the surveyor charge?")) == [fee.id]
+    # Asked about money, not an amount: ideas that name none answer.
+    bake = await file(
+        fakes, "idea: a bake sale at the school fair for the food bank", Bucket.IDEAS, 3,
+        "Bake sale",
+    )  # fmt: skip
+    assert cited(await run(fakes, "Any ideas for raising money for the food bank?")) == [bake.id]
+
+
 async def test_a_person_and_money(fakes: Fakes) -> None:
     made = await kitchen(fakes)
     steps = await run(fakes, "Do I owe Priya money?")
