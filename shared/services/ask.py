@@ -12,7 +12,7 @@ import re
 import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
@@ -466,6 +466,7 @@ class _Asked:
     referents: tuple[str, ...] = ()
     before: str = ""  # a follow-up's earlier question, whose subject it carries
     months: tuple[int, ...] = ()  # the months it names (1-12): "who's hosting in January?"
+    relations: tuple[str, ...] = ()  # the people it names by who they are: "my son", "my sister's"
     # Asks of money: an amount of something ("of": "how much …?", "what did it cost?"), or yes
     # or no ("yes_no": "did I pay …?", "do I owe …?"); "" not.
     amount: Literal["of", "yes_no", ""] = ""
@@ -532,8 +533,75 @@ def read_question(question: Question) -> _Asked:
         referents[:1],
         before,
         months,
-        _asks_amount(question.text),
+        amount=_asks_amount(question.text),
+        relations=_relations_in(question.text),
     )
+
+
+_MY = re.compile(r"\bmy\s+([^\W\d_]+)", re.IGNORECASE)
+
+
+def _relations_in(text: str) -> tuple[str, ...]:
+    """The people a question names by who they are to the user ("my son", "my sister's kids"),
+    as written."""
+    found = [_bare(m[1]) for m in _MY.finditer(text)]
+    return tuple(dict.fromkeys(w for w in found if stem(w) in _RELATIONS))
+
+
+# "my son Tom", "my sister, Leila", "Tom (my son)", "Leila, my sister": who a relation is.
+_NAMED_RELATION = re.compile(
+    r"\bmy\s+(?P<rel>[^\W\d_]+)\s*,?\s+(?P<name>[^\W\d_][\w\u2019'-]*)|"
+    r"(?P<name2>[^\W\d_][\w\u2019'-]*)\s*(?:,|\()\s*my\s+(?P<rel2>[^\W\d_]+)",
+    re.IGNORECASE,
+)
+
+
+# A relation's word beside the name it is said to be ("my sister" beside Leila).
+RELATION_WEIGHT = 0.5
+
+
+def relatives(relation: str, found: Sequence[_Source]) -> list[str]:
+    """Who the captures say `relation` is ("my sister Leila got the job"): the names written
+    beside it, capitalised or filed as the capture's people, most often said first."""
+    said: dict[str, int] = {}
+    for source in found:
+        filed = {p.casefold() for p in source.people for p in [p, *p.split()]}
+        for m in _NAMED_RELATION.finditer(source.text):
+            rel, name = (m["rel"], m["name"]) if m["rel"] else (m["rel2"], m["name2"])
+            name = _bare(name)
+            folded = name.casefold()
+            if stem(rel) != stem(relation) or folded in _STOP or folded in CALENDAR_WORDS:
+                continue
+            if name[:1].isupper() or folded in filed:
+                said[name[:1].upper() + name[1:]] = said.get(name[:1].upper() + name[1:], 0) + 1
+    return sorted(said, key=lambda n: -said[n])[:3]
+
+
+def with_relatives(asked: _Asked, found: Sequence[_Source]) -> _Asked:
+    """The question with the people it names by who they are named ("what's the news from my
+    son?" asks about Tom, where a capture says "my son Tom"), as if it had named them."""
+    names = list(asked.names)
+    own = list(asked.own_names)
+    terms = dict(asked.terms)
+    words = list(asked.words)
+    for relation in asked.relations:
+        who = relatives(relation, found)
+        if not who:
+            continue
+        # The word itself counts less (a capture of them may not say it: "Tom rang"), and not
+        # at all where it is all the question asks of them ("what's the news from my son?").
+        weight = terms.get(stem(relation), 1.0)
+        if stem(relation) in terms:
+            rest = set(terms) - {stem(r) for r in asked.relations}
+            terms[stem(relation)] = weight * RELATION_WEIGHT
+            if not rest:
+                del terms[stem(relation)]
+        for name in who:
+            names += [name] if name not in names else []
+            own += [name] if name not in own and weight == 1.0 else []
+            terms.setdefault(stem(name), weight)
+            words += [name] if name not in words else []
+    return replace(asked, names=names, own_names=tuple(own), terms=terms, words=words)
 
 
 # The words of a question that asks an amount (as stems): not "raising money", which asks ideas.
@@ -666,6 +734,11 @@ async def _offline_answer(
 ) -> AsyncIterator[AskProgress]:
     asked = read_question(question)
     today = now.date()
+    for relation in asked.relations[:2]:
+        # "my son": who the captures say that is ("my son Tom"), searched for by the words.
+        async for step in run.call("search", {"query": f"my {relation}", "limit": 10}):
+            yield step
+    asked = with_relatives(asked, list(run.seen.values()))
     if asked.words:
         query = " ".join(asked.words)[:200]
         async for step in run.call("search", {"query": query, "limit": 20}):

@@ -36,6 +36,7 @@ from shared.services.ask import (
     kinship,
     new_question,
     read_question,
+    relatives,
     shape_of,
 )
 from shared.services.embedding import with_embedding
@@ -177,6 +178,40 @@ async def test_an_amount_asked_is_answered_by_a_capture_that_names_one(fakes: Fa
         "Bake sale",
     )  # fmt: skip
     assert cited(await run(fakes, "Any ideas for raising money for the food bank?")) == [bake.id]
+
+
+async def test_a_person_named_by_who_they_are_is_who_the_captures_say(fakes: Fakes) -> None:
+    await file(
+        fakes, "Christmas at Ruth's. my son Tom + Bethan coming up on the 23rd", Bucket.PEOPLE, 0,
+        "Christmas",
+    )  # fmt: skip
+    news = await file(
+        fakes, "Tom rang, Bethan's pregnant!! due in May", Bucket.PEOPLE, 1, "Tom's news"
+    )
+    await file(fakes, "Frank had a fall at the allotment", Bucket.PEOPLE, 2, "Frank")
+    steps = await run(fakes, "What's the news from my son?")
+    started = [s for s in steps if isinstance(s, ToolStarted)]
+    # Who "my son" is, searched for first; then the question as if it named him.
+    assert started[0].arguments["query"] == "my son"
+    assert any(s.name == "person" and s.arguments["name"] == "Tom" for s in started)
+    assert news.id in cited(steps)
+    assert "pregnant" in answered(steps).answer.answer
+
+
+def test_who_a_relation_is_is_the_name_written_beside_it() -> None:
+    def source(text: str, people: list[str]) -> _Source:
+        return _Source("c", Bucket.PEOPLE, "", text, MON, people=people)
+
+    found = [
+        source("my sister Leila got the job", []),
+        source("Leila, my sister, is coming", []),
+        source("dinner with my sister, Amira", ["Amira"]),
+        source("my sister is ill", []),  # no name
+        source("my brother Sami rang", []),
+    ]
+    assert relatives("sister", found) == ["Leila", "Amira"]
+    assert relatives("brother", found) == ["Sami"]
+    assert relatives("son", found) == []
 
 
 async def test_a_person_and_money(fakes: Fakes) -> None:
