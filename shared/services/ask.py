@@ -382,6 +382,9 @@ _NEXT_DOOR = re.compile(r"\bnext[\s-]door\b", re.IGNORECASE)
 
 
 _DOUBLED = re.compile(r"([bdgmnprt])\1$")
+# A noun made of a verb, as the verb: "completion" is "complete", "payment" "pay",
+# "inspections" "inspect".
+_DERIVED = re.compile(r"(?<=[ts])ions?$|(?<=[ts])ion(?=s$)|ments?$")
 
 
 def stem(word: str) -> str:
@@ -392,6 +395,7 @@ def stem(word: str) -> str:
     w = _bare(w)
     if w in _LEMMAS:
         return _LEMMAS[w]
+    w = _DERIVED.sub("", w) if len(_DERIVED.sub("", w)) >= 3 else w
     for suffix in ("ing", "ers", "ies", "ied", "er", "ed", "es", "s"):
         base = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
         if w.endswith(suffix) and len(base) >= 3:  # "bus" and "red" stay whole

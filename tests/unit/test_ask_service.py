@@ -21,6 +21,7 @@ from shared.domain.errors import (
 )
 from shared.domain.said_dates import resolved_dates
 from shared.services.ask import (
+    MONEY,
     NOTHING,
     Answered,
     AnswerText,
@@ -38,6 +39,7 @@ from shared.services.ask import (
     read_question,
     relatives,
     shape_of,
+    stem,
 )
 from shared.services.embedding import with_embedding
 from shared.services.filing import file_capture
@@ -196,6 +198,18 @@ async def test_a_person_named_by_who_they_are_is_who_the_captures_say(fakes: Fak
     assert any(s.name == "person" and s.arguments["name"] == "Tom" for s in started)
     assert news.id in cited(steps)
     assert "pregnant" in answered(steps).answer.answer
+
+
+@pytest.mark.parametrize(
+    ("noun", "verb"),
+    [("completion", "complete"), ("inspections", "inspected"), ("appointment", "appoint")],
+)
+def test_a_noun_made_of_a_verb_is_matched_as_the_verb(noun: str, verb: str) -> None:
+    assert stem(noun) == stem(verb)
+
+
+def test_a_payment_is_money() -> None:
+    assert read_question(new_question("When is the payment due?")).terms == {MONEY: 1.0}
 
 
 def test_who_a_relation_is_is_the_name_written_beside_it() -> None:
