@@ -474,6 +474,7 @@ class _Asked:
     # Asks of money: an amount of something ("of": "how much …?", "what did it cost?"), or yes
     # or no ("yes_no": "did I pay …?", "do I owe …?"); "" not.
     amount: Literal["of", "yes_no", ""] = ""
+    when: bool = False  # opens asking when: "when's …?", "what time …?" (not "… when it snows?")
 
 
 # A question that asks how things stand now, or how they ended; and one that asks how they were
@@ -539,7 +540,14 @@ def read_question(question: Question) -> _Asked:
         months,
         amount=_asks_amount(question.text),
         relations=_relations_in(question.text),
+        when=bool(_ASKS_WHEN.search(question.text)),
     )
+
+
+_ASKS_WHEN = re.compile(
+    r"^\s*(?:(?:and|so|but)\s+)?(?:when\b|by when\b|what (?:day|date|time)\b|which day\b)",
+    re.IGNORECASE,
+)
 
 
 _MY = re.compile(r"\bmy\s+([^\W\d_]+)", re.IGNORECASE)
@@ -620,12 +628,21 @@ _YES_NO = re.compile(
 )
 
 
+# "what shift …?", "which movers …?": what the question asks for, where it names it.
+_WHAT_THING = re.compile(
+    r"^\s*(?:and\s+)?(?:what|which)\s+(?!(?:did|do|does|is|was|are|were|will|would|should|can|"
+    r"could|has|have|had|am|i|you|we|it)\b)([^\W\d_]+)",
+    re.IGNORECASE,
+)
+
+
 def _asks_amount(text: str) -> Literal["of", "yes_no", ""]:
     asks = bool(re.search(r"\bhow much\b", text, re.IGNORECASE)) or any(
         stem(w) in _AMOUNT_ASKED for w in _words(text)
     )
-    if not asks:
-        return ""
+    thing = _WHAT_THING.search(text)
+    if not asks or (thing and _term(thing[1]) != MONEY):
+        return ""  # "what shift am I doing to pay her back?" asks a shift
     return "yes_no" if _YES_NO.search(text) else "of"
 
 
@@ -818,6 +835,8 @@ NEXT_DAYS = 45
 MEANING_WEIGHT = 2.0
 ANSWER_CUT = 0.42
 BAND = 0.25
+# Asked how things stand now, a capture further from the best may be the newer word on it.
+NOW_BAND = 0.5
 WORDS_BAND = 0.2
 # A newer capture past NEWER_CUT of the question's words (or ANSWER_CUT), about the same thing
 # as the best (`kinship` from SAME_THING), is kept too: it may say the older one changed.
@@ -906,7 +925,11 @@ def _choose(
     scored = [
         (w, c, s)
         for w, c, s in scored
-        if s.id in referents or s.id in listed or (_holds_money(asked, s) and _in_months(asked, s))
+        if s.id in listed
+        or (
+            (s.id in referents or (_holds_money(asked, s) and _in_months(asked, s)))
+            and _holds_date(asked, s)
+        )
     ]
     if asked.who:
         # A "who" is answered by a capture that names someone ("who is painting the kitchen?"
@@ -930,7 +953,7 @@ def _choose(
         band = [
             s
             for w, c, s in keep
-            if w >= best - BAND
+            if w >= best - (NOW_BAND if asked.order == "newest" else BAND)
             or (c >= best_words - WORDS_BAND and kin(lead, s) >= SAME_THING)
             or s.id in referents
         ]
@@ -983,6 +1006,23 @@ def _holds_money(asked: _Asked, source: _Source) -> bool:
     # the hydro bill"); an amount asked of something, by a capture that names it.
     subject = [t for t in _own_terms(asked) if t != MONEY] if asked.amount == "of" else []
     return MONEY in have and (not subject or bool(set(subject) & have))
+
+
+_TIME = re.compile(r"\b\d{1,2}(?:[.:]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}[.:]\d{2}\b", re.IGNORECASE)
+
+
+def _holds_date(asked: _Asked, source: _Source) -> bool:
+    """Whether the capture can answer a "when": it has a due date, or names a day, a month or
+    a time ("reminded dad about his blood test" does not say when it is)."""
+    if not asked.when:
+        return True
+    text = source.text
+    return (
+        source.due_date is not None
+        or bool(resolved_dates(text, source.created_at.date()))
+        or any(month_of(w) is not None for w in _words(text))
+        or bool(_TIME.search(text))
+    )
 
 
 def _in_months(asked: _Asked, source: _Source) -> bool:

@@ -182,6 +182,28 @@ async def test_an_amount_asked_is_answered_by_a_capture_that_names_one(fakes: Fa
     assert cited(await run(fakes, "Any ideas for raising money for the food bank?")) == [bake.id]
 
 
+async def test_a_when_is_answered_by_a_capture_that_says_when(fakes: Fakes) -> None:
+    test = await file(
+        fakes, "dr mehta: bloods again in 2 wks - tues 1st dec 9.10 at the surgery",
+        Bucket.PEOPLE, 0, "Blood test",
+    )  # fmt: skip
+    await file(fakes, "reminded dad about his blood test", Bucket.PEOPLE, 2, "Reminder")
+    # The newer capture speaks of it, but does not say when.
+    assert cited(await run(fakes, "When is dad's blood test?")) == [test.id]
+
+
+def test_what_a_question_asks_for_is_an_amount_only_where_it_asks_one() -> None:
+    def amount(text: str) -> str:
+        return read_question(new_question(text)).amount
+
+    assert amount("What did the surveyor charge?") == "of"
+    assert amount("How much did the fence cost?") == "of"
+    assert amount("Did I pay Kuba?") == "yes_no"
+    # A shift, a song: what it asks for is named, and it is not money.
+    assert amount("What shift am I doing for Aisha to pay her back?") == ""
+    assert amount("Any ideas for raising money for the food bank?") == ""
+
+
 async def test_a_person_named_by_who_they_are_is_who_the_captures_say(fakes: Fakes) -> None:
     await file(
         fakes, "Christmas at Ruth's. my son Tom + Bethan coming up on the 23rd", Bucket.PEOPLE, 0,
