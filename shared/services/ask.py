@@ -383,8 +383,8 @@ _NEXT_DOOR = re.compile(r"\bnext[\s-]door\b", re.IGNORECASE)
 
 _DOUBLED = re.compile(r"([bdgmnprt])\1$")
 # A noun made of a verb, as the verb: "completion" is "complete", "payment" "pay",
-# "inspections" "inspect".
-_DERIVED = re.compile(r"(?<=[ts])ions?$|(?<=[ts])ion(?=s$)|ments?$")
+# "inspections" "inspect", "insurance" "insure".
+_DERIVED = re.compile(r"(?<=[ts])ions?$|(?<=[ts])ion(?=s$)|ments?$|[ae]nces?$")
 
 
 def stem(word: str) -> str:
@@ -475,6 +475,7 @@ class _Asked:
     # or no ("yes_no": "did I pay …?", "do I owe …?"); "" not.
     amount: Literal["of", "yes_no", ""] = ""
     when: bool = False  # opens asking when: "when's …?", "what time …?" (not "… when it snows?")
+    thing: str = ""  # what it asks for, where it names it: "what song …?", "which movers …?"
 
 
 # A question that asks how things stand now, or how they ended; and one that asks how they were
@@ -541,7 +542,16 @@ def read_question(question: Question) -> _Asked:
         amount=_asks_amount(question.text),
         relations=_relations_in(question.text),
         when=bool(_ASKS_WHEN.search(question.text)),
+        thing=_thing_asked(question.text),
     )
+
+
+def _thing_asked(text: str) -> str:
+    """The term for what the question asks for, where it names it ("what song …?": song)."""
+    named = _WHAT_THING.search(text)
+    if named is None or {named[1].casefold(), stem(named[1])} & (_SHAPE_WORDS | _STOP):
+        return ""  # "what happened …?" asks no thing
+    return _term(named[1])
 
 
 _ASKS_WHEN = re.compile(
@@ -905,10 +915,15 @@ def _choose(
     pointing back), about the same thing as the best; the newest first (the oldest, asked how
     it was at first), the soonest due for a "what's the next …?"."""
     found = list(run.seen.values())
+    referents = _referents(asked, found)
     weights = specificity(asked, found)
     if asked.shape == "due":
         # A bare "what's due?" lists what is still ahead.
         listed = {i for i in listed if (d := run.seen[i].due_date) is not None and d >= today}
+    if asked.thing and not referents and not any(asked.thing in _have(s) for s in found):
+        # What it asks for ("what song does the choir open with?") no capture found speaks
+        # of: they are about its subject, not what it asks.
+        return []
     anchor = _anchor(asked, found)
     named = [s for s in found if anchor and _anchored(anchor, s)]
     # The person it names is what every capture weighed holds: the rest of its words say
@@ -916,7 +931,6 @@ def _choose(
     if any(t not in anchor for t in weights):
         weights = {t: w for t, w in weights.items() if t not in anchor}
     weight = _weigh(weights, meaning or {}, run.adapters.embedder.min_similarity, named)
-    referents = _referents(asked, found)
     scored = [(weight(s), coverage(weights, s), s) for s in found if _anchored(anchor, s)]
     # What the question asks of a capture that the captures' words must hold: an amount or a
     # money word where it asks what something cost ("what did the surveyor charge?" is not

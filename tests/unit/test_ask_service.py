@@ -192,6 +192,22 @@ async def test_a_when_is_answered_by_a_capture_that_says_when(fakes: Fakes) -> N
     assert cited(await run(fakes, "When is dad's blood test?")) == [test.id]
 
 
+async def test_what_the_question_asks_for_that_no_capture_speaks_of_is_nothing(
+    fakes: Fakes,
+) -> None:
+    concert = await file(
+        fakes, "choir concert moved to fri 11 dec, same time 7.30", Bucket.PROJECTS, 0, "Concert"
+    )
+    # About the concert, but no capture speaks of a song.
+    steps = await run(fakes, "What song does the choir open the concert with?")
+    assert cited(steps) == [] and answered(steps).answer.answer == NOTHING
+    assert read_question(new_question("What song does the choir open with?")).thing == "song"
+    # "what happened …?" names no thing it asks for; "which insurer" is what "insurance" is.
+    assert read_question(new_question("What happened to the concert?")).thing == ""
+    assert stem("insurer") == stem("insurance")
+    assert concert.id in cited(await run(fakes, "What day is the choir concert?"))
+
+
 def test_what_a_question_asks_for_is_an_amount_only_where_it_asks_one() -> None:
     def amount(text: str) -> str:
         return read_question(new_question(text)).amount
