@@ -436,7 +436,7 @@ def read_question(question: Question) -> _Asked:
 
 def _thing_asked(text: str) -> str:
     """The term for what the question asks for, where it names it ("what song …?": song)."""
-    named = _WHAT_THING.search(text)
+    named = _WHAT_THING.search(text) or _WHAT_IS_THING.search(text)
     if named is None or {named[1].casefold(), stem(named[1])} & (SHAPE_WORDS | STOP):
         return ""  # "what happened …?" asks no thing
     return term_of(named[1])
@@ -530,6 +530,15 @@ _YES_NO = re.compile(
 _WHAT_THING = re.compile(
     r"^\s*(?:and\s+)?(?:what|which)\s+(?!(?:did|do|does|is|was|are|were|will|would|should|can|"
     r"could|has|have|had|am|i|you|we|it)\b)([^\W\d_]+)",
+    re.IGNORECASE,
+)
+
+
+# "what's the wifi password …?", "what's my …", "what's Lorna's fiancé called?": the thing it
+# asks of.
+_WHAT_IS_THING = re.compile(
+    r"^\s*(?:and\s+)?(?:what|which)(?:['\u2019]s|\s+is|\s+was|\s+are|\s+were)\s+"
+    r"(?:the\s+|my\s+|[^\W\d_][\w-]*['\u2019]s\s+)([^\W\d_]+)",
     re.IGNORECASE,
 )
 

@@ -202,6 +202,8 @@ async def test_what_the_question_asks_for_that_no_capture_speaks_of_is_nothing(
     steps = await run(fakes, "What song does the choir open the concert with?")
     assert cited(steps) == [] and answered(steps).answer.answer == NOTHING
     assert read_question(new_question("What song does the choir open with?")).thing == "song"
+    assert read_question(new_question("What's Lorna's fiancé called?")).thing == stem("fiancé")
+    assert read_question(new_question("what's the wifi password?")).thing == "wifi"
     # "what happened …?" names no thing it asks for; "which insurer" is what "insurance" is.
     assert read_question(new_question("What happened to the concert?")).thing == ""
     assert stem("insurer") == stem("insurance")
