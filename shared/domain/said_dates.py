@@ -11,7 +11,6 @@ _DAY_ABBR = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 _MONTH_NAMES = """january february march april june july august september october november
     december"""
-_FULL_MONTHS = [*_MONTH_NAMES.split()[:4], "may", *_MONTH_NAMES.split()[4:]]
 CALENDAR_WORDS = frozenset(
     [*_DAYS, *(d + "s" for d in _DAYS), "tues", "thur", "thurs", "sept", *_DAY_ABBR, *_MONTHS]
 ).union(_MONTH_NAMES.split())
@@ -31,21 +30,6 @@ _DATE = re.compile(
     rf"(?P<dow>{_WEEKDAY}))\b",
     re.IGNORECASE,
 )
-
-
-def month_of(word: str) -> int | None:
-    """The month a word names ("January", "dec", "Sept"), 1-12; "may" and "mar" only written
-    with a capital (else they are a verb and a word)."""
-    folded = word.casefold().rstrip(".")
-    if folded in ("may", "mar") and not word[:1].isupper():
-        return None
-    if folded == "sept":
-        return 9
-    if folded in _MONTHS:
-        return _MONTHS.index(folded) + 1
-    if folded in _FULL_MONTHS:
-        return _FULL_MONTHS.index(folded) + 1
-    return None
 
 
 def day(value: date | datetime) -> str:

@@ -12,7 +12,7 @@ import re
 import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
@@ -40,21 +40,8 @@ from shared.domain.errors import (
     Unavailable,
 )
 from shared.domain.ports import Adapters, AskModel, AskThreads
-from shared.domain.said_dates import CALENDAR_WORDS, dates_in, day, month_of, resolved_dates
+from shared.domain.said_dates import CALENDAR_WORDS, dates_in, day, resolved_dates
 from shared.domain.text import valid_text
-from shared.services.ask_words import (
-    MONEY,
-    RELATIONS,
-    SHAPE_WORDS,
-    STOP,
-    bare,
-    names_of,
-    stem,
-    stems_of,
-    term_of,
-    terms_of,
-    words_of,
-)
 from shared.services.recall import search_terms
 from shared.services.tools import READ_TOOLS, Tool
 
@@ -315,6 +302,27 @@ Shape = Literal["who", "what", "when", "due", "next", "count", "latest"]
 
 NOTHING = "I found nothing in your captures that answers that."
 
+_APOSTROPHES = "'\u2019"
+_WORD = re.compile(r"[^\W_]+(?:[" + _APOSTROPHES + r"][^\W_]+)*")
+_STOP_WORDS = """a about above after again against all am an and any anyone anything are as
+    at be been
+    before being below between both but by can could did do does doing done down during each
+    else ever few for from further get got had has have having he her here hers herself him
+    himself his how i if in into is it its itself just know let like ll me mine more most my
+    myself no nor not now of on once only or other our ours out over own re s same say
+    said she should so some still such t tell than that the their theirs them then there these
+    they this those through to too under until up us very was we were what whats when where
+    which while who whom whos whose why will with would you your yours d m ve thing things
+    happening happen going go anything something remind one ones did didn don doesn isn wasn
+    currently any again stuff sort kind think thought wrote write note notes capture captures
+    might must may ought
+    said saying mentioned mention situation info details story deal everything"""
+_STOP = frozenset(_STOP_WORDS.split())
+_SHAPE_LIST = """many much often times latest last newest recent recently next due deadline when day
+    date time week weeks today tomorrow yesterday month soon new news update updates status
+    originally original initially first settle settled decide decided finally final eventually
+    current supposed days plan plans progress"""
+_SHAPE_WORDS = frozenset(_SHAPE_LIST.split())
 _FOLLOW_UP = re.compile(
     r"^\s*(and|also|but|so|what about|how about|and what|and who|and when)\b|"
     r"\b(it|that|this|they|them|there|he|she|her|his|him|those|these)\b",
@@ -340,6 +348,97 @@ def shape_of(text: str) -> Shape:
     return "what"
 
 
+# English's irregular verbs a capture is likely to use, as their stems.
+_LEMMAS = {
+    "paid": "pay", "owed": "owe", "owes": "owe", "owing": "owe", "said": "say", "bought": "buy",
+    "went": "go", "gone": "go", "made": "mak",
+    "took": "tak", "taken": "tak", "gave": "giv", "given": "giv", "told": "tell",
+    "thought": "think", "lent": "lend", "left": "leav", "met": "meet", "sent": "send",
+    "spent": "spend", "kept": "keep", "found": "find", "got": "get", "ran": "run",
+    "built": "build", "brought": "bring", "sold": "sell", "wrote": "writ", "written": "writ",
+    "began": "begin", "begun": "begin", "chose": "choos", "chosen": "choos", "fell": "fall",
+    "broke": "break", "broken": "break", "ate": "eat", "saw": "see", "seen": "see",
+    "rang": "ring", "rung": "ring", "lost": "los", "heard": "hear",
+    "felt": "feel", "held": "hold", "stood": "stand", "understood": "understand",
+}  # fmt: skip
+# Words about money: in a question, one term that any of them, or an amount, answers.
+MONEY = "¤money"
+_MONEY_STEMS = frozenset(
+    {"ow", "owe", "pay", "money", "cost", "pric", "spend", "quot", "deposit", "cash", "bill", "fee",
+     "charg", "refund", "afford", "expens", "cheap", "budget", "lend", "borrow", "debt"}
+)  # fmt: skip
+_AMOUNT = re.compile(r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid)\b", re.IGNORECASE)
+
+
+# Words for the people around us that mean the same (after stem): one term for each. A capture
+# says "next door" where a question says "neighbour" (in `_stems`).
+_SAME_PERSON = {
+    "neighbor": "neighbour", "mom": "mum", "moth": "mum", "mam": "mum", "mummy": "mum",
+    "fath": "dad", "daddy": "dad", "children": "kid", "child": "kid", "grandma": "gran",
+    "granny": "gran", "nan": "gran", "grandmoth": "gran", "grandfath": "grandpa",
+    "granddad": "grandpa", "grandad": "grandpa",
+}  # fmt: skip
+_NEXT_DOOR = re.compile(r"\bnext[\s-]door\b", re.IGNORECASE)
+
+
+_DOUBLED = re.compile(r"([bdgmnprt])\1$")
+
+
+def stem(word: str) -> str:
+    """A word as it is matched: casefolded, accents off, a plural or -ing/-ed/-er off."""
+    w = "".join(
+        c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c)
+    )
+    w = _bare(w)
+    if w in _LEMMAS:
+        return _LEMMAS[w]
+    for suffix in ("ing", "ers", "ies", "ied", "er", "ed", "es", "s"):
+        base = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+        if w.endswith(suffix) and len(base) >= 3:  # "bus" and "red" stay whole
+            w = base
+            if suffix in ("ing", "ed") and len(w) > 4 and _DOUBLED.search(w):
+                # "shopping" is "shop", "planned" "plan"; "falling" stays "fall", and
+                # "wedding" "wedd" (not "wed", Wednesday).
+                w = w[:-1]
+            break
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return _SAME_PERSON.get(w, w)
+
+
+def _bare(word: str) -> str:
+    """A word without its 's or 're: "who's" is "who", "Priya's" is "Priya"."""
+    return re.split(f"[{_APOSTROPHES}]", word)[0]
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def _terms(text: str) -> list[str]:
+    """The question's words that say what it is about (not how it asks)."""
+    out = []
+    for word in _words(text):
+        folded = _bare(word).casefold()
+        if folded in _STOP or folded in _SHAPE_WORDS or len(folded) < 2 or folded.isdigit():
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _names(text: str) -> list[str]:
+    """Capitalised words not opening a sentence: the people a question may name."""
+    names = []
+    for match in _WORD.finditer(text):
+        word = match.group()
+        before = text[: match.start()].rstrip()
+        opens = not before or before[-1] in ".?!"
+        folded = _bare(word).casefold()
+        if word[:1].isupper() and not opens and folded not in _STOP and word != "I":
+            names.append(_bare(word))
+    return list(dict.fromkeys(names))
+
+
 @dataclass(frozen=True)
 class _Asked:
     """A question read: its shape, its terms (with weights: a term carried from an earlier
@@ -357,13 +456,6 @@ class _Asked:
     order: Literal["newest", "oldest", "default"] = "default"
     referents: tuple[str, ...] = ()
     before: str = ""  # a follow-up's earlier question, whose subject it carries
-    months: tuple[int, ...] = ()  # the months it names (1-12): "who's hosting in January?"
-    relations: tuple[str, ...] = ()  # the people it names by who they are: "my son", "my sister's"
-    # Asks of money: an amount of something ("of": "how much …?", "what did it cost?"), or yes
-    # or no ("yes_no": "did I pay …?", "do I owe …?"); "" not.
-    amount: Literal["of", "yes_no", ""] = ""
-    when: bool = False  # opens asking when: "when's …?", "what time …?" (not "… when it snows?")
-    thing: str = ""  # what it asks for, where it names it: "what song …?", "which movers …?"
 
 
 # A question that asks how things stand now, or how they ended; and one that asks how they were
@@ -389,21 +481,21 @@ def read_question(question: Question) -> _Asked:
     who's doing the tiles?" after "what's happening with the kitchen?") and, when it points
     back ("when is it?"), the captures the last answer quoted."""
     own_text = re.sub(r"\bin the end\b", " ", question.text, flags=re.IGNORECASE)
-    own = terms_of(own_text)
-    terms = {term_of(t): 1.0 for t in own}
+    own = _terms(own_text)
+    terms = {_term(t): 1.0 for t in own}
     words = list(own)
-    names = names_of(question.text)
+    names = _names(question.text)
     own_names = tuple(names)
     earlier = [t.content or "" for t in question.earlier if t.role == "user"]
     referents: tuple[str, ...] = ()
     before = ""
     if earlier and (_FOLLOW_UP.search(question.text) or len(own) <= 1):
         before = earlier[-1]
-        for word in terms_of(before):
-            if term_of(word) not in terms:
-                terms[term_of(word)] = 0.5
+        for word in _terms(before):
+            if _term(word) not in terms:
+                terms[_term(word)] = 0.5
                 words.append(word)
-        names += [n for n in names_of(before) if n not in names]
+        names += [n for n in _names(before) if n not in names]
         answers = [t.content or "" for t in question.earlier if t.role == "assistant"]
         if answers and _POINTS_BACK.search(question.text):
             quotes = [q.strip(" …") for q in _QUOTED.findall(answers[-1]) if q.strip(" …")]
@@ -415,152 +507,35 @@ def read_question(question: Question) -> _Asked:
     else:
         order = "default"
     who = bool(re.search(r"\bwho(?:m|se)?\b", question.text, re.IGNORECASE))
-    months = tuple(dict.fromkeys(m for w in words_of(question.text) if (m := month_of(w))))
     return _Asked(
-        shape_of(question.text),
-        terms,
-        names,
-        words,
-        own_names,
-        who,
-        order,
-        referents[:1],
-        before,
-        months,
-        amount=_asks_amount(question.text),
-        relations=_relations_in(question.text),
-        when=bool(_ASKS_WHEN.search(question.text)),
-        thing=_thing_asked(question.text),
+        shape_of(question.text), terms, names, words, own_names, who, order, referents[:1], before
     )
 
 
-def _thing_asked(text: str) -> str:
-    """The term for what the question asks for, where it names it ("what song …?": song)."""
-    named = _WHAT_THING.search(text) or _WHAT_IS_THING.search(text)
-    if named is None or {named[1].casefold(), stem(named[1])} & (SHAPE_WORDS | STOP):
-        return ""  # "what happened …?" asks no thing
-    return term_of(named[1])
+def _term(word: str) -> str:
+    """A question's word as the term it is matched by (any money word: MONEY)."""
+    stemmed = stem(word)
+    return MONEY if stemmed in _MONEY_STEMS else stemmed
 
 
-_ASKS_WHEN = re.compile(
-    r"^\s*(?:(?:and|so|but)\s+)?(?:when\b|by when\b|what (?:day|date|time)\b|which day\b)",
-    re.IGNORECASE,
-)
-
-
-_MY = re.compile(r"\bmy\s+([^\W\d_]+)", re.IGNORECASE)
-
-
-def _relations_in(text: str) -> tuple[str, ...]:
-    """The people a question names by who they are to the user ("my son", "my sister's kids"),
-    as written."""
-    found = [bare(m[1]) for m in _MY.finditer(text)]
-    return tuple(dict.fromkeys(w for w in found if stem(w) in RELATIONS))
-
-
-# "my son Tom", "my sister, Leila", "Tom (my son)", "Leila, my sister": who a relation is.
-_NAMED_RELATION = re.compile(
-    r"\bmy\s+(?P<rel>[^\W\d_]+)\s*,?\s+(?P<name>[^\W\d_][\w\u2019'-]*)|"
-    r"(?P<name2>[^\W\d_][\w\u2019'-]*)\s*(?:,|\()\s*my\s+(?P<rel2>[^\W\d_]+)",
-    re.IGNORECASE,
-)
-
-
-# A relation's word beside the name it is said to be ("my sister" beside Leila).
-RELATION_WEIGHT = 0.5
-
-
-def relatives(relation: str, found: Sequence[_Source]) -> list[str]:
-    """Who the captures say `relation` is ("my sister Leila got the job"): the names written
-    beside it, capitalised or filed as the capture's people, most often said first."""
-    said: dict[str, int] = {}
-    for source in found:
-        filed = {p.casefold() for p in source.people for p in [p, *p.split()]}
-        for m in _NAMED_RELATION.finditer(source.text):
-            rel, name = (m["rel"], m["name"]) if m["rel"] else (m["rel2"], m["name2"])
-            name = bare(name)
-            folded = name.casefold()
-            if stem(rel) != stem(relation) or folded in STOP or folded in CALENDAR_WORDS:
-                continue
-            if name[:1].isupper() or folded in filed:
-                said[name[:1].upper() + name[1:]] = said.get(name[:1].upper() + name[1:], 0) + 1
-    return sorted(said, key=lambda n: -said[n])[:3]
-
-
-def with_relatives(asked: _Asked, found: Sequence[_Source]) -> _Asked:
-    """The question with the people it names by who they are named ("what's the news from my
-    son?" asks about Tom, where a capture says "my son Tom"), as if it had named them."""
-    names = list(asked.names)
-    own = list(asked.own_names)
-    terms = dict(asked.terms)
-    words = list(asked.words)
-    for relation in asked.relations:
-        who = relatives(relation, found)
-        if not who:
-            continue
-        # The word itself counts less (a capture of them may not say it: "Tom rang"), and not
-        # at all where it is all the question asks of them ("what's the news from my son?").
-        weight = terms.get(stem(relation), 1.0)
-        if stem(relation) in terms:
-            rest = set(terms) - {stem(r) for r in asked.relations}
-            terms[stem(relation)] = weight * RELATION_WEIGHT
-            if not rest:
-                del terms[stem(relation)]
-        for name in who:
-            names += [name] if name not in names else []
-            own += [name] if name not in own and weight == 1.0 else []
-            terms.setdefault(stem(name), weight)
-            words += [name] if name not in words else []
-    return replace(asked, names=names, own_names=tuple(own), terms=terms, words=words)
-
-
-# The words of a question that asks an amount (as stems): not "raising money", which asks ideas.
-_AMOUNT_ASKED = frozenset(
-    {"ow", "owe", "pay", "cost", "pric", "spend", "quot", "deposit", "fee", "charg", "refund"}
-)
-
-
-_YES_NO = re.compile(
-    r"^\s*(and\s+)?(did|do|does|have|has|had|is|are|was|were|am|can|could|will|should)\b",
-    re.IGNORECASE,
-)
-
-
-# "what shift …?", "which movers …?": what the question asks for, where it names it.
-_WHAT_THING = re.compile(
-    r"^\s*(?:and\s+)?(?:what|which)\s+(?!(?:did|do|does|is|was|are|were|will|would|should|can|"
-    r"could|has|have|had|am|i|you|we|it)\b)([^\W\d_]+)",
-    re.IGNORECASE,
-)
-
-
-# "what's the wifi password …?", "what's my …", "what's Lorna's fiancé called?": the thing it
-# asks of.
-_WHAT_IS_THING = re.compile(
-    r"^\s*(?:and\s+)?(?:what|which)(?:['\u2019]s|\s+is|\s+was|\s+are|\s+were)\s+"
-    r"(?:the\s+|my\s+|[^\W\d_][\w-]*['\u2019]s\s+)([^\W\d_]+)",
-    re.IGNORECASE,
-)
-
-
-def _asks_amount(text: str) -> Literal["of", "yes_no", ""]:
-    asks = bool(re.search(r"\bhow much\b", text, re.IGNORECASE)) or any(
-        stem(w) in _AMOUNT_ASKED for w in words_of(text)
-    )
-    thing = _WHAT_THING.search(text)
-    if not asks or (thing and term_of(thing[1]) != MONEY):
-        return ""  # "what shift am I doing to pay her back?" asks a shift
-    return "yes_no" if _YES_NO.search(text) else "of"
+def _stems(text: str) -> set[str]:
+    """The stems of `text`'s words, and MONEY where it speaks of money or names an amount."""
+    found = {stem(w) for w in _words(text)}
+    if found & _MONEY_STEMS or _AMOUNT.search(text):
+        found.add(MONEY)
+    if _NEXT_DOOR.search(text):
+        found.add("neighbour")
+    return found
 
 
 def _weight(asked: _Asked, text: str) -> float:
     """How much of the question `text` speaks of (the terms' weights it holds)."""
-    have = stems_of(text)
+    have = _stems(text)
     return sum(w for t, w in asked.terms.items() if t in have)
 
 
 def _have(source: _Source) -> set[str]:
-    return stems_of(f"{source.title} {source.text} {' '.join(source.people)}")
+    return _stems(f"{source.title} {source.text} {' '.join(source.people)}")
 
 
 def specificity(asked: _Asked, found: list[_Source]) -> dict[str, float]:
@@ -594,7 +569,7 @@ def kinship(found: list[_Source]) -> Callable[[_Source, _Source], float]:
     the geometric mean of each one's, so that a short capture is not kin to all by a common
     word ("Wrightsons emailed the FENSA cert" and "call Wrightsons re the FENSA certificate"
     share the rare ones; "paid the hydro bill" and "paid Bruno the deposit" a common one)."""
-    held = {s.id: {t for t in _have(s) if t not in STOP and len(t) > 2} for s in found}
+    held = {s.id: {t for t in _have(s) if t not in _STOP and len(t) > 2} for s in found}
     count: dict[str, int] = {}
     for terms in held.values():
         for t in terms:
@@ -646,11 +621,6 @@ async def _offline_answer(
 ) -> AsyncIterator[AskProgress]:
     asked = read_question(question)
     today = now.date()
-    for relation in asked.relations[:2]:
-        # "my son": who the captures say that is ("my son Tom"), searched for by the words.
-        async for step in run.call("search", {"query": f"my {relation}", "limit": 10}):
-            yield step
-    asked = with_relatives(asked, list(run.seen.values()))
     if asked.words:
         query = " ".join(asked.words)[:200]
         async for step in run.call("search", {"query": query, "limit": 20}):
@@ -726,8 +696,6 @@ NEXT_DAYS = 45
 MEANING_WEIGHT = 2.0
 ANSWER_CUT = 0.42
 BAND = 0.25
-# Asked how things stand now, a capture further from the best may be the newer word on it.
-NOW_BAND = 0.5
 WORDS_BAND = 0.2
 # A newer capture past NEWER_CUT of the question's words (or ANSWER_CUT), about the same thing
 # as the best (`kinship` from SAME_THING), is kept too: it may say the older one changed.
@@ -796,15 +764,10 @@ def _choose(
     pointing back), about the same thing as the best; the newest first (the oldest, asked how
     it was at first), the soonest due for a "what's the next …?"."""
     found = list(run.seen.values())
-    referents = _referents(asked, found)
     weights = specificity(asked, found)
     if asked.shape == "due":
         # A bare "what's due?" lists what is still ahead.
         listed = {i for i in listed if (d := run.seen[i].due_date) is not None and d >= today}
-    if asked.thing and not referents and not any(asked.thing in _have(s) for s in found):
-        # What it asks for ("what song does the choir open with?") no capture found speaks
-        # of: they are about its subject, not what it asks.
-        return []
     anchor = _anchor(asked, found)
     named = [s for s in found if anchor and _anchored(anchor, s)]
     # The person it names is what every capture weighed holds: the rest of its words say
@@ -812,20 +775,8 @@ def _choose(
     if any(t not in anchor for t in weights):
         weights = {t: w for t, w in weights.items() if t not in anchor}
     weight = _weigh(weights, meaning or {}, run.adapters.embedder.min_similarity, named)
+    referents = _referents(asked, found)
     scored = [(weight(s), coverage(weights, s), s) for s in found if _anchored(anchor, s)]
-    # What the question asks of a capture that the captures' words must hold: an amount or a
-    # money word where it asks what something cost ("what did the surveyor charge?" is not
-    # answered by "the surveyor was here 2 hrs"), the month it names ("who's hosting in
-    # January?" is not answered by December's).
-    scored = [
-        (w, c, s)
-        for w, c, s in scored
-        if s.id in listed
-        or (
-            (s.id in referents or (_holds_money(asked, s) and _in_months(asked, s)))
-            and _holds_date(asked, s)
-        )
-    ]
     if asked.who:
         # A "who" is answered by a capture that names someone ("who is painting the kitchen?"
         # is not answered by "choose the paint colour").
@@ -848,7 +799,7 @@ def _choose(
         band = [
             s
             for w, c, s in keep
-            if w >= best - (NOW_BAND if asked.order == "newest" else BAND)
+            if w >= best - BAND
             or (c >= best_words - WORDS_BAND and kin(lead, s) >= SAME_THING)
             or s.id in referents
         ]
@@ -887,50 +838,6 @@ def _choose(
         top.sort(key=lambda s: s.id not in referents)
     limit = MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3
     return top[: 3 if asked.order != "default" else limit]
-
-
-def _holds_money(asked: _Asked, source: _Source) -> bool:
-    """Whether the capture can answer a question that asks an amount (what it cost, what is
-    owed): it names an amount or speaks of money, and of the thing asked about where the
-    question names one ("what did the surveyor charge?" is not answered by "the buyers'
-    survey … quoted £240")."""
-    if not asked.amount:
-        return True
-    have = _have(source)
-    # A yes or no ("did I pay the electricity bill?") may be answered in other words ("paid
-    # the hydro bill"); an amount asked of something, by a capture that names it.
-    subject = [t for t in _own_terms(asked) if t != MONEY] if asked.amount == "of" else []
-    return MONEY in have and (not subject or bool(set(subject) & have))
-
-
-_TIME = re.compile(r"\b\d{1,2}(?:[.:]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}[.:]\d{2}\b", re.IGNORECASE)
-
-
-def _holds_date(asked: _Asked, source: _Source) -> bool:
-    """Whether the capture can answer a "when": it has a due date, or names a day, a month or
-    a time ("reminded dad about his blood test" does not say when it is)."""
-    if not asked.when:
-        return True
-    text = source.text
-    return (
-        source.due_date is not None
-        or bool(resolved_dates(text, source.created_at.date()))
-        or any(month_of(w) is not None for w in words_of(text))
-        or bool(_TIME.search(text))
-    )
-
-
-def _in_months(asked: _Asked, source: _Source) -> bool:
-    """Whether the capture is of a month the question names: written, due or said in it, or
-    naming it."""
-    if not asked.months:
-        return True
-    said = {source.created_at.month}
-    if source.due_date is not None:
-        said.add(source.due_date.month)
-    said |= {when.month for _, when in resolved_dates(source.text, source.created_at.date())}
-    said |= {m for m in (month_of(w) for w in words_of(source.text)) if m is not None}
-    return bool(said & set(asked.months))
 
 
 def compose(asked: _Asked, chosen: list[_Source], listed: set[str] | None = None) -> Answer:
@@ -997,7 +904,7 @@ def _lead(asked: _Asked, source: _Source) -> str:
         best = max(sentences, key=lambda s: _weight(asked, s))
         names = [
             w
-            for w in dict.fromkeys(words_of(best))
+            for w in dict.fromkeys(_words(best))
             if w[:1].isupper() and w.casefold() in _people(asked, source)
         ]
         # The people it was filed with, as written, where the sentence (else the capture)
@@ -1006,10 +913,9 @@ def _lead(asked: _Asked, source: _Source) -> str:
         filed = [
             p
             for p in source.people
-            if not {stem(w) for w in words_of(p)} & asked_about
-            and stems_of(p) & stems_of(source.text)
+            if not {stem(w) for w in _words(p)} & asked_about and _stems(p) & _stems(source.text)
         ]
-        in_best = [p for p in filed if stems_of(p) & stems_of(best)]
+        in_best = [p for p in filed if _stems(p) & _stems(best)]
         names = in_best or filed or names
         if names:
             return f"{', '.join(names)}. "
@@ -1032,19 +938,26 @@ def _people(asked: _Asked, source: _Source) -> set[str]:
     """Who a capture names: its filed people, and capitalised words that are not what the
     question is about ("Marco pulled out. Kuba is doing the tiles": Marco and Kuba)."""
     named = {p.casefold() for p in source.people}
-    for word in words_of(source.text):
+    for word in _words(source.text):
         folded = word.casefold()
         calendar = folded in CALENDAR_WORDS  # not "Marco" for "mar", nor "Sunil" for "sun"
         if (
             word[:1].isupper()
-            and folded not in STOP
+            and folded not in _STOP
             and not calendar
             and (stem(word) not in asked.terms)
         ):
             named.add(folded)
     # "dad found someone", "my sister is": people named by who they are to the user.
-    named |= (stems_of(source.text) & RELATIONS) - set(asked.terms)
+    named |= (_stems(source.text) & _RELATIONS) - set(asked.terms)
     return named - {"i"} - {n.casefold() for n in asked.names}
+
+
+# The people around us, that a capture may name instead of a name (as their stems).
+_RELATION_WORDS = """mum dad sister brother wife husband partner boyfriend girlfriend boss friend
+    neighbour aunt uncle cousin son daughter gran grandpa kid landlord landlady colleague
+    nephew niece doctor"""
+_RELATIONS = frozenset(stem(word) for word in _RELATION_WORDS.split())
 
 
 def _first_day(source: _Source) -> date | None:

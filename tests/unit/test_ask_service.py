@@ -21,7 +21,6 @@ from shared.domain.errors import (
 )
 from shared.domain.said_dates import resolved_dates
 from shared.services.ask import (
-    MONEY,
     NOTHING,
     Answered,
     AnswerText,
@@ -37,9 +36,7 @@ from shared.services.ask import (
     kinship,
     new_question,
     read_question,
-    relatives,
     shape_of,
-    stem,
 )
 from shared.services.embedding import with_embedding
 from shared.services.filing import file_capture
@@ -143,129 +140,6 @@ async def test_nothing_found_is_said_and_nothing_cited(fakes: Fakes) -> None:
         steps = await run(fakes, question)
         assert answered(steps).answer.citations == []
         assert answered(steps).answer.answer == NOTHING
-
-
-async def test_a_month_the_question_names_is_one_a_capture_must_be_of(fakes: Fakes) -> None:
-    club = await file(
-        fakes, "book club at Brenda's, next one wed 16 dec at mine", Bucket.PEOPLE, 0, "Book club"
-    )
-    steps = await run(fakes, "Who's hosting book club in January?")
-    assert cited(steps) == [] and answered(steps).answer.answer == NOTHING
-    # Said of December (its date, "wed 16 dec"): December's answers.
-    assert cited(await run(fakes, "Who's hosting book club in December?")) == [club.id]
-
-
-async def test_an_amount_asked_is_answered_by_a_capture_that_names_one(fakes: Fakes) -> None:
-    await file(
-        fakes,
-        "survey done, the surveyor was here 2 hrs, report next week",
-        Bucket.PROJECTS,
-        0,
-        "Survey",
-    )
-    await file(
-        fakes, "Dave coming fri to fix the gutter before the buyers' survey, quoted £240",
-        Bucket.PROJECTS, 1, "Gutter",
-    )  # fmt: skip
-    # About the surveyor, but no amount; an amount, but not the surveyor's.
-    steps = await run(fakes, "What did the surveyor charge?")
-    assert cited(steps) == [] and answered(steps).answer.answer == NOTHING
-    fee = await file(
-        fakes, "paid the surveyor £450 for the report", Bucket.ADMIN, 2, "Surveyor paid"
-    )
-    assert cited(await run(fakes, "What did the surveyor charge?")) == [fee.id]
-    # Asked about money, not an amount: ideas that name none answer.
-    bake = await file(
-        fakes, "idea: a bake sale at the school fair for the food bank", Bucket.IDEAS, 3,
-        "Bake sale",
-    )  # fmt: skip
-    assert cited(await run(fakes, "Any ideas for raising money for the food bank?")) == [bake.id]
-
-
-async def test_a_when_is_answered_by_a_capture_that_says_when(fakes: Fakes) -> None:
-    test = await file(
-        fakes, "dr mehta: bloods again in 2 wks - tues 1st dec 9.10 at the surgery",
-        Bucket.PEOPLE, 0, "Blood test",
-    )  # fmt: skip
-    await file(fakes, "reminded dad about his blood test", Bucket.PEOPLE, 2, "Reminder")
-    # The newer capture speaks of it, but does not say when.
-    assert cited(await run(fakes, "When is dad's blood test?")) == [test.id]
-
-
-async def test_what_the_question_asks_for_that_no_capture_speaks_of_is_nothing(
-    fakes: Fakes,
-) -> None:
-    concert = await file(
-        fakes, "choir concert moved to fri 11 dec, same time 7.30", Bucket.PROJECTS, 0, "Concert"
-    )
-    # About the concert, but no capture speaks of a song.
-    steps = await run(fakes, "What song does the choir open the concert with?")
-    assert cited(steps) == [] and answered(steps).answer.answer == NOTHING
-    assert read_question(new_question("What song does the choir open with?")).thing == "song"
-    assert read_question(new_question("What's Lorna's fiancé called?")).thing == stem("fiancé")
-    assert read_question(new_question("what's the wifi password?")).thing == "wifi"
-    # "what happened …?" names no thing it asks for; "which insurer" is what "insurance" is.
-    assert read_question(new_question("What happened to the concert?")).thing == ""
-    assert stem("insurer") == stem("insurance")
-    assert concert.id in cited(await run(fakes, "What day is the choir concert?"))
-
-
-def test_what_a_question_asks_for_is_an_amount_only_where_it_asks_one() -> None:
-    def amount(text: str) -> str:
-        return read_question(new_question(text)).amount
-
-    assert amount("What did the surveyor charge?") == "of"
-    assert amount("How much did the fence cost?") == "of"
-    assert amount("Did I pay Kuba?") == "yes_no"
-    # A shift, a song: what it asks for is named, and it is not money.
-    assert amount("What shift am I doing for Aisha to pay her back?") == ""
-    assert amount("Any ideas for raising money for the food bank?") == ""
-
-
-async def test_a_person_named_by_who_they_are_is_who_the_captures_say(fakes: Fakes) -> None:
-    await file(
-        fakes, "Christmas at Ruth's. my son Tom + Bethan coming up on the 23rd", Bucket.PEOPLE, 0,
-        "Christmas",
-    )  # fmt: skip
-    news = await file(
-        fakes, "Tom rang, Bethan's pregnant!! due in May", Bucket.PEOPLE, 1, "Tom's news"
-    )
-    await file(fakes, "Frank had a fall at the allotment", Bucket.PEOPLE, 2, "Frank")
-    steps = await run(fakes, "What's the news from my son?")
-    started = [s for s in steps if isinstance(s, ToolStarted)]
-    # Who "my son" is, searched for first; then the question as if it named him.
-    assert started[0].arguments["query"] == "my son"
-    assert any(s.name == "person" and s.arguments["name"] == "Tom" for s in started)
-    assert news.id in cited(steps)
-    assert "pregnant" in answered(steps).answer.answer
-
-
-@pytest.mark.parametrize(
-    ("noun", "verb"),
-    [("completion", "complete"), ("inspections", "inspected"), ("appointment", "appoint")],
-)
-def test_a_noun_made_of_a_verb_is_matched_as_the_verb(noun: str, verb: str) -> None:
-    assert stem(noun) == stem(verb)
-
-
-def test_a_payment_is_money() -> None:
-    assert read_question(new_question("When is the payment due?")).terms == {MONEY: 1.0}
-
-
-def test_who_a_relation_is_is_the_name_written_beside_it() -> None:
-    def source(text: str, people: list[str]) -> _Source:
-        return _Source("c", Bucket.PEOPLE, "", text, MON, people=people)
-
-    found = [
-        source("my sister Leila got the job", []),
-        source("Leila, my sister, is coming", []),
-        source("dinner with my sister, Amira", ["Amira"]),
-        source("my sister is ill", []),  # no name
-        source("my brother Sami rang", []),
-    ]
-    assert relatives("sister", found) == ["Leila", "Amira"]
-    assert relatives("brother", found) == ["Sami"]
-    assert relatives("son", found) == []
 
 
 async def test_a_person_and_money(fakes: Fakes) -> None:
