@@ -66,25 +66,32 @@ def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
 def leave_one_set_out(
     sets: dict[str, list[LabelledCapture]], examples_path: Path = EXAMPLES
 ) -> dict:
-    """Each labelled set classified by a classifier whose examples hold the other sets (those
-    not in examples.json yet are added under their label) and none of its own captures: how
-    the examples carry over to one more person's life, as the held-out sets test it."""
-    from shared.adapters.classifier.minilm import MiniLMClassifier
+    """Each labelled set classified by a classifier that has none of its captures: the written
+    examples and the months (`months.json`) without them, and the other sets among the months
+    (those not there yet are added under their label): how the classifier does on one more
+    person's life, as the held-out sets test it."""
+    from shared.adapters.classifier.minilm import MONTHS_FILE, MiniLMClassifier
 
     examples = json.loads(examples_path.read_text(encoding="utf-8"))
+    months_path = examples_path.with_name(MONTHS_FILE)
+    months = json.loads(months_path.read_text(encoding="utf-8")) if months_path.exists() else {}
     per_set: dict[str, dict] = {}
     pooled: list[Judged] = []
     with tempfile.TemporaryDirectory(prefix="bench-sets-") as tmp:
         for name, held_out in sets.items():
             own = {c.text for c in held_out}
             train = {group: [t for t in texts if t not in own] for group, texts in examples.items()}
-            known = {t for texts in train.values() for t in texts}
+            others = {group: [t for t in texts if t not in own] for group, texts in months.items()}
+            known = {t for texts in [*train.values(), *others.values()] for t in texts}
             for other, captures in sets.items():
                 for c in captures:
                     if other != name and c.is_bucket and c.text not in known:
-                        train[c.label].append(c.text)
+                        others.setdefault(c.label, []).append(c.text)
                         known.add(c.text)
-            path = Path(tmp) / f"without-{name}.json"
+            folder = Path(tmp) / f"without-{name}"
+            folder.mkdir()
+            (folder / MONTHS_FILE).write_text(json.dumps(others), encoding="utf-8")
+            path = folder / "examples.json"
             path.write_text(json.dumps(train), encoding="utf-8")
             classifier = MiniLMClassifier(examples_path=path)
             classifier.warm_up()

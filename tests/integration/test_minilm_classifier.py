@@ -158,6 +158,42 @@ def test_examples_hold_no_capture_of_the_frozen_month() -> None:
     assert not [t for texts in examples.values() for t in texts if t.strip().lower() in month]
 
 
+def test_the_months_are_the_tuning_months_captures_and_none_of_the_frozen_ones() -> None:
+    months = json.loads(EXAMPLES.with_name(minilm.MONTHS_FILE).read_text(encoding="utf-8"))
+    held = {t.strip().lower() for texts in months.values() for t in texts}
+    frozen = {
+        json.loads(line)["text"].strip().lower()
+        for path in (MONTH_FROZEN, EVAL_SET)
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+    tuning = {
+        json.loads(line)["text"].strip().lower(): json.loads(line)["label"]
+        for path in MONTH_FROZEN.parent.glob("month*_captures.jsonl")
+        if path != MONTH_FROZEN
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    }
+    assert set(months) == {b.value for b in Bucket}
+    assert len(held) >= 2000 and not held & frozen
+    # Each under its own label (`python -m bench.tools.month_examples` writes them).
+    assert all(tuning.get(t.strip().lower()) == label for label, ts in months.items() for t in ts)
+
+
+def test_the_months_count_beside_the_examples(encoder: MiniLMEncoder) -> None:
+    examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    months = json.loads(EXAMPLES.with_name(minilm.MONTHS_FILE).read_text(encoding="utf-8"))
+    capture = ["tessa says the kiln firing moved to thurs, glaze tests after"]
+    without = minilm._ExampleIndex(examples, encoder).probabilities(
+        encoder.encode(capture), capture
+    )
+    beside = _get_index(EXAMPLES.resolve()).probabilities(encoder.encode(capture), capture)
+    assert not np.allclose(without, beside)
+    assert minilm._ExampleIndex(examples, encoder, months).probabilities(
+        encoder.encode(capture), capture
+    ) == pytest.approx(beside, abs=1e-6)
+
+
 @pytest.mark.parametrize(
     ("text", "bucket"),
     [
@@ -288,9 +324,12 @@ async def test_a_capture_in_words_the_encoder_does_not_know_is_not_filed_as_sure
 
 
 async def test_names_do_not_make_a_capture_look_foreign(classifier: MiniLMClassifier) -> None:
-    result = await classifier.classify("Aoife and Tadhg Ó Súilleabháin are coming on Saturday")
+    text = "Aoife and Tadhg Ó Súilleabháin are coming on Saturday"
+    result = await classifier.classify(text)
     assert result.bucket is Bucket.PEOPLE
-    assert result.confidence >= 0.6
+    # Not held back as another language: the names are left out of the word pieces counted.
+    assert minilm._pieces_per_word(text) < minilm._UNFAMILIAR_PIECES_PER_WORD
+    assert result.confidence > minilm._ASK_CONFIDENCE
 
 
 async def test_keyboard_mash_is_misunderstood(classifier: MiniLMClassifier) -> None:
