@@ -79,6 +79,9 @@ _NOT_NAMES = {
     "Wish", "It", "We", "He", "She", "They", "My", "Our", "Don't", "Please", "Also", "And",
     "But", "If", "When", "Before", "After", "About", "For", "With", "From", "To", "An",
     "Christmas", "Easter", "Halloween", "Diwali", "Eid", "Hanukkah", "Ramadan", "New", "Year",
+    "Navidad", "Nochebuena", "Pascua", "Weihnachten", "Ostern", "Silvester", "Natale",
+    "Pasqua", "Natal",
+    *(d.title() + "s" for d in _WEEKDAYS),
     "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
     *(d.title() for d in _WEEKDAYS), *(m.title() for m in _MONTHS),
     *(d.title() for days in _WEEKDAYS_ELSEWHERE for d in days),
@@ -213,6 +216,8 @@ _COMMON = {
     "por", "su", "sus", "mi", "mis", "tu", "der", "die", "das", "den", "dem", "des", "ein",
     "eine", "und", "mit", "für", "bis", "im", "ist", "es", "er", "sie", "wir", "ich",
     "le", "les", "et", "est", "il", "elle", "sis", "bro", "hello", "hi", "hey", "whatever",
+    "él", "ella", "ellos", "pero", "nada", "algo", "muy", "bien", "bonito", "bonita",
+    "aber", "auch", "noch", "schon", "nicht", "sehr", "gut", "mais", "très", "appt", "appts",
     "engineer", "guard", "architect", "surveyor", "lawyer", "solicitor", "accountant",
     "cleaner", "nanny", "childminder", "delivery", "parcel", "package", "phone", "women", "men",
     "children", "ladies", "lads", "channel", "channels", "group", "chat", "thread",
@@ -326,15 +331,32 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
     raw = words[i].group(0)
     word = _POSSESSIVE.sub("", raw)
     low = word.lower()
+    if raw in _LOWER_TITLES and i + 1 < len(words) and _gap(text, words, i) == " ":
+        following = _POSSESSIVE.sub("", words[i + 1].group(0))
+        # "mr okafor", "dr bhatt": a surname whatever its case, unless a word ("dr appt").
+        if (
+            following == following.lower()
+            and _plain_name(following, words, i + 1)
+            and not _everyday_word(following)
+            and not _glued_to_a_number(text, words, i + 1)
+        ):
+            return 2, _capitalised(following)
     if low in _KIN and raw == word and i + 1 < len(words) and _gap(text, words, i) == " ":
         following = _POSSESSIVE.sub("", words[i + 1].group(0))
         last = i + 2 == len(words) and following == words[i + 1].group(0)
-        if _is_name(following) or (_plain_name(following, words, i + 1) and not last):
+        # "uncle terry" at the end too; not "nan died" or "für Oma kaufen".
+        if (_is_name(following) and not _a_things_word(following)) or (
+            _plain_name(following, words, i + 1)
+            and not _everyday_word(following)
+            and (not last or _plainly_a_name(following))
+        ):
             return 2, f"{_capitalised(word)} {_capitalised(following)}"
     if low in _FAMILY or (low in _FAMILY_PLURALS and raw == word):
         if i and _someone_elses(text, words, i):
             return 0, ""
         return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
+    if _glued_to_a_number(text, words, i):
+        return 0, ""  # "Jet2", "Win11": a product, not a person
     if word[:1].isupper():
         length = _name_at(text, words, i, last_end)
         parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
@@ -398,6 +420,39 @@ def _first_names() -> dict[str, str]:
     return names
 
 
+_ENGLISH_WORDS_FILE = Path(__file__).with_name("english_words.txt")
+
+
+@cache
+def _english_words() -> frozenset[str]:
+    """English words (Debian's wbritish; bench/tools/first_names.py writes the file): everyday
+    words in lowercase, proper nouns capitalised ("Berlin"). Read once."""
+    lines = _ENGLISH_WORDS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+def _everyday_word(word: str) -> bool:
+    """Is `word` an everyday English word, or its plural ("receipt", "dinosaurs", "subtitles"),
+    and no first name that is not also a word ("strings", not "keiko" or "elena")?"""
+    low = word.lower()
+    if _first_names().get(low, "w") != "w":
+        return False
+    words = _english_words()
+    return (
+        low in words
+        or (low.endswith("s") and low[:-1] in words)
+        or (low.endswith("es") and low[:-2] in words)
+        or (low.endswith("ies") and low[:-3] + "y" in words)
+    )
+
+
+def _known_or_unlisted(word: str) -> bool:
+    """A first name the lexicon knows well (not a word, not a rare one), or a word no list
+    holds ("keiko", "femi"): what may be a person before any verb."""
+    mark = _first_names().get(word.lower())
+    return mark == "" or (mark is None and not _everyday_word(word)) or mark == "r"
+
+
 def _known_name(word: str) -> bool:
     """Is `word` a first name the lexicon knows, whatever its case ("Grace", "elena")?"""
     return word.lower() in _first_names()
@@ -418,6 +473,25 @@ def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
     return before.lower() in _SOMEONE_ELSES or (
         bool(_POSSESSIVE.search(before)) and before.lower() not in {"it's", "that's", "what's"}
     )
+
+
+# Titles written in lowercase ("mr okafor", "dr bhatt"); not "miss", also a verb.
+_LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof"}
+
+
+def _glued_to_a_number(text: str, words: list[re.Match[str]], i: int) -> bool:
+    end = words[i].end()
+    return end < len(text) and text[end].isdigit()
+
+
+def _a_things_word(word: str) -> bool:
+    """Is `word` an everyday English word that no first name list holds ("Water", "Mail"),
+    or a proper noun of the word list that is no first name ("Calgary", "Lego"; not "Gary",
+    "Holly" or "Florence")?"""
+    if _known_name(word):
+        return False
+    low = word.lower()
+    return _everyday_word(word) or _capitalised(low) in _english_words()
 
 
 def _capitalised(word: str) -> str:
@@ -458,8 +532,8 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
-    if word != raw:  # "dani's car", not "the builder's quote"
-        return previous not in _DETERMINERS or not spaced_before
+    if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
+        return (previous not in _DETERMINERS or not spaced_before) and not _a_things_word(word)
     following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
     after_gap = _gap(text, words, i)
     # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".
@@ -476,7 +550,12 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         return True
     if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
         return True
-    if spaced_before and previous in {"w", "with", "con"} and _ends_a_phrase(text, words, i):
+    if (
+        spaced_before
+        and previous in {"w", "with", "con"}
+        and _ends_a_phrase(text, words, i)
+        and not _a_things_word(word)  # "w dinosaurs and football", "w strings"
+    ):
         return True
     # "send marguerite the numbers", "get gary to book": the one it is sent to, or asked.
     if spaced_before and previous == "send" and following in _DETERMINERS:
@@ -491,6 +570,7 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
             (previous == "to" and before_previous in _GIVEN and re.search(r"[^\w\s]", after_gap))
             or (previous == "for" and after_gap.strip() == ",")
         )
+        and not _a_things_word(word)
     ):
         return True
     # "ravi + kwame", "bex and wen", "elena, tobi and kemi": one of a list whose first is
@@ -502,8 +582,11 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         return True
     if last_end == i - 1 and previous in _CONJUNCTIONS and spaced_before:
         return True
+    # At a clause's start before a verb: any verb after a word no English word list holds
+    # ("keiko found a bug", "femi can't start"), only a person's after an everyday word
+    # ("receipt is", "patch sent") or a name that is one ("will").
     if _starts_clause(text, words, i) and _subject_of_a_verb(
-        text, words, i, only_a_persons=not _plainly_a_name(word)
+        text, words, i, only_a_persons=_everyday_word(word) or not _known_or_unlisted(word)
     ):
         return True
     # A first name the lexicon knows well ("elena interview tues", "gary back tues 3rd", "el
@@ -616,7 +699,17 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
         i > 1
         and words[i - 1].group(0)[:1].isupper()
         and _gap(text, words, i - 1) == " "
-        and before_previous in _PLACE_WORDS | _ARTICLES
+        and before_previous in _PLACE_WORDS | _ARTICLES | {"from"}
+        and previous not in _TITLE_WORDS  # "from Mrs Kowalski"
+    ):
+        return 0
+    if (  # "Kemp Town", "Yorkshire Tea": the thing's word after a capital no name took
+        i > 0
+        and last_end != i
+        and words[i - 1].group(0)[:1].isupper()
+        and _gap(text, words, i - 1) == " "
+        and previous not in _TITLE_WORDS
+        and _a_things_word(word)
     ):
         return 0
     if previous == "from" and before_previous not in _FROM_A_PERSON:
@@ -635,7 +728,23 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
         possessive = bool(_POSSESSIVE.search(words[i + length].group(0)))
         length += 1
     # "App Store", "Red Lion", "Topps Tiles": a place, a firm or a thing.
-    if any(_POSSESSIVE.sub("", w.group(0)).lower() in _THINGS for w in words[i : i + length]):
+    parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
+    if any(part.lower() in _THINGS for part in parts):
+        return 0
+    # "Thames Water", "Cats Protection", "Bristol Energy": an everyday word or a place in a
+    # run of capitals that starts with no common first name ("Sarah Green", "Grace Hopper").
+    first_mark = _first_names().get(parts[0].lower())
+    if length > 1 and first_mark in {None, "r"} and any(map(_a_things_word, parts)):
+        return 0
+    # "Republic", "Lego", "Calgary": a word or a place, not a name, unless a title, a
+    # possessive or the sentence says it is someone ("Chen mentioned", "Wen's scan").
+    if (
+        length == 1
+        and not possessive
+        and _a_things_word(word)
+        and previous not in _TITLE_WORDS
+        and not _said_of_a_person(text, words, i, last_end)
+    ):
         return 0
     next_word = words[i + length].group(0) if i + length < len(words) else ""
     if (
@@ -671,6 +780,7 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
 
 
 _A_PERSONS_VERBS = (_SUBJECT_VERBS | _AFTER_A_SUBJECT) - _NOT_VERBS
+_TITLE_WORDS = {t.lower() for t in _TITLES}
 _BEFORE_A_THING = _DETERMINERS | _ARTICLES | _PLACE_WORDS
 
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from shared.domain.details import _first_names, people_in
+from shared.domain.details import _english_words, _first_names, people_in
 
 LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt"
+WORDS = LEXICON.with_name("english_words.txt")
 
 
 @pytest.mark.parametrize(
@@ -64,6 +65,61 @@ LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_nam
 )
 def test_people_with_the_lexicon(text: str, people: list[str]) -> None:
     assert people_in(text) == people
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # A title written in lowercase: the surname after it, whatever its case.
+        ("mr nwachukwu wants the forms back", ["Nwachukwu"]),
+        ("see dr oyelaran about my shoulder", ["Oyelaran"]),
+        ("mrs szabo's cat got out again", ["Szabo"]),
+        ("dr appt moved to 3pm", []),  # a word after it is no one
+        ("miss the train and we're stuck", []),  # "miss" is a verb too
+        # A lowercase word no list holds, at a clause's start before any verb: someone.
+        ("tendai can't do thurs", ["Tendai"]),
+        ("yusra found the cable", ["Yusra"]),
+        ("gravel can wait till spring", []),  # an everyday word: only a person's verb counts
+        # Everyday words where a person could stand: after "w", before "'s", capitalised.
+        ("burger w pickles and chips", []),
+        ("doc night w subtitles", []),
+        ("the crust's too thick", []),
+        ("blanket's in the loft", []),
+        # Brands, products and places: a run of capitals with an everyday word or a place,
+        # a word glued to a number, a proper noun of the word list that is no first name.
+        ("post it w Thames Water", []),
+        ("switch to Bristol Energy before fri", []),
+        ("book the Ryanair2 flights", []),
+        ("renew the Xbox360 warranty", []),
+        ("flight to Calgary booked", []),
+        ("new Lego set for the twins", []),
+        ("Jack's going to Kemp Town", ["Jack"]),
+        # ... but a full name that starts with a first name, and a cue, stay someone.
+        ("a talk on Grace Hopper", ["Grace Hopper"]),
+        ("Mrs Thornbury wants the slide", ["Thornbury"]),
+        ("Chen mentioned the cat", ["Chen"]),  # a surname the word list holds
+        # Another language's everyday words and holidays are no one.
+        ("pero no sé si viene", []),
+        ("regalo de Navidad para Inés", ["Inés"]),
+        ("Weihnachten bei Oma Hilde", ["Oma Hilde"]),
+        # A kinship word takes a name, not a verb.
+        ("drinks w auntie pam later", ["Auntie Pam"]),
+        ("milo's nan died", ["Milo"]),
+    ],
+)
+def test_people_with_the_word_list(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
+
+
+def test_the_word_list_says_where_it_comes_from() -> None:
+    text = WORDS.read_text(encoding="utf-8")
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    assert any("wbritish" in line for line in header)
+    assert any("bench/tools/first_names.py" in line for line in header)
+    words = _english_words()
+    assert "receipt" in words and "Calgary" in words
+    for name in ("tendai", "yusra", "nwachukwu", "oyelaran"):  # the cases above test the rule
+        assert name not in words and name not in _first_names()
 
 
 def test_the_unknown_names_above_are_unknown() -> None:
