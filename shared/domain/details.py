@@ -847,7 +847,8 @@ _ORDINAL = re.compile(r"\b(?:the\s+)?(?P<day>[0-3]?\d)(?:st|nd|rd|th)\b")
 _END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
 _END_OF_A_MONTH = re.compile(rf"\bend of (?P<month>{'|'.join(_MONTHS)})\b")
 _TODAY = re.compile(
-    r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag)\b"
+    r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag|esta noche"
+    r"|stasera|vanavond|ce soir|esta noite)\b"
     r"|\baujourd['\u2019]hui\b"
 )
 _DAY_AFTER_TOMORROW = re.compile(
@@ -917,6 +918,8 @@ def due_date_in(text: str, today: date) -> date | None:
         if _short_weekday_is_a_day(lowered, match)
     ]
     for match, weekday in sorted(weekdays, key=lambda pair: pair[0].start()):
+        if _DAY_OF_MONTH_AFTER.match(lowered, match.end()):
+            continue  # "fri 16th", "sat 3 feb": the day of the month says which Friday
         if _is_past_or_recurring(lowered, match):
             continue
         if match.start() == 0 and weekday == today.weekday():
@@ -947,10 +950,23 @@ _TIME_OF_DAY = re.compile(
 )
 # Before a day: it has passed, it recurs, or it is one of several ("which sat works").
 _NOT_AHEAD = {"last", "every", "since", "which", "each", "most", "other", "past", "previous"}
-_RECURRING_AFTER = re.compile(r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b")
+_RECURRING_AFTER = re.compile(
+    r"(?:\s*(?:or|and|&|/)\s*(?:[a-z]+day|mon|tues?|weds?|thu|thurs?|fri|sat|sun))?"
+    r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b"
+)
+# What the day is said of, when it recurs: a plural ("sunday roasts", "the thurs club runs").
+_NOUNS_AFTER = re.compile(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]{3,}s)\b")
 _DEADLINE = re.compile(
     r"(?:\bby|\bbefore|\btill|\btil|\buntil|\bdue|\bantes del?|\bbis|\bvor|\bavant)"
-    r"(?:\s+(?:the|this|next|el|la|am|on|zum|le))?\s*$"
+    r"(?:\s+(?:the|this|next|el|la|am|on|zum|le))?"
+    rf"(?:\s+(?:{'|'.join(_WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?)?\s*$"
+)
+# A day of the month right after a weekday ("fri 16th", "sat 3 feb", "weds the 4th").
+_DAY_OF_MONTH_AFTER = re.compile(
+    r"\.?\s+(?:the\s+)?(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b(?![:.]?\d)"
+)
+_A_WEEKDAY_BEFORE = re.compile(
+    rf"\b(?:{'|'.join(_WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?\s+(?:the\s+)?$"
 )
 _PAST_TENSE = re.compile(
     r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|"
@@ -961,7 +977,7 @@ _CLAUSE_EDGE = re.compile(r"[.,;:!?\n\u2013\u2014\u2600-\u27bf\U0001f000-\U0001f
 _AFTER_A_DAY = {
     "of", "at", "for", "and", "or", "to", "then", "so", "please", "morning", "afternoon",
     "evening", "night", "am", "pm", "lunch", "latest", "deadline", "noon", "is",
-    "from", "till", "until", "w", "with", "if", "but", "when", "-",
+    "from", "till", "until", "w", "with", "if", "but", "when", "-", "now",
 }  # fmt: skip
 
 
@@ -974,6 +990,8 @@ def _words_before(lowered: str, start: int) -> list[str]:
 
 
 def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
+    if _A_WEEKDAY_BEFORE.search(lowered[: match.start("day")]):
+        return True  # "starts sat 12th on the morning shift"
     rest = lowered[match.end() :]
     following = re.match(r"\s*([^\W\d_]+)", rest)
     if following is None:
@@ -989,6 +1007,8 @@ def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
 def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     if match["day"] not in _SHORT_AND_A_WORD:
         return True
+    if match.start() == 0 and re.match(r"\s*[a-z]+\s*:", lowered[match.end() :]):
+        return True  # "sat jobs: ...": the day's list
     before = _words_before(lowered, match.start())
     if before and before[-1] in _BEFORE_A_DAY:
         return True
@@ -1000,7 +1020,19 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     before = _words_before(lowered, match.start())
     if before and before[-1] in _NOT_AHEAD:
         return True
-    return bool(_RECURRING_AFTER.match(lowered[match.end() :]))
+    # "died on saturday", "came in monday": a day a past verb happened on.
+    verb = before[-2] if len(before) > 1 and before[-1] in {"on", "in"} else before[-1:] or [""]
+    if _PAST_TENSE.fullmatch(verb if isinstance(verb, str) else verb[0]):
+        return True
+    if _RECURRING_AFTER.match(lowered[match.end() :]):
+        return True
+    plural = _NOUNS_AFTER.match(lowered, match.end())
+    return (
+        match.start() > 0  # "Sunday jobs: ..." is that day's list
+        and plural is not None
+        and plural["noun"] not in _COMMON
+        and (plural["noun"][:-1] in _english_words() or plural["noun"][:-2] in _english_words())
+    )
 
 
 def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
@@ -1010,7 +1042,12 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
     start = edges[-1] if edges else 0
     end_match = _CLAUSE_EDGE.search(lowered, match.end())
     end = end_match.start() if end_match else len(lowered)
-    return bool(_PAST_TENSE.search(lowered[start:end]))
+    return any(  # not "post the signed forms today": a participle after "the" is no past
+        not re.search(
+            r"\b(?:the|a|an|my|your|our|his|her|their|this|that)\s+$", lowered[: past.start()]
+        )
+        for past in _PAST_TENSE.finditer(lowered, start, end)
+    )
 
 
 def _ahead_in_year(today: date, month: int, day: int) -> date | None:
