@@ -225,7 +225,7 @@ _COMMON = {
 # A lowercase word is a person after these ("ask priya", "Slack ravi the link")...
 _CONTACT_VERBS = {
     "ask", "tell", "call", "ring", "phone", "text", "email", "message", "msg", "thank",
-    "remind", "meet", "invite", "slack", "ping", "chase", "congratulate", "cc", "dm",
+    "remind", "meet", "met", "invite", "slack", "ping", "chase", "congratulate", "cc", "dm",
     "whatsapp", "facetime", "hug", "visit", "congrats", "let",
 }  # fmt: skip
 # ... after Spanish ones and their personal "a" ("llamar a pilar") ...
@@ -344,10 +344,11 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
     if low in _KIN and raw == word and i + 1 < len(words) and _gap(text, words, i) == " ":
         following = _POSSESSIVE.sub("", words[i + 1].group(0))
         last = i + 2 == len(words) and following == words[i + 1].group(0)
-        # "uncle terry" at the end too; not "nan died" or "für Oma kaufen".
-        if (_is_name(following) and not _a_things_word(following)) or (
+        # "Auntie Win", "uncle terry" at the end too; not "nan died" or "für Oma kaufen":
+        # after a family word that names someone alone, an everyday word is no name.
+        if _is_name(following) or (
             _plain_name(following, words, i + 1)
-            and not _everyday_word(following)
+            and (low not in _FAMILY or not _everyday_word(following))
             and (not last or _plainly_a_name(following))
         ):
             return 2, f"{_capitalised(word)} {_capitalised(following)}"
@@ -484,6 +485,11 @@ def _glued_to_a_number(text: str, words: list[re.Match[str]], i: int) -> bool:
     return end < len(text) and text[end].isdigit()
 
 
+def _a_word(word: str) -> bool:
+    """Is the lowercase `word` an everyday English word no first name list holds?"""
+    return _everyday_word(word) and not _known_name(word)
+
+
 def _a_things_word(word: str) -> bool:
     """Is `word` an everyday English word that no first name list holds ("Water", "Mail"),
     or a proper noun of the word list that is no first name ("Calgary", "Lego"; not "Gary",
@@ -518,7 +524,11 @@ def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
         and low not in _AFTER_A_SUBJECT
         and low not in _CONTACT_VERBS
         and low not in _LOWER_NOT_NAMES
-        and not (len(low) > 4 and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly")))
+        and not (
+            len(low) > 4
+            and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly"))
+            and not _known_name(low)  # "aisling"
+        )
     )
 
 
@@ -533,7 +543,7 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
     if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
-        return (previous not in _DETERMINERS or not spaced_before) and not _a_things_word(word)
+        return (previous not in _DETERMINERS or not spaced_before) and not _a_word(word)
     following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
     after_gap = _gap(text, words, i)
     # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".
@@ -554,7 +564,7 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         spaced_before
         and previous in {"w", "with", "con"}
         and _ends_a_phrase(text, words, i)
-        and not _a_things_word(word)  # "w dinosaurs and football", "w strings"
+        and not _a_word(word)  # "w dinosaurs and football", "w strings"
     ):
         return True
     # "send marguerite the numbers", "get gary to book": the one it is sent to, or asked.
@@ -570,7 +580,7 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
             (previous == "to" and before_previous in _GIVEN and re.search(r"[^\w\s]", after_gap))
             or (previous == "for" and after_gap.strip() == ",")
         )
-        and not _a_things_word(word)
+        and not _a_word(word)
     ):
         return True
     # "ravi + kwame", "bex and wen", "elena, tobi and kemi": one of a list whose first is
@@ -638,8 +648,8 @@ def _subject_of_a_verb(
     and shauna are", "ravi on it")? With `only_a_persons`, a verb only a person does ("bex
     says", not "receipt is" or "offer to elena")."""
     j = i + 1
-    if j >= len(words):
-        return False
+    if j >= len(words) or ":" in _gap(text, words, i):
+        return False  # "porto: found a flat": a heading, not a subject
     # "X and Y are", "X + Y on call": look past the partner (a known name says both are).
     if _gap(text, words, i).strip() in {"+", "&"} and j + 1 < len(words):
         only_a_persons = only_a_persons and not _plainly_a_name(words[j].group(0))
@@ -669,9 +679,21 @@ def _subject_of_a_verb(
         return j > i + 1 or not word.endswith("s") or following in _SINGULAR_VERBS
     if only_a_persons:
         return False
+    if _a_past_form(following) and not _known_name(word) and j + 1 < len(words):
+        return not _CLAUSE_BREAK.search(_gap(text, words, j))  # "ruaridh dragged me up"
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
     return following == "on" and after in {"it", "call", "leave", "holiday"}
+
+
+def _a_past_form(word: str) -> bool:
+    """The past of an everyday verb ("dragged", "passed", "covered")."""
+    words = _english_words()
+    return (
+        word.endswith("ed")
+        and len(word) > 4
+        and (word[:-2] in words or word[:-1] in words or word[:-3] in words)
+    )
 
 
 def _ends_a_phrase(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -714,6 +736,8 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
         return 0
     if previous == "from" and before_previous not in _FROM_A_PERSON:
         return 0
+    if previous in _SAINTS:  # "St Andrew's Hall", "San Sebastián"
+        return 0
     if previous == "to" and before_previous in _TO_A_PLACE:
         return 0
     length = 1
@@ -735,6 +759,15 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
     # run of capitals that starts with no common first name ("Sarah Green", "Grace Hopper").
     first_mark = _first_names().get(parts[0].lower())
     if length > 1 and first_mark in {None, "r"} and any(map(_a_things_word, parts)):
+        return 0
+    # "Reviewer 2", "Halle 11", "Ward 12": a word no list names before a number is a label.
+    if (
+        length == 1
+        and not possessive
+        and not _known_name(word)
+        and previous not in _TITLE_WORDS
+        and re.match(r" \d", text[words[i].end() :])
+    ):
         return 0
     # "Republic", "Lego", "Calgary": a word or a place, not a name, unless a title, a
     # possessive or the sentence says it is someone ("Chen mentioned", "Wen's scan").
@@ -781,6 +814,7 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
 
 _A_PERSONS_VERBS = (_SUBJECT_VERBS | _AFTER_A_SUBJECT) - _NOT_VERBS
 _TITLE_WORDS = {t.lower() for t in _TITLES}
+_SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
 _BEFORE_A_THING = _DETERMINERS | _ARTICLES | _PLACE_WORDS
 
 
@@ -848,7 +882,7 @@ _END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
 _END_OF_A_MONTH = re.compile(rf"\bend of (?P<month>{'|'.join(_MONTHS)})\b")
 _TODAY = re.compile(
     r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag|esta noche"
-    r"|stasera|vanavond|ce soir|esta noite)\b"
+    r"|stasera|vanavond|ce soir|esta noite|this afternoon|this evening)\b"
     r"|\baujourd['\u2019]hui\b"
 )
 _DAY_AFTER_TOMORROW = re.compile(
@@ -949,7 +983,9 @@ _TIME_OF_DAY = re.compile(
     r"\s*(?:\d|morning|afternoon|evening|night|am\b|pm\b|lunch|first thing|eve\b)"
 )
 # Before a day: it has passed, it recurs, or it is one of several ("which sat works").
-_NOT_AHEAD = {"last", "every", "since", "which", "each", "most", "other", "past", "previous"}
+_NOT_AHEAD = {
+    "last", "every", "since", "which", "each", "most", "other", "past", "previous", "good",
+}  # fmt: skip
 _RECURRING_AFTER = re.compile(
     r"(?:\s*(?:or|and|&|/)\s*(?:[a-z]+day|mon|tues?|weds?|thu|thurs?|fri|sat|sun))?"
     r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b"
@@ -969,15 +1005,16 @@ _A_WEEKDAY_BEFORE = re.compile(
     rf"\b(?:{'|'.join(_WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?\s+(?:the\s+)?$"
 )
 _PAST_TENSE = re.compile(
-    r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|"
-    r"\w{2,}(?<!e)ed)\b"
+    r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|thought|"
+    r"brought|bought|caught|felt|heard|lost|won|met|\w{2,}(?<!e)ed|"
+    r"(?:did|was|were|had|could)n['\u2019]?t)\b"
 )
 _CLAUSE_EDGE = re.compile(r"[.,;:!?\n\u2013\u2014\u2600-\u27bf\U0001f000-\U0001faff]| - ")
 # What may follow a day of the month: a time, a connective or the clause's end.
 _AFTER_A_DAY = {
     "of", "at", "for", "and", "or", "to", "then", "so", "please", "morning", "afternoon",
     "evening", "night", "am", "pm", "lunch", "latest", "deadline", "noon", "is",
-    "from", "till", "until", "w", "with", "if", "but", "when", "-", "now",
+    "from", "till", "until", "w", "with", "if", "but", "when", "-", "now", "after",
 }  # fmt: skip
 
 

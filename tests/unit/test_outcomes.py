@@ -149,6 +149,10 @@ def test_due_dates(text: str, due: date | None) -> None:
         ("post the signed forms to the bank today", TUESDAY),
         ("the forms arrived today", None),
         ("llamar a tía carmen esta noche", TUESDAY),
+        ("rehearse once more this afternoon", TUESDAY),
+        ("she didn't know me today", None),  # a past in the negative
+        ("Good Friday so the shop is shut", None),  # a holiday, not next Friday
+        ("shop rota: jo can do the 20th after all", date(2027, 2, 20)),
         ("heute: stasera la pizza", TUESDAY),
     ],
 )
