@@ -217,7 +217,7 @@ _COMMON = {
     "eine", "und", "mit", "für", "bis", "im", "ist", "es", "er", "sie", "wir", "ich",
     "le", "les", "et", "est", "il", "elle", "sis", "bro", "hello", "hi", "hey", "whatever",
     "él", "ella", "ellos", "pero", "nada", "algo", "muy", "bien", "bonito", "bonita",
-    "aber", "auch", "noch", "schon", "nicht", "sehr", "gut", "mais", "très", "appt", "appts",
+    "aber", "auch", "noch", "schon", "nicht", "nur", "sehr", "gut", "mais", "très", "appt", "appts",
     "engineer", "guard", "architect", "surveyor", "lawyer", "solicitor", "accountant",
     "cleaner", "nanny", "childminder", "delivery", "parcel", "package", "phone", "women", "men",
     "children", "ladies", "lads", "channel", "channels", "group", "chat", "thread",
@@ -604,7 +604,7 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
     # thing says otherwise ("the reno", "10 min walk", "burton rd"); short ones ("na", "om")
     # are too often another language's words.
     return (
-        len(word) > 3
+        (len(word) > 3 or (len(word) == 3 and _short_name_alone(text, words, i)))
         and _plainly_a_name(word, common_too=False)
         and not (spaced_before and previous in _BEFORE_A_THING)
         and not (i and words[i - 1].group(0)[:1].isdigit())
@@ -651,6 +651,8 @@ def _subject_of_a_verb(
     if j >= len(words) or ":" in _gap(text, words, i):
         return False  # "porto: found a flat": a heading, not a subject
     # "X and Y are", "X + Y on call": look past the partner (a known name says both are).
+    if _gap(text, words, i).strip() in {"+", "&"} and words[j].group(0).lower() in {"me", "i"}:
+        return True  # "ishbel + me on the cruise"
     if _gap(text, words, i).strip() in {"+", "&"} and j + 1 < len(words):
         only_a_persons = only_a_persons and not _plainly_a_name(words[j].group(0))
         j += 1
@@ -684,6 +686,22 @@ def _subject_of_a_verb(
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
     return following == "on" and after in {"it", "call", "leave", "holiday"}
+
+
+def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """A three-letter name with no number right beside it ("but kai scored"; not "90 secs
+    max", "max 4000 words") that is no English word."""
+    word = words[i].group(0)
+    return (
+        not _everyday_word(word)
+        and not re.match(r"\s*\d", text[words[i].end() :])
+        and not re.search(r"\d\s*$", text[: words[i].start()])
+        and not (  # "6 volunteers min"; not "4-1 but kai"
+            i > 0
+            and words[i - 1].group(0).lower() not in _COMMON
+            and re.search(r"\d\s*$", text[: words[i - 1].start()])
+        )
+    )
 
 
 def _a_past_form(word: str) -> bool:
@@ -767,6 +785,17 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
         and not _known_name(word)
         and previous not in _TITLE_WORDS
         and re.match(r" \d", text[words[i].end() :])
+    ):
+        return 0
+    # "Berlin", "Brooks", "Booker": a rare name or one that is a word, that the word list
+    # holds as a proper noun, is a place or a brand unless the sentence says it is someone.
+    if (
+        length == 1
+        and not possessive
+        and _first_names().get(word.lower()) in {"r", "w"}
+        and word in _english_words()
+        and previous not in _TITLE_WORDS
+        and not _said_of_a_person(text, words, i, last_end)
     ):
         return 0
     # "Republic", "Lego", "Calgary": a word or a place, not a name, unless a title, a

@@ -115,6 +115,15 @@ def test_people_with_the_lexicon(text: str, people: list[str]) -> None:
         ("yusra dragged me up the hill", ["Yusra"]),
         ("ipad charged", []),
         ("lisbon: found a flat", []),
+        # A three-letter name with no number beside it; "max" after a number is no one.
+        ("lost again but eli scored", ["Eli"]),
+        ("20 mins max", []),
+        ("tendai + me on the stand", ["Tendai"]),
+        # A rare name or one that is a word, that the word list holds as a proper noun: a
+        # place or a brand, unless the sentence says it is someone.
+        ("Berlin trip booked", []),
+        ("Booker delivery: milk, cups", []),
+        ("Booker says hi", ["Booker"]),
         # A word before a number is a label; a name after "St" is a place.
         ("Reviewer 2 wants more data", []),
         ("Ward 12 visiting hours", []),
