@@ -683,6 +683,8 @@ def _subject_of_a_verb(
         return False
     if _a_past_form(following) and not _known_name(word) and j + 1 < len(words):
         return not _CLAUSE_BREAK.search(_gap(text, words, j))  # "ruaridh dragged me up"
+    if _a_present_form(following) and not _known_name(word) and after in _AFTER_A_VERB:
+        return _gap(text, words, j) == " "  # "encarni lands at 2", "kasia pops in"
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
     return following == "on" and after in {"it", "call", "leave", "holiday"}
@@ -701,6 +703,24 @@ def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
             and words[i - 1].group(0).lower() not in _COMMON
             and re.search(r"\d\s*$", text[: words[i - 1].start()])
         )
+    )
+
+
+# What follows a verb, not a plural noun ("lands at", "flies home", "pops in", "sends her").
+_AFTER_A_VERB = {
+    "at", "in", "on", "to", "home", "up", "out", "back", "off", "with", "w", "me", "her",
+    "him", "them", "us", "into", "over", "round", "the", "a", "my", "our", "your", "his",
+}  # fmt: skip
+
+
+def _a_present_form(word: str) -> bool:
+    """The third person of an everyday verb ("lands", "flies", "pops")."""
+    words = _english_words()
+    return (
+        word.endswith("s")
+        and len(word) > 3
+        and word not in _COMMON
+        and (word[:-1] in words or word[:-2] in words or word[:-3] + "y" in words)
     )
 
 
