@@ -9,6 +9,7 @@ plainly and give no date rather than a wrong one.
 from __future__ import annotations
 
 import calendar
+import gzip
 import re
 from datetime import date, timedelta
 from functools import cache
@@ -421,30 +422,54 @@ def _first_names() -> dict[str, str]:
     return names
 
 
-_ENGLISH_WORDS_FILE = Path(__file__).with_name("english_words.txt")
+# Gzipped to keep the deployed package small; the inflected forms are left out of it.
+_ENGLISH_WORDS_FILE = Path(__file__).with_name("english_words.txt.gz")
+# How an inflected form is made from its stem: (ending, what replaces it), "" for none.
+_INFLECTIONS = (
+    ("s", ""), ("es", ""), ("ies", "y"), ("ed", ""), ("ed", "e"), ("d", ""), ("ied", "y"),
+    ("ing", ""), ("ing", "e"),
+)  # fmt: skip
+
+
+def inflection_stems(word: str) -> list[str]:
+    """The stems a lowercase `word` may be an inflected form of ("dogs" -> "dog", "covered"
+    -> "cover", "dragged" -> "drag", "lunches" -> "lunch"); the word list keeps only stems."""
+    stems = [
+        word[: -len(ending)] + stem
+        for ending, stem in _INFLECTIONS
+        if word.endswith(ending) and len(word) - len(ending) + len(stem) >= 3
+    ]
+    for ending in ("ed", "ing"):  # a doubled consonant: "dragged", "shopping"
+        base = word[: -len(ending)]
+        if word.endswith(ending) and len(base) > 3 and base[-1] == base[-2]:
+            stems.append(base[:-1])
+    return stems
 
 
 @cache
 def _english_words() -> frozenset[str]:
     """English words (Debian's wbritish; bench/tools/first_names.py writes the file): everyday
-    words in lowercase, proper nouns capitalised ("Berlin"). Read once."""
-    lines = _ENGLISH_WORDS_FILE.read_text(encoding="utf-8").splitlines()
-    return frozenset(line for line in lines if line and not line.startswith("#"))
+    words in lowercase, stems only, and proper nouns capitalised ("Berlin"). Read once."""
+    with gzip.open(_ENGLISH_WORDS_FILE, "rt", encoding="utf-8") as listed:
+        return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
+
+
+def _in_word_list(low: str, depth: int = 2) -> bool:
+    """Is the lowercase `low` a word of the list or an inflected form of one ("boards" of
+    "board", itself left out as "boar" + "d")?"""
+    if low in _english_words():
+        return True
+    return depth > 0 and any(_in_word_list(stem, depth - 1) for stem in inflection_stems(low))
 
 
 def _everyday_word(word: str) -> bool:
-    """Is `word` an everyday English word, or its plural ("receipt", "dinosaurs", "subtitles"),
-    and no first name that is not also a word ("strings", not "keiko" or "elena")?"""
+    """Is `word` an everyday English word, or an inflected form of one ("receipt", "dinosaurs",
+    "subtitles", "died"), and no first name that is not also a word ("strings", not "keiko"
+    or "elena")?"""
     low = word.lower()
     if _first_names().get(low, "w") != "w":
         return False
-    words = _english_words()
-    return (
-        low in words
-        or (low.endswith("s") and low[:-1] in words)
-        or (low.endswith("es") and low[:-2] in words)
-        or (low.endswith("ies") and low[:-3] + "y" in words)
-    )
+    return _in_word_list(low)
 
 
 def _known_or_unlisted(word: str) -> bool:
@@ -715,22 +740,20 @@ _AFTER_A_VERB = {
 
 def _a_present_form(word: str) -> bool:
     """The third person of an everyday verb ("lands", "flies", "pops")."""
-    words = _english_words()
     return (
         word.endswith("s")
         and len(word) > 3
         and word not in _COMMON
-        and (word[:-1] in words or word[:-2] in words or word[:-3] + "y" in words)
+        and any(_in_word_list(stem, 1) for stem in inflection_stems(word))
     )
 
 
 def _a_past_form(word: str) -> bool:
     """The past of an everyday verb ("dragged", "passed", "covered")."""
-    words = _english_words()
     return (
         word.endswith("ed")
         and len(word) > 4
-        and (word[:-2] in words or word[:-1] in words or word[:-3] in words)
+        and any(_in_word_list(stem, 1) for stem in inflection_stems(word))
     )
 
 
