@@ -363,9 +363,52 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         length = _name_at(text, words, i, last_end)
         parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
         return length, " ".join(parts)
+    if (  # "tell alasdair munro", "alasdair munro says": a full name no lexicon lists
+        raw == word
+        and word == low
+        and _plain_name(word, words, i)
+        and not _known_name(word)
+        and not _in_word_list(low)
+        and _a_surname_after(text, words, i)
+        and _cued_as_a_person(text, words, i, i + 2)
+    ):
+        surname = _POSSESSIVE.sub("", words[i + 1].group(0))
+        return 2, f"{_capitalised(word)} {_capitalised(surname)}"
     if _lowercase_name_at(text, words, i, last_end):
+        if raw == word and _plainly_a_name(word) and _a_surname_after(text, words, i):
+            surname = _POSSESSIVE.sub("", words[i + 1].group(0))
+            return 2, f"{_capitalised(word)} {_capitalised(surname)}"  # "alasdair munro"
         return 1, _capitalised(word)
     return 0, ""
+
+
+def _cued_as_a_person(text: str, words: list[re.Match[str]], i: int, end: int) -> bool:
+    """Is the phrase `words[i:end]` reached by a contact word ("tell", "w", "to") before it,
+    or followed by a verb ("says", "needs"), or a possessive ("alasdair munro's email")?"""
+    previous = words[i - 1].group(0).lower() if i else ""
+    if previous in _CONTACT_VERBS | {"w", "with", "to", "for", "from"}:
+        return True
+    if bool(_POSSESSIVE.search(words[end - 1].group(0))):
+        return True
+    following = words[end].group(0).lower() if end < len(words) else ""
+    return following in _SUBJECT_VERBS or _a_present_form(following)
+
+
+def _a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the lowercase word after the first name `words[i]` a surname: one the word list
+    holds as a proper noun and the lexicon not as a first name ("alasdair munro", "gillian
+    frost"; not "pilar cuando", "dani says")?"""
+    if i + 1 >= len(words) or _gap(text, words, i) != " ":
+        return False
+    surname = _POSSESSIVE.sub("", words[i + 1].group(0))
+    return (
+        surname == surname.lower()
+        and len(surname) > 2
+        and _capitalised(surname) in _english_words()
+        and not _known_name(surname)
+        and surname not in _COMMON
+        and surname not in _LOWER_NOT_NAMES
+    )
 
 
 # "pitch it to marguerite?", "send the variation to gary + pay": what is handed to someone.
