@@ -12,7 +12,7 @@ import calendar
 import gzip
 import re
 from datetime import date, timedelta
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -357,19 +357,19 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         if i and _someone_elses(text, words, i):
             return 0, ""
         return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
-    if _glued_to_a_number(text, words, i):
-        return 0, ""  # "Jet2", "Win11": a product, not a person
     if word[:1].isupper():
+        if _glued_to_a_number(text, words, i):
+            return 0, ""  # "Jet2", "Win11": a product, not a person
         length = _name_at(text, words, i, last_end)
         parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
         return length, " ".join(parts)
     if (  # "tell alasdair munro", "alasdair munro says": a full name no lexicon lists
         raw == word
         and word == low
-        and _plain_name(word, words, i)
-        and not _known_name(word)
         and not _in_word_list(low)
+        and not _known_name(word)
         and _a_surname_after(text, words, i)
+        and _plain_name(word, words, i)
         and _cued_as_a_person(text, words, i, i + 2)
     ):
         surname = _POSSESSIVE.sub("", words[i + 1].group(0))
@@ -402,9 +402,9 @@ def _a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         return False
     surname = _POSSESSIVE.sub("", words[i + 1].group(0))
     return (
-        surname == surname.lower()
+        _capitalised(surname) in _english_words()
+        and surname == surname.lower()
         and len(surname) > 2
-        and _capitalised(surname) in _english_words()
         and not _known_name(surname)
         and surname not in _COMMON
         and surname not in _LOWER_NOT_NAMES
@@ -497,6 +497,7 @@ def _english_words() -> frozenset[str]:
         return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
 
 
+@lru_cache(maxsize=65_536)  # the same words come back capture after capture
 def _in_word_list(low: str, depth: int = 2) -> bool:
     """Is the lowercase `low` a word of the list or an inflected form of one ("boards" of
     "board", itself left out as "boar" + "d")?"""
@@ -505,6 +506,7 @@ def _in_word_list(low: str, depth: int = 2) -> bool:
     return depth > 0 and any(_in_word_list(stem, depth - 1) for stem in inflection_stems(low))
 
 
+@lru_cache(maxsize=65_536)
 def _everyday_word(word: str) -> bool:
     """Is `word` an everyday English word, or an inflected form of one ("receipt", "dinosaurs",
     "subtitles", "died"), and no first name that is not also a word ("strings", not "keiko"
