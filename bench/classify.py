@@ -107,7 +107,7 @@ def _leave_one_out(sets: list[Path]) -> int:
             f" filed wrong {_v(wrong)}; clear right bucket {_v(f['bars']['clear_right_bucket'])};"
             f" other languages right or asked {_v(f['other_language_acceptable'])}"
         )
-    out = RESULTS / f"classify-leave-one-out-{'+'.join(p.stem for p in sets)}.json"
+    out = RESULTS / f"classify-leave-one-out-{len(sets)}-sets.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, default=str) + "\n")
     return 0
