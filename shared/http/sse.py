@@ -46,7 +46,8 @@ async def sse_frames(events: AsyncIterator[BaseEvent], keepalive_s: float) -> As
                 frames.append(_encoder().encode(event))
                 # A run's first and last events leave at once: the first byte before any work,
                 # and the last before the run goes on (its stream reports delivery after it).
-                if getattr(event.type, "value", event.type) in _ALONE or len(frames) >= _MOST_A_CHUNK:
+                alone = getattr(event.type, "value", event.type) in _ALONE
+                if alone or len(frames) >= _MOST_A_CHUNK:
                     break
                 # One turn of the loop: the next event is ready if the run had it at hand.
                 pending = asyncio.ensure_future(anext(iterator))
