@@ -51,6 +51,11 @@ def main(argv: list[str]) -> int:
         help="also cross-validate the offline model's examples, K folds (0: don't)",
     )
     parser.add_argument(
+        "--leave-one-out",
+        action="store_true",
+        help="offline: classify each --set with examples that hold the other sets but not it",
+    )
+    parser.add_argument(
         "--price-in", type=float, default=PRICE_IN_PER_M, help="USD per 1M prompt tokens"
     )
     parser.add_argument(
@@ -74,6 +79,8 @@ def main(argv: list[str]) -> int:
                 file=sys.stderr,
             )
             return 2
+    if args.leave_one_out:
+        return _leave_one_out(sets)
     prices = Prices(args.price_in, args.price_out)
     report = run(args.model, captures, prices)
     report["set"] = ", ".join(_relative(path) for path in sets)
@@ -88,6 +95,21 @@ def main(argv: list[str]) -> int:
     out.write_text(json.dumps(report, indent=2, default=str) + "\n")
     print(table(report))
     print(f"\nwritten: {out}")
+    return 0
+
+
+def _leave_one_out(sets: list[Path]) -> int:
+    result = crossval.leave_one_set_out({path.stem: load(path) for path in sets})
+    for name, f in [*result["sets"].items(), ("pooled", result["pooled"])]:
+        right, asked, wrong = f["bucketed_filed_right_asked_wrong"]
+        print(
+            f"{name:32} {f['captures']:>4} captures: filed right {_v(right)}, asked {_v(asked)},"
+            f" filed wrong {_v(wrong)}; clear right bucket {_v(f['bars']['clear_right_bucket'])};"
+            f" other languages right or asked {_v(f['other_language_acceptable'])}"
+        )
+    out = RESULTS / f"classify-leave-one-out-{len(sets)}-sets.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, default=str) + "\n")
     return 0
 
 
@@ -227,6 +249,11 @@ def table(report: dict) -> str:
     )
     lines.append(
         f"{'other-language captures right or asked':62} {_v(f['other_language_acceptable']):>7}"
+    )
+    right, asked, wrong = f["bucketed_filed_right_asked_wrong"]
+    lines.append(
+        f"{'bucketed captures: filed right / asked / filed wrong':52} "
+        f"{_v(right)} / {_v(asked)} / {_v(wrong)}"
     )
     lines += ["", "per label (clear and unintelligible):  precision  recall   n"]
     for label, v in f["per_label"].items():

@@ -63,6 +63,44 @@ def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
     return {"folds": k, "examples": str(examples_path.name), "figures": figures(judged)}
 
 
+def leave_one_set_out(
+    sets: dict[str, list[LabelledCapture]], examples_path: Path = EXAMPLES
+) -> dict:
+    """Each labelled set classified by a classifier that has none of its captures: the written
+    examples and the months (`months.json`) without them, and the other sets among the months
+    (those not there yet are added under their label): how the classifier does on one more
+    person's life, as the held-out sets test it."""
+    from shared.adapters.classifier.minilm import MONTHS_FILE, MiniLMClassifier
+
+    examples = json.loads(examples_path.read_text(encoding="utf-8"))
+    months_path = examples_path.with_name(MONTHS_FILE)
+    months = json.loads(months_path.read_text(encoding="utf-8")) if months_path.exists() else {}
+    per_set: dict[str, dict] = {}
+    pooled: list[Judged] = []
+    with tempfile.TemporaryDirectory(prefix="bench-sets-") as tmp:
+        for name, held_out in sets.items():
+            own = {c.text for c in held_out}
+            train = {group: [t for t in texts if t not in own] for group, texts in examples.items()}
+            others = {group: [t for t in texts if t not in own] for group, texts in months.items()}
+            known = {t for texts in [*train.values(), *others.values()] for t in texts}
+            for other, captures in sets.items():
+                for c in captures:
+                    if other != name and c.is_bucket and c.text not in known:
+                        others.setdefault(c.label, []).append(c.text)
+                        known.add(c.text)
+            folder = Path(tmp) / f"without-{name}"
+            folder.mkdir()
+            (folder / MONTHS_FILE).write_text(json.dumps(others), encoding="utf-8")
+            path = folder / "examples.json"
+            path.write_text(json.dumps(train), encoding="utf-8")
+            classifier = MiniLMClassifier(examples_path=path)
+            classifier.warm_up()
+            judged = asyncio.run(_judge(classifier, held_out))
+            per_set[name] = figures(judged)
+            pooled += judged
+    return {"sets": per_set, "pooled": figures(pooled)}
+
+
 async def _judge(classifier, rows: list[LabelledCapture]) -> list[Judged]:
     out = []
     for row in rows:

@@ -99,6 +99,8 @@ def figures(judged: list[Judged], prices: Prices | None = None) -> dict:
             [j for j in ambiguous if j.capture.also],  # vague ones name no bucket
             lambda j: j.outcome in FILED_OUTCOMES and j.filed_as in j.capture.also,
         ),
+        # Issue 40's three, over every capture of the four buckets (other languages too).
+        "bucketed_filed_right_asked_wrong": _three([j for j in judged if j.capture.is_bucket]),
         "other_language_acceptable": _share(
             foreign, lambda j: j.outcome in ASKED or (j.outcome is Outcome.CLASSIFIED and j.right)
         ),
@@ -271,6 +273,15 @@ def holds(name: str, value: float | None) -> str:
         return ""
     ok = value >= bar[2] if bar[3] == "min" else value <= bar[2]
     return "yes" if ok else "NO"
+
+
+def _three(judged: list[Judged]) -> list[float | None]:
+    """Filed CLASSIFIED in the right bucket, asked, filed CLASSIFIED in a wrong one."""
+    return [
+        _share(judged, lambda j: j.outcome is Outcome.CLASSIFIED and j.right),
+        _share(judged, lambda j: j.outcome in ASKED),
+        _share(judged, lambda j: j.outcome is Outcome.CLASSIFIED and not j.right),
+    ]
 
 
 def _share(judged: list[Judged], test) -> float | None:

@@ -9,9 +9,10 @@ plainly and give no date rather than a wrong one.
 from __future__ import annotations
 
 import calendar
+import gzip
 import re
 from datetime import date, timedelta
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,9 @@ _NOT_NAMES = {
     "Wish", "It", "We", "He", "She", "They", "My", "Our", "Don't", "Please", "Also", "And",
     "But", "If", "When", "Before", "After", "About", "For", "With", "From", "To", "An",
     "Christmas", "Easter", "Halloween", "Diwali", "Eid", "Hanukkah", "Ramadan", "New", "Year",
+    "Navidad", "Nochebuena", "Pascua", "Weihnachten", "Ostern", "Silvester", "Natale",
+    "Pasqua", "Natal",
+    *(d.title() + "s" for d in _WEEKDAYS),
     "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
     *(d.title() for d in _WEEKDAYS), *(m.title() for m in _MONTHS),
     *(d.title() for days in _WEEKDAYS_ELSEWHERE for d in days),
@@ -213,6 +217,8 @@ _COMMON = {
     "por", "su", "sus", "mi", "mis", "tu", "der", "die", "das", "den", "dem", "des", "ein",
     "eine", "und", "mit", "für", "bis", "im", "ist", "es", "er", "sie", "wir", "ich",
     "le", "les", "et", "est", "il", "elle", "sis", "bro", "hello", "hi", "hey", "whatever",
+    "él", "ella", "ellos", "pero", "nada", "algo", "muy", "bien", "bonito", "bonita",
+    "aber", "auch", "noch", "schon", "nicht", "nur", "sehr", "gut", "mais", "très", "appt", "appts",
     "engineer", "guard", "architect", "surveyor", "lawyer", "solicitor", "accountant",
     "cleaner", "nanny", "childminder", "delivery", "parcel", "package", "phone", "women", "men",
     "children", "ladies", "lads", "channel", "channels", "group", "chat", "thread",
@@ -220,7 +226,7 @@ _COMMON = {
 # A lowercase word is a person after these ("ask priya", "Slack ravi the link")...
 _CONTACT_VERBS = {
     "ask", "tell", "call", "ring", "phone", "text", "email", "message", "msg", "thank",
-    "remind", "meet", "invite", "slack", "ping", "chase", "congratulate", "cc", "dm",
+    "remind", "meet", "met", "invite", "slack", "ping", "chase", "congratulate", "cc", "dm",
     "whatsapp", "facetime", "hug", "visit", "congrats", "let",
 }  # fmt: skip
 # ... after Spanish ones and their personal "a" ("llamar a pilar") ...
@@ -326,22 +332,83 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
     raw = words[i].group(0)
     word = _POSSESSIVE.sub("", raw)
     low = word.lower()
+    if raw in _LOWER_TITLES and i + 1 < len(words) and _gap(text, words, i) == " ":
+        following = _POSSESSIVE.sub("", words[i + 1].group(0))
+        # "mr okafor", "dr bhatt": a surname whatever its case, unless a word ("dr appt").
+        if (
+            following == following.lower()
+            and _plain_name(following, words, i + 1)
+            and not _everyday_word(following)
+            and not _glued_to_a_number(text, words, i + 1)
+        ):
+            return 2, _capitalised(following)
     if low in _KIN and raw == word and i + 1 < len(words) and _gap(text, words, i) == " ":
         following = _POSSESSIVE.sub("", words[i + 1].group(0))
         last = i + 2 == len(words) and following == words[i + 1].group(0)
-        if _is_name(following) or (_plain_name(following, words, i + 1) and not last):
+        # "Auntie Win", "uncle terry" at the end too; not "nan died" or "für Oma kaufen":
+        # after a family word that names someone alone, an everyday word is no name.
+        if _is_name(following) or (
+            _plain_name(following, words, i + 1)
+            and (low not in _FAMILY or not _everyday_word(following))
+            and (not last or _plainly_a_name(following))
+        ):
             return 2, f"{_capitalised(word)} {_capitalised(following)}"
     if low in _FAMILY or (low in _FAMILY_PLURALS and raw == word):
         if i and _someone_elses(text, words, i):
             return 0, ""
         return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
     if word[:1].isupper():
+        if _glued_to_a_number(text, words, i):
+            return 0, ""  # "Jet2", "Win11": a product, not a person
         length = _name_at(text, words, i, last_end)
         parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
         return length, " ".join(parts)
+    if (  # "tell alasdair munro", "alasdair munro says": a full name no lexicon lists
+        raw == word
+        and word == low
+        and not _in_word_list(low)
+        and not _known_name(word)
+        and _a_surname_after(text, words, i)
+        and _plain_name(word, words, i)
+        and _cued_as_a_person(text, words, i, i + 2)
+    ):
+        surname = _POSSESSIVE.sub("", words[i + 1].group(0))
+        return 2, f"{_capitalised(word)} {_capitalised(surname)}"
     if _lowercase_name_at(text, words, i, last_end):
+        if raw == word and _plainly_a_name(word) and _a_surname_after(text, words, i):
+            surname = _POSSESSIVE.sub("", words[i + 1].group(0))
+            return 2, f"{_capitalised(word)} {_capitalised(surname)}"  # "alasdair munro"
         return 1, _capitalised(word)
     return 0, ""
+
+
+def _cued_as_a_person(text: str, words: list[re.Match[str]], i: int, end: int) -> bool:
+    """Is the phrase `words[i:end]` reached by a contact word ("tell", "w", "to") before it,
+    or followed by a verb ("says", "needs"), or a possessive ("alasdair munro's email")?"""
+    previous = words[i - 1].group(0).lower() if i else ""
+    if previous in _CONTACT_VERBS | {"w", "with", "to", "for", "from"}:
+        return True
+    if bool(_POSSESSIVE.search(words[end - 1].group(0))):
+        return True
+    following = words[end].group(0).lower() if end < len(words) else ""
+    return following in _SUBJECT_VERBS or _a_present_form(following)
+
+
+def _a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the lowercase word after the first name `words[i]` a surname: one the word list
+    holds as a proper noun and the lexicon not as a first name ("alasdair munro", "gillian
+    frost"; not "pilar cuando", "dani says")?"""
+    if i + 1 >= len(words) or _gap(text, words, i) != " ":
+        return False
+    surname = _POSSESSIVE.sub("", words[i + 1].group(0))
+    return (
+        _capitalised(surname) in _english_words()
+        and surname == surname.lower()
+        and len(surname) > 2
+        and not _known_name(surname)
+        and surname not in _COMMON
+        and surname not in _LOWER_NOT_NAMES
+    )
 
 
 # "pitch it to marguerite?", "send the variation to gary + pay": what is handed to someone.
@@ -398,6 +465,65 @@ def _first_names() -> dict[str, str]:
     return names
 
 
+# Gzipped to keep the deployed package small; the inflected forms are left out of it.
+_ENGLISH_WORDS_FILE = Path(__file__).with_name("english_words.txt.gz")
+# How an inflected form is made from its stem: (ending, what replaces it), "" for none.
+_INFLECTIONS = (
+    ("s", ""), ("es", ""), ("ies", "y"), ("ed", ""), ("ed", "e"), ("d", ""), ("ied", "y"),
+    ("ing", ""), ("ing", "e"),
+)  # fmt: skip
+
+
+def inflection_stems(word: str) -> list[str]:
+    """The stems a lowercase `word` may be an inflected form of ("dogs" -> "dog", "covered"
+    -> "cover", "dragged" -> "drag", "lunches" -> "lunch"); the word list keeps only stems."""
+    stems = [
+        word[: -len(ending)] + stem
+        for ending, stem in _INFLECTIONS
+        if word.endswith(ending) and len(word) - len(ending) + len(stem) >= 3
+    ]
+    for ending in ("ed", "ing"):  # a doubled consonant: "dragged", "shopping"
+        base = word[: -len(ending)]
+        if word.endswith(ending) and len(base) > 3 and base[-1] == base[-2]:
+            stems.append(base[:-1])
+    return stems
+
+
+@cache
+def _english_words() -> frozenset[str]:
+    """English words (Debian's wbritish; bench/tools/first_names.py writes the file): everyday
+    words in lowercase, stems only, and proper nouns capitalised ("Berlin"). Read once."""
+    with gzip.open(_ENGLISH_WORDS_FILE, "rt", encoding="utf-8") as listed:
+        return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
+
+
+@lru_cache(maxsize=65_536)  # the same words come back capture after capture
+def _in_word_list(low: str, depth: int = 2) -> bool:
+    """Is the lowercase `low` a word of the list or an inflected form of one ("boards" of
+    "board", itself left out as "boar" + "d")?"""
+    if low in _english_words():
+        return True
+    return depth > 0 and any(_in_word_list(stem, depth - 1) for stem in inflection_stems(low))
+
+
+@lru_cache(maxsize=65_536)
+def _everyday_word(word: str) -> bool:
+    """Is `word` an everyday English word, or an inflected form of one ("receipt", "dinosaurs",
+    "subtitles", "died"), and no first name that is not also a word ("strings", not "keiko"
+    or "elena")?"""
+    low = word.lower()
+    if _first_names().get(low, "w") != "w":
+        return False
+    return _in_word_list(low)
+
+
+def _known_or_unlisted(word: str) -> bool:
+    """A first name the lexicon knows well (not a word, not a rare one), or a word no list
+    holds ("keiko", "femi"): what may be a person before any verb."""
+    mark = _first_names().get(word.lower())
+    return mark == "" or (mark is None and not _everyday_word(word)) or mark == "r"
+
+
 def _known_name(word: str) -> bool:
     """Is `word` a first name the lexicon knows, whatever its case ("Grace", "elena")?"""
     return word.lower() in _first_names()
@@ -418,6 +544,30 @@ def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
     return before.lower() in _SOMEONE_ELSES or (
         bool(_POSSESSIVE.search(before)) and before.lower() not in {"it's", "that's", "what's"}
     )
+
+
+# Titles written in lowercase ("mr okafor", "dr bhatt"); not "miss", also a verb.
+_LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof"}
+
+
+def _glued_to_a_number(text: str, words: list[re.Match[str]], i: int) -> bool:
+    end = words[i].end()
+    return end < len(text) and text[end].isdigit()
+
+
+def _a_word(word: str) -> bool:
+    """Is the lowercase `word` an everyday English word no first name list holds?"""
+    return _everyday_word(word) and not _known_name(word)
+
+
+def _a_things_word(word: str) -> bool:
+    """Is `word` an everyday English word that no first name list holds ("Water", "Mail"),
+    or a proper noun of the word list that is no first name ("Calgary", "Lego"; not "Gary",
+    "Holly" or "Florence")?"""
+    if _known_name(word):
+        return False
+    low = word.lower()
+    return _everyday_word(word) or _capitalised(low) in _english_words()
 
 
 def _capitalised(word: str) -> str:
@@ -444,7 +594,11 @@ def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
         and low not in _AFTER_A_SUBJECT
         and low not in _CONTACT_VERBS
         and low not in _LOWER_NOT_NAMES
-        and not (len(low) > 4 and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly")))
+        and not (
+            len(low) > 4
+            and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly"))
+            and not _known_name(low)  # "aisling"
+        )
     )
 
 
@@ -458,8 +612,8 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
-    if word != raw:  # "dani's car", not "the builder's quote"
-        return previous not in _DETERMINERS or not spaced_before
+    if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
+        return (previous not in _DETERMINERS or not spaced_before) and not _a_word(word)
     following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
     after_gap = _gap(text, words, i)
     # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".
@@ -476,7 +630,12 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         return True
     if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
         return True
-    if spaced_before and previous in {"w", "with", "con"} and _ends_a_phrase(text, words, i):
+    if (
+        spaced_before
+        and previous in {"w", "with", "con"}
+        and _ends_a_phrase(text, words, i)
+        and not _a_word(word)  # "w dinosaurs and football", "w strings"
+    ):
         return True
     # "send marguerite the numbers", "get gary to book": the one it is sent to, or asked.
     if spaced_before and previous == "send" and following in _DETERMINERS:
@@ -491,6 +650,7 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
             (previous == "to" and before_previous in _GIVEN and re.search(r"[^\w\s]", after_gap))
             or (previous == "for" and after_gap.strip() == ",")
         )
+        and not _a_word(word)
     ):
         return True
     # "ravi + kwame", "bex and wen", "elena, tobi and kemi": one of a list whose first is
@@ -502,8 +662,11 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         return True
     if last_end == i - 1 and previous in _CONJUNCTIONS and spaced_before:
         return True
+    # At a clause's start before a verb: any verb after a word no English word list holds
+    # ("keiko found a bug", "femi can't start"), only a person's after an everyday word
+    # ("receipt is", "patch sent") or a name that is one ("will").
     if _starts_clause(text, words, i) and _subject_of_a_verb(
-        text, words, i, only_a_persons=not _plainly_a_name(word)
+        text, words, i, only_a_persons=_everyday_word(word) or not _known_or_unlisted(word)
     ):
         return True
     # A first name the lexicon knows well ("elena interview tues", "gary back tues 3rd", "el
@@ -511,7 +674,7 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
     # thing says otherwise ("the reno", "10 min walk", "burton rd"); short ones ("na", "om")
     # are too often another language's words.
     return (
-        len(word) > 3
+        (len(word) > 3 or (len(word) == 3 and _short_name_alone(text, words, i)))
         and _plainly_a_name(word, common_too=False)
         and not (spaced_before and previous in _BEFORE_A_THING)
         and not (i and words[i - 1].group(0)[:1].isdigit())
@@ -555,9 +718,11 @@ def _subject_of_a_verb(
     and shauna are", "ravi on it")? With `only_a_persons`, a verb only a person does ("bex
     says", not "receipt is" or "offer to elena")."""
     j = i + 1
-    if j >= len(words):
-        return False
+    if j >= len(words) or ":" in _gap(text, words, i):
+        return False  # "porto: found a flat": a heading, not a subject
     # "X and Y are", "X + Y on call": look past the partner (a known name says both are).
+    if _gap(text, words, i).strip() in {"+", "&"} and words[j].group(0).lower() in {"me", "i"}:
+        return True  # "ishbel + me on the cruise"
     if _gap(text, words, i).strip() in {"+", "&"} and j + 1 < len(words):
         only_a_persons = only_a_persons and not _plainly_a_name(words[j].group(0))
         j += 1
@@ -586,9 +751,55 @@ def _subject_of_a_verb(
         return j > i + 1 or not word.endswith("s") or following in _SINGULAR_VERBS
     if only_a_persons:
         return False
+    if _a_past_form(following) and not _known_name(word) and j + 1 < len(words):
+        return not _CLAUSE_BREAK.search(_gap(text, words, j))  # "ruaridh dragged me up"
+    if _a_present_form(following) and not _known_name(word) and after in _AFTER_A_VERB:
+        return _gap(text, words, j) == " "  # "encarni lands at 2", "kasia pops in"
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
     return following == "on" and after in {"it", "call", "leave", "holiday"}
+
+
+def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """A three-letter name with no number right beside it ("but kai scored"; not "90 secs
+    max", "max 4000 words") that is no English word."""
+    word = words[i].group(0)
+    return (
+        not _everyday_word(word)
+        and not re.match(r"\s*\d", text[words[i].end() :])
+        and not re.search(r"\d\s*$", text[: words[i].start()])
+        and not (  # "6 volunteers min"; not "4-1 but kai"
+            i > 0
+            and words[i - 1].group(0).lower() not in _COMMON
+            and re.search(r"\d\s*$", text[: words[i - 1].start()])
+        )
+    )
+
+
+# What follows a verb, not a plural noun ("lands at", "flies home", "pops in", "sends her").
+_AFTER_A_VERB = {
+    "at", "in", "on", "to", "home", "up", "out", "back", "off", "with", "w", "me", "her",
+    "him", "them", "us", "into", "over", "round", "the", "a", "my", "our", "your", "his",
+}  # fmt: skip
+
+
+def _a_present_form(word: str) -> bool:
+    """The third person of an everyday verb ("lands", "flies", "pops")."""
+    return (
+        word.endswith("s")
+        and len(word) > 3
+        and word not in _COMMON
+        and any(_in_word_list(stem, 1) for stem in inflection_stems(word))
+    )
+
+
+def _a_past_form(word: str) -> bool:
+    """The past of an everyday verb ("dragged", "passed", "covered")."""
+    return (
+        word.endswith("ed")
+        and len(word) > 4
+        and any(_in_word_list(stem, 1) for stem in inflection_stems(word))
+    )
 
 
 def _ends_a_phrase(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -616,10 +827,22 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
         i > 1
         and words[i - 1].group(0)[:1].isupper()
         and _gap(text, words, i - 1) == " "
-        and before_previous in _PLACE_WORDS | _ARTICLES
+        and before_previous in _PLACE_WORDS | _ARTICLES | {"from"}
+        and previous not in _TITLE_WORDS  # "from Mrs Kowalski"
+    ):
+        return 0
+    if (  # "Kemp Town", "Yorkshire Tea": the thing's word after a capital no name took
+        i > 0
+        and last_end != i
+        and words[i - 1].group(0)[:1].isupper()
+        and _gap(text, words, i - 1) == " "
+        and previous not in _TITLE_WORDS
+        and _a_things_word(word)
     ):
         return 0
     if previous == "from" and before_previous not in _FROM_A_PERSON:
+        return 0
+    if previous in _SAINTS:  # "St Andrew's Hall", "San Sebastián"
         return 0
     if previous == "to" and before_previous in _TO_A_PLACE:
         return 0
@@ -635,7 +858,43 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
         possessive = bool(_POSSESSIVE.search(words[i + length].group(0)))
         length += 1
     # "App Store", "Red Lion", "Topps Tiles": a place, a firm or a thing.
-    if any(_POSSESSIVE.sub("", w.group(0)).lower() in _THINGS for w in words[i : i + length]):
+    parts = [_POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
+    if any(part.lower() in _THINGS for part in parts):
+        return 0
+    # "Thames Water", "Cats Protection", "Bristol Energy": an everyday word or a place in a
+    # run of capitals that starts with no common first name ("Sarah Green", "Grace Hopper").
+    first_mark = _first_names().get(parts[0].lower())
+    if length > 1 and first_mark in {None, "r"} and any(map(_a_things_word, parts)):
+        return 0
+    # "Reviewer 2", "Halle 11", "Ward 12": a word no list names before a number is a label.
+    if (
+        length == 1
+        and not possessive
+        and not _known_name(word)
+        and previous not in _TITLE_WORDS
+        and re.match(r" \d", text[words[i].end() :])
+    ):
+        return 0
+    # "Berlin", "Brooks", "Booker": a rare name or one that is a word, that the word list
+    # holds as a proper noun, is a place or a brand unless the sentence says it is someone.
+    if (
+        length == 1
+        and not possessive
+        and _first_names().get(word.lower()) in {"r", "w"}
+        and word in _english_words()
+        and previous not in _TITLE_WORDS
+        and not _said_of_a_person(text, words, i, last_end)
+    ):
+        return 0
+    # "Republic", "Lego", "Calgary": a word or a place, not a name, unless a title, a
+    # possessive or the sentence says it is someone ("Chen mentioned", "Wen's scan").
+    if (
+        length == 1
+        and not possessive
+        and _a_things_word(word)
+        and previous not in _TITLE_WORDS
+        and not _said_of_a_person(text, words, i, last_end)
+    ):
         return 0
     next_word = words[i + length].group(0) if i + length < len(words) else ""
     if (
@@ -671,6 +930,8 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
 
 
 _A_PERSONS_VERBS = (_SUBJECT_VERBS | _AFTER_A_SUBJECT) - _NOT_VERBS
+_TITLE_WORDS = {t.lower() for t in _TITLES}
+_SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
 _BEFORE_A_THING = _DETERMINERS | _ARTICLES | _PLACE_WORDS
 
 
@@ -737,7 +998,8 @@ _ORDINAL = re.compile(r"\b(?:the\s+)?(?P<day>[0-3]?\d)(?:st|nd|rd|th)\b")
 _END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
 _END_OF_A_MONTH = re.compile(rf"\bend of (?P<month>{'|'.join(_MONTHS)})\b")
 _TODAY = re.compile(
-    r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag)\b"
+    r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag|esta noche"
+    r"|stasera|vanavond|ce soir|esta noite|this afternoon|this evening)\b"
     r"|\baujourd['\u2019]hui\b"
 )
 _DAY_AFTER_TOMORROW = re.compile(
@@ -807,6 +1069,8 @@ def due_date_in(text: str, today: date) -> date | None:
         if _short_weekday_is_a_day(lowered, match)
     ]
     for match, weekday in sorted(weekdays, key=lambda pair: pair[0].start()):
+        if _DAY_OF_MONTH_AFTER.match(lowered, match.end()):
+            continue  # "fri 16th", "sat 3 feb": the day of the month says which Friday
         if _is_past_or_recurring(lowered, match):
             continue
         if match.start() == 0 and weekday == today.weekday():
@@ -836,22 +1100,38 @@ _TIME_OF_DAY = re.compile(
     r"\s*(?:\d|morning|afternoon|evening|night|am\b|pm\b|lunch|first thing|eve\b)"
 )
 # Before a day: it has passed, it recurs, or it is one of several ("which sat works").
-_NOT_AHEAD = {"last", "every", "since", "which", "each", "most", "other", "past", "previous"}
-_RECURRING_AFTER = re.compile(r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b")
+_NOT_AHEAD = {
+    "last", "every", "since", "which", "each", "most", "other", "past", "previous", "good",
+}  # fmt: skip
+_RECURRING_AFTER = re.compile(
+    r"(?:\s*(?:or|and|&|/)\s*(?:[a-z]+day|mon|tues?|weds?|thu|thurs?|fri|sat|sun))?"
+    r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b"
+)
+# What the day is said of, when it recurs: a plural ("sunday roasts", "the thurs club runs").
+_NOUNS_AFTER = re.compile(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]{3,}s)\b")
 _DEADLINE = re.compile(
     r"(?:\bby|\bbefore|\btill|\btil|\buntil|\bdue|\bantes del?|\bbis|\bvor|\bavant)"
-    r"(?:\s+(?:the|this|next|el|la|am|on|zum|le))?\s*$"
+    r"(?:\s+(?:the|this|next|el|la|am|on|zum|le))?"
+    rf"(?:\s+(?:{'|'.join(_WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?)?\s*$"
+)
+# A day of the month right after a weekday ("fri 16th", "sat 3 feb", "weds the 4th").
+_DAY_OF_MONTH_AFTER = re.compile(
+    r"\.?\s+(?:the\s+)?(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b(?![:.]?\d)"
+)
+_A_WEEKDAY_BEFORE = re.compile(
+    rf"\b(?:{'|'.join(_WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?\s+(?:the\s+)?$"
 )
 _PAST_TENSE = re.compile(
-    r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|"
-    r"\w{2,}(?<!e)ed)\b"
+    r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|thought|"
+    r"brought|bought|caught|felt|heard|lost|won|met|\w{2,}(?<!e)ed|"
+    r"(?:did|was|were|had|could)n['\u2019]?t)\b"
 )
 _CLAUSE_EDGE = re.compile(r"[.,;:!?\n\u2013\u2014\u2600-\u27bf\U0001f000-\U0001faff]| - ")
 # What may follow a day of the month: a time, a connective or the clause's end.
 _AFTER_A_DAY = {
     "of", "at", "for", "and", "or", "to", "then", "so", "please", "morning", "afternoon",
     "evening", "night", "am", "pm", "lunch", "latest", "deadline", "noon", "is",
-    "from", "till", "until", "w", "with", "if", "but", "when", "-",
+    "from", "till", "until", "w", "with", "if", "but", "when", "-", "now", "after",
 }  # fmt: skip
 
 
@@ -864,6 +1144,8 @@ def _words_before(lowered: str, start: int) -> list[str]:
 
 
 def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
+    if _A_WEEKDAY_BEFORE.search(lowered[: match.start("day")]):
+        return True  # "starts sat 12th on the morning shift"
     rest = lowered[match.end() :]
     following = re.match(r"\s*([^\W\d_]+)", rest)
     if following is None:
@@ -879,6 +1161,8 @@ def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
 def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     if match["day"] not in _SHORT_AND_A_WORD:
         return True
+    if match.start() == 0 and re.match(r"\s*[a-z]+\s*:", lowered[match.end() :]):
+        return True  # "sat jobs: ...": the day's list
     before = _words_before(lowered, match.start())
     if before and before[-1] in _BEFORE_A_DAY:
         return True
@@ -890,7 +1174,19 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     before = _words_before(lowered, match.start())
     if before and before[-1] in _NOT_AHEAD:
         return True
-    return bool(_RECURRING_AFTER.match(lowered[match.end() :]))
+    # "died on saturday", "came in monday": a day a past verb happened on.
+    verb = before[-2] if len(before) > 1 and before[-1] in {"on", "in"} else before[-1:] or [""]
+    if _PAST_TENSE.fullmatch(verb if isinstance(verb, str) else verb[0]):
+        return True
+    if _RECURRING_AFTER.match(lowered[match.end() :]):
+        return True
+    plural = _NOUNS_AFTER.match(lowered, match.end())
+    return (
+        match.start() > 0  # "Sunday jobs: ..." is that day's list
+        and plural is not None
+        and plural["noun"] not in _COMMON
+        and (plural["noun"][:-1] in _english_words() or plural["noun"][:-2] in _english_words())
+    )
 
 
 def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
@@ -900,7 +1196,12 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
     start = edges[-1] if edges else 0
     end_match = _CLAUSE_EDGE.search(lowered, match.end())
     end = end_match.start() if end_match else len(lowered)
-    return bool(_PAST_TENSE.search(lowered[start:end]))
+    return any(  # not "post the signed forms today": a participle after "the" is no past
+        not re.search(
+            r"\b(?:the|a|an|my|your|our|his|her|their|this|that)\s+$", lowered[: past.start()]
+        )
+        for past in _PAST_TENSE.finditer(lowered, start, end)
+    )
 
 
 def _ahead_in_year(today: date, month: int, day: int) -> date | None:

@@ -656,7 +656,9 @@ def test_the_package_holds_the_app_and_nothing_local() -> None:
     local_only = ("minilm", "wording", "whisper_local")
     assert not [f for f in files if any(name in f for name in local_only)]
     size = sum((REPO / f).stat().st_size for f in files)
-    assert size < 1_000_000, size  # source only; remote build installs requirements.txt
+    # Source only (remote build installs requirements.txt), and the two lists the people
+    # rules read: shared/domain/first_names.txt (198 KB), english_words.txt.gz (133 KB).
+    assert size < 1_200_000, size
 
 
 def test_the_package_imports_at_load_only_what_requirements_txt_installs() -> None:

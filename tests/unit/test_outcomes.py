@@ -129,6 +129,43 @@ def test_due_dates(text: str, due: date | None) -> None:
     assert due_date_in(text, TUESDAY) == due
 
 
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        # A weekday with its day of the month: the day of the month says which (#40).
+        ("renew the parking permit by fri 26th", date(2027, 2, 26)),
+        ("plumber comes thurs 25th", date(2027, 2, 25)),
+        ("she starts sat 20th on the late shift", date(2027, 2, 20)),
+        ("lunch fri, 40 people so far", date(2027, 2, 19)),  # a count is no day
+        ("delayed until the 22nd now", date(2027, 2, 22)),
+        # Recurring days: a list of days before "evenings", a plural after the day.
+        ("yoga on mon or weds evenings", None),
+        ("have them round for sunday lunches", None),
+        ("ask about the thurs swim lessons", None),
+        # A day a past verb happened on.
+        ("the cat died on monday, so sad", None),
+        ("flat viewing on monday", date(2027, 2, 22)),
+        # "today" with a participle that says nothing of the past; tonight elsewhere.
+        ("post the signed forms to the bank today", TUESDAY),
+        ("the forms arrived today", None),
+        ("llamar a tía carmen esta noche", TUESDAY),
+        ("rehearse once more this afternoon", TUESDAY),
+        ("she didn't know me today", None),  # a past in the negative
+        ("Good Friday so the shop is shut", None),  # a holiday, not next Friday
+        ("shop rota: jo can do the 20th after all", date(2027, 2, 20)),
+        ("heute: stasera la pizza", TUESDAY),
+    ],
+)
+def test_due_dates_kinds_of_false_dates(text: str, due: date | None) -> None:
+    assert due_date_in(text, TUESDAY) == due
+
+
+def test_a_short_days_list_written_on_that_day_is_today() -> None:
+    saturday = date(2027, 2, 20)
+    assert due_date_in("sat jobs: tip run, bike to the shop", saturday) == saturday
+    assert due_date_in("sat jobs: tip run", date(2027, 2, 18)) == saturday
+
+
 def test_misunderstood_becomes_unresolved_after_two_follow_up_rounds() -> None:
     unclear = Classification(bucket=None, confidence=0.1, title="?")
     assert [decide(unclear, rounds=n) for n in range(4)] == [

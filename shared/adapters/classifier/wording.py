@@ -17,13 +17,15 @@ _C = 10.0
 class WordingModel:
     """Word 1-2 grams and character 2-4 grams (within words), tf-idf weighted."""
 
-    def __init__(self, texts: list[str], labels: np.ndarray) -> None:
+    def __init__(
+        self, texts: list[str], labels: np.ndarray, weights: np.ndarray | None = None
+    ) -> None:
         features = make_union(
             TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True),
             TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), sublinear_tf=True),
         )
         self._model = make_pipeline(features, LogisticRegression(C=_C, max_iter=2000))
-        self._model.fit(texts, labels)
+        self._model.fit(texts, labels, logisticregression__sample_weight=weights)
 
     def probabilities(self, texts: list[str]) -> np.ndarray:
         """Shape (len(texts), groups), in the order of the labels' values."""

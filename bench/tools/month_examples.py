@@ -1,0 +1,44 @@
+"""`python -m bench.tools.month_examples`: write the offline classifier's months
+(`shared/adapters/classifier/months.json`): every tuning month's captures, by label.
+
+The months (`bench/data/month*_captures.jsonl`, bench/data/MONTH_SET.md) are one person's
+real-life captures each, written blind by independent hands: the more lives the classifier
+learns from, the better a month of a life it never saw is filed (`python -m bench classify
+--model offline --leave-one-out --set …` measures that). The frozen month is never taken
+(tests/integration/test_minilm_classifier.py checks it), nor a capture the written examples
+(`examples.json`) hold already. Run it again after adding a month."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench.labelled import BUCKETS, DATA, load
+
+CLASSIFIER = Path(__file__).resolve().parents[2] / "shared" / "adapters" / "classifier"
+EXAMPLES = CLASSIFIER / "examples.json"
+MONTHS = CLASSIFIER / "months.json"
+FROZEN = DATA / "month_frozen_captures.jsonl"
+
+
+def tuning_months() -> list[Path]:
+    return sorted(p for p in DATA.glob("month*_captures.jsonl") if p != FROZEN)
+
+
+def main() -> int:
+    examples: dict[str, list[str]] = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    known = {text for texts in examples.values() for text in texts}
+    months: dict[str, list[str]] = {label: [] for label in BUCKETS}
+    for path in tuning_months():
+        for capture in load(path):
+            if capture.is_bucket and capture.text not in known:
+                months[capture.label].append(capture.text)
+                known.add(capture.text)
+    MONTHS.write_text(json.dumps(months, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    counts = ", ".join(f"{label} {len(texts)}" for label, texts in months.items())
+    print(f"{MONTHS.name}: {len(tuning_months())} months: {counts}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
