@@ -101,12 +101,16 @@ async def _file(
     publish: bool,
 ) -> InboxItem:
     by_user = settled.chosen_by == "user"
-    # The filed item first: a crash after it and before the save leaves an extra copy that the
-    # delayed check removes, never a filed capture with nothing in its bucket.
-    if settled.filed_bucket is not None:
-        await repo.put_filed(filed_item_for(settled))
     try:
-        saved = await repo.save(settled)
+        if settled.filed_bucket is None:
+            saved = await repo.save(settled)
+        elif by_user or item.filed_bucket is not None:
+            # The filed item first: a crash after it and before the save leaves an extra copy
+            # that the delayed check removes, never a filed capture with nothing in its bucket.
+            await repo.put_filed(filed_item_for(settled))
+            saved = await repo.save(settled)
+        else:
+            saved = await _first_filing(settled, repo)
     except StaleItem:
         # Someone saved first: theirs is the truth, and what we wrote goes unless it agrees.
         current = await converge(item.user_id, item.id, repo)
@@ -128,6 +132,26 @@ async def _file(
     if publish:
         outbox.publish(saved)
     return told
+
+
+async def _first_filing(settled: InboxItem, repo: CaptureRepository) -> InboxItem:
+    """The classifier filing a capture for the first time: its filed item and its save side by
+    side, one storage round trip after the model instead of two (a text capture's time over
+    the model, issue 42). Both have landed, or failed, when this returns, so whoever reads
+    the capture after it finds its filed item. A crash between the two may leave the save
+    without the filed item: the capture's check (a live run's, held until its outcome is
+    delivered; or the worker's own job, delivered again) converges it, as it removes the extra
+    copy the other order leaves."""
+    put, save = await asyncio.gather(
+        repo.put_filed(filed_item_for(settled)), repo.save(settled), return_exceptions=True
+    )
+    if isinstance(save, BaseException):
+        raise save  # a StaleItem is converged by the caller, after the filed item's write
+    if isinstance(put, BaseException):
+        # Saved, but its bucket lacks it: once more, from what was saved.
+        log.warning("capture %s: its filed item was written again", settled.id)
+        await repo.put_filed(filed_item_for(save))
+    return save
 
 
 async def fail(

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import pytest
 
 from shared.domain.capture import Clarification, InboxItem, Status
-from shared.domain.classification import Bucket
+from shared.domain.classification import Bucket, Classification
 from shared.domain.documents import utc_text, utcnow
 from shared.domain.errors import StaleItem
 from shared.domain.filed import IdeaItem, PersonItem
@@ -137,6 +137,18 @@ async def test_save_replaces_the_item_and_gives_it_a_new_etag(subject, user) -> 
     assert saved.etag and saved.etag != stored.etag
     got = await subject.repo.get(user, stored.id)
     assert got is not None and got.status is Status.QUEUED and got.etag == saved.etag
+
+
+async def test_what_a_save_returns_is_what_a_read_finds(subject, user) -> None:
+    # The Cosmos adapter answers a save from what it sent and the ETag it got back: whole
+    # (the vector and its key too), as a read of it finds it.
+    stored, _ = await subject.repo.add(text_item(user_id=user))
+    guess = Classification(bucket=Bucket.PEOPLE, confidence=0.9, title="Call Sarah")
+    settled = stored.classified(guess).embedded([0.25, -0.5, 0.125], "model:key")
+    saved = await subject.repo.save(settled)
+    got = await subject.repo.get(user, stored.id)
+    assert got is not None and saved == got
+    assert saved.embedding == [0.25, -0.5, 0.125] and saved.embedded_from == "model:key"
 
 
 async def test_save_over_a_stale_etag_raises_stale_item_and_changes_nothing(subject, user) -> None:
