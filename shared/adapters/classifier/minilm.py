@@ -339,16 +339,13 @@ class _ExampleIndex:
 _CACHE_DIR = Path(__file__).resolve().parents[3] / ".models"
 
 
-# Every example's vector this process has had, by text: another set of examples (a
-# benchmark's, leaving one month out in turn) encodes only what is new to it.
-_example_vectors: dict[str, np.ndarray] = {}
-
-
 def _embedded_examples(texts: list[str], encoder: MiniLMEncoder, keep: bool = True) -> np.ndarray:
-    """The examples' vectors, encoded once per version of the examples and the model and kept
-    in .models/ (`keep`: the app's own examples, not a benchmark's variations): each process
-    that classifies (the devhost, every test's host) loads them in milliseconds instead of
-    spending seconds of CPU encoding a few thousand examples again."""
+    """The examples' vectors. The app's own (`keep`) are encoded once per version of the
+    examples and the model and kept in .models/: each process that classifies (the devhost,
+    every test's host) loads them in milliseconds instead of spending seconds of CPU encoding
+    a few thousand examples again. A benchmark's variations are not kept (_remembered)."""
+    if not keep:
+        return _remembered(texts, encoder)
     key = hashlib.sha256(
         "\n".join([_MODEL_PACKAGE, metadata.version(_MODEL_PACKAGE), *texts]).encode()
     ).hexdigest()[:16]
@@ -357,12 +354,7 @@ def _embedded_examples(texts: list[str], encoder: MiniLMEncoder, keep: bool = Tr
         kept = np.load(path)
         if kept.shape == (len(texts), encoder.dim):
             return kept
-    new = [t for t in dict.fromkeys(texts) if t not in _example_vectors]
-    if new:
-        _example_vectors.update(zip(new, encoder.encode(new), strict=True))
-    vectors = np.stack([_example_vectors[t] for t in texts]) if texts else encoder.encode([])
-    if not keep:
-        return vectors
+    vectors = encoder.encode(texts)
     with contextlib.suppress(OSError):
         _CACHE_DIR.mkdir(exist_ok=True)
         # Written aside and renamed: a process loading it meanwhile sees all of it or none.
@@ -371,6 +363,18 @@ def _embedded_examples(texts: list[str], encoder: MiniLMEncoder, keep: bool = Tr
             np.save(out, vectors)
         os.replace(partial, path)
     return vectors
+
+
+# The vectors of every example a benchmark's variations had in this process, by text: leaving
+# one month out in turn encodes each example once, not once a variation.
+_example_vectors: dict[str, np.ndarray] = {}
+
+
+def _remembered(texts: list[str], encoder: MiniLMEncoder) -> np.ndarray:
+    new = [t for t in dict.fromkeys(texts) if t not in _example_vectors]
+    if new:
+        _example_vectors.update(zip(new, encoder.encode(new), strict=True))
+    return np.stack([_example_vectors[t] for t in texts]) if texts else encoder.encode([])
 
 
 _indexes: dict[Path, _ExampleIndex] = {}
