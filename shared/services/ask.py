@@ -225,6 +225,9 @@ def checked_answer(turn: ModelTurn, seen: dict[str, Source], asked: Asked) -> An
     return Answer(answer=text, citations=citations)
 
 
+# -- the doors that do not stream (GET /api/ask, MCP): a thread kept, the answer alone ----------
+
+
 @dataclass(frozen=True)
 class ThreadQuestion:
     """A question for a door that holds no conversation (GET /api/ask, MCP): its text, and the
