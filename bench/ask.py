@@ -165,7 +165,8 @@ def tokens(questions_path: Path) -> dict[str, Any]:
     from shared import bootstrap
     from shared.adapters.ask_model import PROMPT, wire_tool
     from shared.adapters.classifier.openai_chat import _estimate_tokens
-    from shared.services.ask import new_question, read_question, tool_specs
+    from shared.services.ask import new_question, tool_specs
+    from shared.services.ask_words import read_question
     from shared.services.tools import SEARCH_TOOL
 
     questions = load(questions_path)

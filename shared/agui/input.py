@@ -22,7 +22,8 @@ from shared.http.input import as_model, body_too_large, read_json
 from shared.http.problems import Problem
 from shared.http.queries import MAX_VERSION_CHARS
 from shared.http.requests import MAX_ID_CHARS, unsupported_audio_type
-from shared.services.ask import Question, new_question, turns_of
+from shared.services.ask import new_question, turns_of
+from shared.services.ask_run import Question
 from shared.services.capture import InRun, TextCapture, new_text_capture
 from shared.services.resume import ResumeAnswer, ResumeRequest
 from shared.services.voice import NewVoiceCapture

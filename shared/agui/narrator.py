@@ -23,7 +23,7 @@ from shared.domain.progress import (
     StageReached,
     Stopped,
 )
-from shared.services.ask import AnswerText, AskProgress, ToolFinished, ToolStarted
+from shared.services.ask_run import AnswerText, AskProgress, ToolFinished, ToolStarted
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable

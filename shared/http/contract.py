@@ -37,7 +37,7 @@ from shared.http.requests import (
     TextCaptureRequest,
     VoiceNoteRequest,
 )
-from shared.services.ask import Answer as AskAnswer
+from shared.services.ask_run import Answer as AskAnswer
 from shared.services.audio import Heard
 from shared.services.digest import PreferencesView
 from shared.services.edit import FiledPatch

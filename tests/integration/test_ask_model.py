@@ -22,16 +22,8 @@ from shared.domain.capture import InboxItem
 from shared.domain.chat import ChatTurn, ModelTurn, ToolCall, ToolSpec
 from shared.domain.classification import Bucket
 from shared.domain.errors import ModelUnavailable
-from shared.services.ask import (
-    NOTHING,
-    Answered,
-    AskLimits,
-    AskProgress,
-    ToolFinished,
-    ToolStarted,
-    ask,
-    new_question,
-)
+from shared.services.ask import AskLimits, ask, new_question
+from shared.services.ask_run import NOTHING, Answered, AskProgress, ToolFinished, ToolStarted
 from shared.services.filing import file_capture
 from shared.services.tools import READ_TOOLS
 from shared.settings import get_settings

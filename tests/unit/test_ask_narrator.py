@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 from shared.agui.narrator import ask_run
 from shared.domain.errors import Unavailable
-from shared.services.ask import (
+from shared.services.ask_run import (
     Answer,
     Answered,
     AnswerText,

@@ -21,23 +21,24 @@ from shared.domain.errors import (
 )
 from shared.domain.said_dates import resolved_dates
 from shared.services.ask import (
-    NOTHING,
-    Answered,
-    AnswerText,
     AskLimits,
-    AskProgress,
     ThreadQuestion,
-    ToolFinished,
-    ToolStarted,
-    _Source,
     ask,
     ask_on_thread,
     checked_answer,
-    kinship,
     new_question,
-    read_question,
-    shape_of,
 )
+from shared.services.ask_offline import kinship
+from shared.services.ask_run import (
+    NOTHING,
+    Answered,
+    AnswerText,
+    AskProgress,
+    Source,
+    ToolFinished,
+    ToolStarted,
+)
+from shared.services.ask_words import read_question, shape_of
 from shared.services.embedding import with_embedding
 from shared.services.filing import file_capture
 from tests.fakes import USER, FakeAskThreads, Fakes, ScriptedAskModel, text_item
@@ -560,9 +561,9 @@ async def test_a_follow_ups_meaning_carries_its_earlier_question(fakes: Fakes) -
 
 
 def test_kinship_is_the_specific_words_two_captures_share() -> None:
-    def source(n: int, text: str) -> _Source:
+    def source(n: int, text: str) -> Source:
         row = {"id": f"c{n}", "createdAt": "2026-11-23T09:00:00Z", "text": text, "people": []}
-        made = _Source.of(row)
+        made = Source.of(row)
         assert made is not None
         return made
 
