@@ -103,14 +103,19 @@ _NATIONALITIES = {
     "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
 }  # fmt: skip
 # Said before a name and dropped, as people file them: "Mr Adeyemi" -> "Adeyemi".
-_TITLES = {"Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame"}
+_TITLES = {
+    "Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Cllr",
+    "Councillor", "Rev", "Revd", "Herr", "Frau", "Señor", "Señora", "Sra", "Madame", "Mme",
+    "Monsieur", "Signora", "Signor",
+}  # fmt: skip
 # Kinship words said before a name stay part of it, as people file them ("Grandma Rose",
 # "Uncle Padraig", "Abuela Carmen"); alone, only the family words above name someone.
 _KIN = {
     "aunt", "auntie", "aunty", "uncle", "cousin", "granny", "grandma", "grandad", "granddad",
     "grandpa", "nan", "nana", "nanna", "gran", "nonna", "nonno", "oma", "opa", "abuela",
     "abuelo", "abuelita", "abuelito", "tía", "tia", "tío", "tio", "tante", "onkel", "tata",
-    "great-aunt", "great-uncle", "grandmother", "grandfather",
+    "great-aunt", "great-uncle", "grandmother", "grandfather", "nain", "taid", "mamgu",
+    "tadcu", "granda", "grampa", "grandpops",
 }  # fmt: skip
 # Family words name a person on their own, capitalised or not ("ask nan", "Mum's birthday").
 _FAMILY = {
@@ -337,8 +342,8 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         # "mr okafor", "dr bhatt": a surname whatever its case, unless a word ("dr appt").
         if (
             following == following.lower()
-            and _plain_name(following, words, i + 1)
-            and not _everyday_word(following)
+            and _plain_name(following, words, i + 1, after_a_title=True)
+            and (raw in _SURNAME_TITLES or not _everyday_word(following))
             and not _glued_to_a_number(text, words, i + 1)
         ):
             return 2, _capitalised(following)
@@ -349,7 +354,12 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         # after a family word that names someone alone, an everyday word is no name.
         if _is_name(following) or (
             _plain_name(following, words, i + 1)
-            and (low not in _FAMILY or not _everyday_word(following))
+            and (
+                low not in _FAMILY
+                or not _everyday_word(following)
+                # "grandad con's party", "grandad con did a speech": a name that is a word
+                or (_known_name(following) and _said_after(text, words, i + 1))
+            )
             and (not last or _plainly_a_name(following))
         ):
             return 2, f"{_capitalised(word)} {_capitalised(following)}"
@@ -382,6 +392,17 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
     return 0, ""
 
 
+def _said_after(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` possessive, or followed by a verb only a person does or by a verb's
+    past ("con's party", "con did a speech", "dean found rot")?"""
+    if _POSSESSIVE.search(words[i].group(0)):
+        return True
+    if i + 1 >= len(words) or _CLAUSE_BREAK.search(_gap(text, words, i)):
+        return False
+    following = words[i + 1].group(0).lower()
+    return following in _A_PERSONS_VERBS or _a_past_form(following)
+
+
 def _cued_as_a_person(text: str, words: list[re.Match[str]], i: int, end: int) -> bool:
     """Is the phrase `words[i:end]` reached by a contact word ("tell", "w", "to") before it,
     or followed by a verb ("says", "needs"), or a possessive ("alasdair munro's email")?"""
@@ -400,15 +421,37 @@ def _a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
     frost"; not "pilar cuando", "dani says")?"""
     if i + 1 >= len(words) or _gap(text, words, i) != " ":
         return False
-    surname = _POSSESSIVE.sub("", words[i + 1].group(0))
-    return (
-        _capitalised(surname) in _english_words()
-        and surname == surname.lower()
-        and len(surname) > 2
-        and not _known_name(surname)
-        and surname not in _COMMON
-        and surname not in _LOWER_NOT_NAMES
+    raw = words[i + 1].group(0)
+    surname = _POSSESSIVE.sub("", raw)
+    if (
+        surname != surname.lower()
+        or len(surname) < 3
+        or surname in _COMMON
+        or surname in _LOWER_NOT_NAMES
+        or surname in _SUBJECT_VERBS
+        or surname in _ELSEWHERE_WORDS
+    ):
+        return False
+    mark = _first_names().get(surname)
+    listed = _capitalised(surname) in _english_words() or surname in _surnames()
+    if mark is not None:  # "alasdair munro": a rare name the lists hold as a surname
+        return mark == "r" and listed
+    # "glenys rees", "ronan kehoe"; "hattie marsh's agent": even a word, where the
+    # possessive closes the name.
+    return listed and (
+        raw != surname
+        or not _everyday_word(surname)
+        or _capitalised(surname) in _english_words()  # "gillian frost"
     )
+
+
+# Other languages' small words, which no English list holds ("pilar cuando llegue").
+_ELSEWHERE_WORDS = {
+    "cuando", "que", "para", "pero", "porque", "como", "donde", "por", "sin", "desde",
+    "hasta", "muy", "mañana", "und", "oder", "aber", "wenn", "weil", "dass", "mit", "bei",
+    "nach", "vom", "zum", "zur", "noch", "auch", "schon", "quando", "perché", "mais",
+    "quand", "avec", "pour", "dans", "sur",
+}  # fmt: skip
 
 
 # "pitch it to marguerite?", "send the variation to gary + pay": what is handed to someone.
@@ -428,7 +471,7 @@ _FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
 _SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
 # The first names the rules know (bench/tools/first_names.py writes the file from Faker's
 # person providers): what tells "elena" from "receipt" and "Porto" from "Bex".
-_FIRST_NAMES_FILE = Path(__file__).with_name("first_names.txt")
+_FIRST_NAMES_FILE = Path(__file__).with_name("first_names.txt.gz")
 # Verbs that things do as well as people ("the receipt is in the glovebox", "workaround sent",
 # "library books back"): after a word the lexicon does not know, they say nothing of a person.
 _WEAK_VERBS = {
@@ -454,15 +497,36 @@ _PERSON_BEFORE = {
 
 
 @cache
-def _first_names() -> dict[str, str]:
+def _lexicon() -> tuple[dict[str, str], frozenset[str]]:
     """The known first names, lowercase, each with its mark: "w" a name that is also an English
-    word ("will", "rose"), "r" a rare one ("reno", "levar"), "" the others. Read once."""
+    word ("will", "rose"), "r" a rare one ("reno", "levar"), "" the others; and those of the
+    words that many people bear ("dean", "jack"; the file marks them "wn"). Read once."""
     names: dict[str, str] = {}
-    for line in _FIRST_NAMES_FILE.read_text(encoding="utf-8").splitlines():
+    well_known: set[str] = set()
+    with gzip.open(_FIRST_NAMES_FILE, "rt", encoding="utf-8") as listed:
+        lines = listed.read().splitlines()
+    for line in lines:
         if line and not line.startswith("#"):
             name, _, mark = line.partition("\t")
-            names[name] = mark
-    return names
+            if mark == "wn":
+                well_known.add(name)
+            names[name] = mark[:1]
+    return names, frozenset(well_known)
+
+
+@cache
+def _first_names() -> dict[str, str]:
+    return _lexicon()[0]
+
+
+_SURNAMES_FILE = Path(__file__).with_name("surnames.txt.gz")
+
+
+@cache
+def _surnames() -> frozenset[str]:
+    """Surnames, lowercase (Faker's; bench/tools/first_names.py writes the file). Read once."""
+    with gzip.open(_SURNAMES_FILE, "rt", encoding="utf-8") as listed:
+        return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
 
 
 # Gzipped to keep the deployed package small; the inflected forms are left out of it.
@@ -547,7 +611,10 @@ def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
 
 
 # Titles written in lowercase ("mr okafor", "dr bhatt"); not "miss", also a verb.
-_LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof"}
+_LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof", "cllr", "herr", "frau", "sra"}
+# Titles said only before a surname: after them even a word is one ("mrs harries", "herr
+# gruber"); "dr" and "prof" also come before a thing ("dr appt").
+_SURNAME_TITLES = _LOWER_TITLES - {"dr", "prof"}
 
 
 def _glued_to_a_number(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -579,9 +646,11 @@ def _gap(text: str, words: list[re.Match[str]], i: int) -> str:
     return text[words[i].end() : words[i + 1].start()] if i + 1 < len(words) else ""
 
 
-def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
+def _plain_name(word: str, words: list[re.Match[str]], i: int, after_a_title: bool = False) -> bool:
     """Could this lowercase word be a name at all: a word of letters that is none of the
-    common words, times or verbs ("granny maeve", not "granny says")."""
+    common words, times or verbs ("granny maeve", not "granny says"), nor shaped like a
+    word's inflection or derivation ("meeting", "quickly") unless no word it is made from
+    is English ("pengelly") or the word list holds it as a proper noun ("pickering")."""
     low = word.lower()
     return (
         len(word) > 1
@@ -598,6 +667,9 @@ def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
             len(low) > 4
             and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly"))
             and not _known_name(low)  # "aisling"
+            and not after_a_title
+            and _capitalised(low) not in _english_words()  # "pickering"
+            and (_in_word_list(low) or _in_word_list(re.sub(r"(?:tion|ment|ness|ly)$", "", low)))
         )
     )
 
@@ -666,7 +738,11 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
     # ("keiko found a bug", "femi can't start"), only a person's after an everyday word
     # ("receipt is", "patch sent") or a name that is one ("will").
     if _starts_clause(text, words, i) and _subject_of_a_verb(
-        text, words, i, only_a_persons=_everyday_word(word) or not _known_or_unlisted(word)
+        text,
+        words,
+        i,
+        only_a_persons=not _name_and_word(word)
+        and (_everyday_word(word) or not _known_or_unlisted(word)),
     ):
         return True
     # A first name the lexicon knows well ("elena interview tues", "gary back tues 3rd", "el
@@ -686,6 +762,21 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
 # First names that are also words a capture uses all the time ("will", "may", "bill"):
 # written in lowercase, a person only when someone is asked or told about something.
 _NAMES_AS_WORDS = {"will", "bill", "may"}
+
+
+def _name_and_word(word: str) -> bool:
+    """A first name that is also a word, but seldom the word at a clause's start before a
+    verb ("dean can start", "jack found rust", "kit sent the mockup"); not "will", "bill",
+    "may", nor the words a capture starts with ("grant is due", "mark has")."""
+    low = word.lower()
+    return low in _lexicon()[1] and low not in _NAMES_AS_WORDS | _WORDS_FIRST
+
+
+# Names that are words a capture starts with far more often than the name.
+_WORDS_FIRST = {
+    "grant", "mark", "hope", "summer", "faith", "joy", "sky", "winter", "autumn", "spring",
+    "rich", "pat", "sue", "chase", "guy", "miles", "price", "art", "page", "case",
+}  # fmt: skip
 
 
 def _asked_about(text: str, words: list[re.Match[str]], i: int) -> bool:
