@@ -132,6 +132,7 @@ _POSSESSIVE = re.compile(r"['\u2019]s$")
 # Not "a": Spanish and Portuguese say "a Lucía" for "to Lucía".
 _PLACE_WORDS = {
     "in", "at", "the", "near", "via", "around", "across", "through", "nach", "en",
+    "semana",  # "Semana Santa", Holy Week
 }  # fmt: skip
 # After "from", a place ("back from Porto") unless something came from someone ("an idea
 # from Kenji"); after "to", a person ("send it to Sofia") unless someone goes there.
@@ -874,7 +875,12 @@ def _subject_of_a_verb(
         return False
     if following in _SUBJECT_VERBS:
         # "meetings had", "clocks are": a plural noun, not a name ("jonas says").
-        return j > i + 1 or not word.endswith("s") or following in _SINGULAR_VERBS
+        return (
+            j > i + 1
+            or not word.endswith("s")
+            or following in _SINGULAR_VERBS
+            or _known_name(word)  # "precious told me", "jonas had"
+        )
     if only_a_persons:
         return False
     if _a_past_form(following) and not _known_name(word) and j + 1 < len(words):
@@ -1056,6 +1062,7 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
             following not in _AFTER_A_SUBJECT
             and following not in _SUBJECT_VERBS
             and following not in _CONJUNCTIONS
+            and not (word.lower() in _surnames() and _a_past_form(following))
             and "," not in gap
             and "&" not in gap
             and "+" not in gap
@@ -1090,6 +1097,13 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
     if j < len(words):
         following = words[j].group(0).lower()
         if following in _A_PERSONS_VERBS:
+            return True
+        # "Dobson exchanged yesterday": a surname before a verb's past.
+        if (
+            words[i].group(0).lower() in _surnames()
+            and _a_past_form(following)
+            and not _CLAUSE_BREAK.search(_gap(text, words, i))
+        ):
             return True
         # "Bex and Ravi", "Bex + Ravi": a list with a known name.
         partner = words[j + 1].group(0) if j + 1 < len(words) else ""
