@@ -1241,6 +1241,11 @@ _SHORT_WEEKDAYS = {
 _SHORT_WEEKDAY = re.compile(rf"\b(?P<day>{'|'.join(_SHORT_WEEKDAYS)})\b\.?")
 # "sat", "sun" and "wed" are also words: a day only where a day is said.
 _SHORT_AND_A_WORD = {"sat", "sun", "wed"}
+_A_WEEKDAY = rf"\b(?:{'|'.join(_WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\b"
+_WEEKDAY_AFTER = re.compile(rf"\s+{_A_WEEKDAY}")
+_FROM_NOW_ON = re.compile(r"\bfrom now on\b|\bevery (?:wk|week)\b|\beach week\b|\bweekly\b")
+# Before an ordinal that is a place in a race or a rank, not a day ("came 3rd").
+_BEFORE_A_RANK = {"came", "come", "finished", "placed", "ranked", "got", "was"}
 _BEFORE_A_DAY = {
     "by", "on", "till", "til", "until", "before", "from", "this", "next", "for", "due",
     "thru", "through", "w/c", "it", "and", "or",
@@ -1251,6 +1256,7 @@ _TIME_OF_DAY = re.compile(
 # Before a day: it has passed, it recurs, or it is one of several ("which sat works").
 _NOT_AHEAD = {
     "last", "every", "since", "which", "each", "most", "other", "past", "previous", "good",
+    "not",  # "tues nights now, not thurs"
 }  # fmt: skip
 _RECURRING_AFTER = re.compile(
     r"(?:\s*(?:or|and|&|/)\s*(?:[a-z]+day|mon|tues?|weds?|thu|thurs?|fri|sat|sun))?"
@@ -1295,7 +1301,15 @@ def _words_before(lowered: str, start: int) -> list[str]:
 def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     if _A_WEEKDAY_BEFORE.search(lowered[: match.start("day")]):
         return True  # "starts sat 12th on the morning shift"
+    before = _words_before(lowered, match.start())
+    # "tunde's 18th", "his 70th", "came 3rd": an age or a place, not a day.
+    if re.search(r"(?:['\u2019]s|\bhis|\bher|\btheir|\bmy|\byour)\s+$", lowered[: match.start()]):
+        return False
+    if before and before[-1] in _BEFORE_A_RANK:
+        return False
     rest = lowered[match.end() :]
+    if _WEEKDAY_AFTER.match(rest):
+        return False  # "the 2nd weds of the month": a day that recurs
     following = re.match(r"\s*([^\W\d_]+)", rest)
     if following is None:
         return True  # the end, punctuation or a time ("the 22nd, she's", "13th 2pm")
@@ -1322,6 +1336,18 @@ def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
 def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     before = _words_before(lowered, match.start())
     if before and before[-1] in _NOT_AHEAD:
+        return True
+    # "swim tues and thurs", "sessions tues + thurs": a week's days, not one day.
+    if re.match(rf"\s*(?:and|&|\+)\s*{_A_WEEKDAY}", lowered[match.end() :]) or re.search(
+        rf"{_A_WEEKDAY}\s*(?:and|&|\+)\s*$", lowered[: match.start()]
+    ):
+        return True
+    # "the 2nd weds of the month", "first monday": one of the month's, every month.
+    if before and re.fullmatch(r"\d+(?:st|nd|rd|th)|first|second|third|fourth", before[-1]):
+        return True
+    # "moves to the monday slot from now on", "bike sat, run sun, same every wk".
+    end = re.compile(r"[.!?\n]").search(lowered, match.end())
+    if _FROM_NOW_ON.search(lowered, match.end(), end.start() if end else len(lowered)):
         return True
     # "died on saturday", "came in monday": a day a past verb happened on.
     verb = before[-2] if len(before) > 1 and before[-1] in {"on", "in"} else before[-1:] or [""]
