@@ -1084,7 +1084,9 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
     in a list ("Ravi + Bex")?"""
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
-    if previous in _PERSON_BEFORE or (previous == "to" and before_previous in _GIVEN):
+    if previous in _PERSON_BEFORE | _TITLE_WORDS or (
+        previous == "to" and before_previous in _GIVEN
+    ):
         return True
     if previous == "from" and before_previous in _FROM_A_PERSON:
         return True
