@@ -292,6 +292,10 @@ _THINGS = {
 _ARTICLES = {
     "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "el", "los", "las",
     "la", "le", "les", "un", "una", "our", "my", "your", "their", "his", "her",
+    # German's article in a preposition, and the words said before a time ("im Sommer",
+    # "nächsten Sommer", "letzten Winter"): a noun follows.
+    "im", "zum", "zur", "vom", "beim", "ins", "nächsten", "nachsten", "letzten", "diesen",
+    "jeden", "kommenden",
 }  # fmt: skip
 # Where a clause breaks, so the word after it starts a new one.
 _CLAUSE_BREAK = re.compile(r"[.!?;:,()\[\]\n+/&\u2013\u2014-]|[^\w\s'\u2019]")
@@ -401,6 +405,23 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
             return 2, f"{_capitalised(word)} {_capitalised(surname)}"  # "alasdair munro"
         return 1, _capitalised(word)
     return 0, ""
+
+
+# What a clause is doing when "w" reaches a firm, not a person ("renew the insurance w
+# Admiral", "register w Waltham Forest", "sort the post redirection w Royal Mail").
+_ERRANDS = {
+    "renew", "register", "claim", "insure", "switch", "cancel", "redirect", "redirection",
+    "insurance", "policy", "account", "mortgage", "loan", "finance", "broadband", "contract",
+    "subscription", "tax", "licence", "license",
+}  # fmt: skip
+
+
+def _an_errand_before(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Does the clause up to `words[i]` name an errand (renewing, registering, insuring)?"""
+    j = i
+    while j > 0 and not _CLAUSE_BREAK.search(_gap(text, words, j - 1)):
+        j -= 1
+    return any(words[k].group(0).lower().removesuffix("'s") in _ERRANDS for k in range(j, i))
 
 
 def _a_place_said_to_be_someone(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -873,6 +894,14 @@ def _subject_of_a_verb(
     word = words[i].group(0).lower()
     if only_a_persons and following in _WEAK_VERBS:
         return False
+    # "letter says", "sticker says": things say things too, and a role is no name.
+    if (
+        following in _SAYS
+        and _a_word(word)
+        and word not in _surnames()
+        and _capitalised(word) not in _english_words()  # "paddy says"
+    ):
+        return False
     if following in _SUBJECT_VERBS:
         # "meetings had", "clocks are": a plural noun, not a name ("jonas says").
         return (
@@ -890,6 +919,9 @@ def _subject_of_a_verb(
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
     return following == "on" and after in {"it", "call", "leave", "holiday"}
+
+
+_SAYS = {"says", "said", "say"}
 
 
 def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -977,6 +1009,14 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
     if previous in _SAINTS:  # "St Andrew's Hall", "San Sebastián"
         return 0
     if previous == "to" and before_previous in _TO_A_PLACE:
+        return 0
+    if possessive and re.match(r"\s+day\b", text[words[i].end() :], re.IGNORECASE):
+        return 0  # "Mother's Day", "Valentine's day": a holiday
+    if (  # "renew w Admiral", "claim w Hoxton": an errand is done with a firm
+        previous in {"w", "with"}
+        and _first_names().get(word.lower(), "r") in {"r", "w"}
+        and _an_errand_before(text, words, i - 1)
+    ):
         return 0
     if (  # "a card to Kassel", "claim w Hoxton": a town or a country is no one
         word.lower() in _places()

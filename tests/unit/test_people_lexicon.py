@@ -232,8 +232,19 @@ def test_the_rules_need_no_faker_at_run_time() -> None:
         ("floor needs patching first", []),
         # A surname before a verb's past: the matter named after its client.
         ("Dobson exchanged yesterday, completion thurs", ["Dobson"]),
-        # Semana Santa is a holiday.
+        # Semana Santa is a holiday, and so is any "X's Day".
         ("flights for semana santa booked", []),
+        ("Father's Day: order the card", []),
+        # German nouns after "im", "nächsten", "letzten" are no one.
+        ("wir könnten im Sommer kommen", []),
+        ("vielleicht nächsten Winter", []),
+        # Things say things too: an everyday word before "says" is no one.
+        ("label says it expires in may", []),
+        # An errand done "w" a firm ("renew w Admiral"), not with a person.
+        ("renew the van insurance w Hastings Direct", []),
+        ("register w Lambeth for council tax", []),
+        ("switch the broadband w Zen", []),
+        ("lunch w Olu tmrw", ["Olu"]),
     ],
 )
 def test_people_of_the_kinds_issue_40_left(text: str, people: list[str]) -> None:
