@@ -782,6 +782,20 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         and not _a_word(word)
     ):
         return True
+    # "kev + ollie", "gav and tom": the first of a pair whose second is a known name.
+    if not _everyday_word(word) and i + 1 < len(words):
+        partner = words[i + 2].group(0) if i + 2 < len(words) else ""
+        if after_gap.strip() in {"+", "&"}:
+            partner = following
+        elif following not in _CONJUNCTIONS or after_gap != " ":
+            partner = ""
+        partner = _POSSESSIVE.sub("", partner)
+        if (
+            partner
+            and partner.lower() not in _ARTICLES | _COMMON
+            and _plainly_a_name(partner, common_too=False)
+        ):
+            return True
     # "ravi + kwame", "bex and wen", "elena, tobi and kemi": one of a list whose first is
     # a name.
     gap_before = _gap(text, words, i - 1).strip() if i else ""
@@ -912,9 +926,10 @@ def _subject_of_a_verb(
         )
     if only_a_persons:
         return False
-    if _a_past_form(following) and not _known_name(word) and j + 1 < len(words):
+    unlisted_or_rare = _first_names().get(word) in {None, "r"}  # "alun changed plans"
+    if _a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
         return not _CLAUSE_BREAK.search(_gap(text, words, j))  # "ruaridh dragged me up"
-    if _a_present_form(following) and not _known_name(word) and after in _AFTER_A_VERB:
+    if _a_present_form(following) and unlisted_or_rare and after in _AFTER_A_VERB:
         return _gap(text, words, j) == " "  # "encarni lands at 2", "kasia pops in"
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
