@@ -479,7 +479,8 @@ def _a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
     mark = _first_names().get(surname)
     listed = _capitalised(surname) in _english_words() or surname in _surnames()
     if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
-        return mark in {"r", ""} and listed and surname in _surnames()
+        # "hattie marsh's agent": even a word, where the possessive closes the name.
+        return (mark in {"r", ""} or raw != surname) and listed and surname in _surnames()
     # "glenys rees", "ronan kehoe"; "hattie marsh's agent": even a word, where the
     # possessive closes the name.
     return listed and (

@@ -221,6 +221,7 @@ def test_the_rules_need_no_faker_at_run_time() -> None:
         # A lowercase full name whose second word is a listed surname.
         ("glenys rees here at 9 for the review", ["Glenys Rees"]),
         ("fiona kehoe sent the revised plans", ["Fiona Kehoe"]),
+        ("polly marsh's agent rang", ["Polly Marsh"]),  # a word, closed by "'s"
         # A kinship word before a name that is also a word, read where "'s" follows.
         ("ring nain glenda, it's her birthday", ["Nain Glenda"]),
         ("cake for grandad con's party", ["Grandad Con"]),
