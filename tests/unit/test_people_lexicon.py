@@ -131,8 +131,8 @@ def test_people_with_the_lexicon(text: str, people: list[str]) -> None:
         # A full name in lowercase: a first name, then a surname the word list holds as a
         # proper noun; a first name no list holds needs a cue around the pair.
         ("ask colin frost about the van", ["Colin Frost"]),
-        ("tell tavish munro the dates", ["Tavish Munro"]),
-        ("tavish munro says the boat is late", ["Tavish Munro"]),
+        ("tell torcuil munro the dates", ["Torcuil Munro"]),
+        ("torcuil munro says the boat is late", ["Torcuil Munro"]),
         ("llamar a pilar cuando llegue", ["Pilar"]),  # another language's word is no surname
         # A word before a number is a label; a name after "St" is a place.
         ("Reviewer 2 wants more data", []),
@@ -153,7 +153,7 @@ def test_the_word_list_says_where_it_comes_from() -> None:
     words = _english_words()
     assert "receipt" in words and "Calgary" in words
     # The cases above test the rules, not the lists.
-    for name in ("tafadzwa", "sindiwe", "nwachukwu", "oyelaran", "ipad", "lisbon", "tavish"):
+    for name in ("tafadzwa", "sindiwe", "nwachukwu", "oyelaran", "ipad", "lisbon", "torcuil"):
         assert name not in words and name not in _first_names()
 
 
