@@ -1302,6 +1302,11 @@ _SHORT_AND_A_WORD = {"sat", "sun", "wed"}
 _A_WEEKDAY = rf"\b(?:{'|'.join(_WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\b"
 _WEEKDAY_AFTER = re.compile(rf"\s+{_A_WEEKDAY}")
 _FROM_NOW_ON = re.compile(r"\bfrom now on\b|\bevery (?:wk|week)\b|\beach week\b|\bweekly\b")
+# Before an ordinal that is an age ("tunde's 18th", "his 70th"; not "it's the 19th").
+_AN_AGE_BEFORE = re.compile(
+    r"(?:(?<!\bit)(?<!\bthat)(?<!\bwhat)(?<!\bthere)(?<!\bhere)['\u2019]s"
+    r"|\bhis|\bher|\btheir|\bmy|\byour)\s+$"
+)
 # Before an ordinal that is a place in a race or a rank, not a day ("came 3rd").
 _BEFORE_A_RANK = {"came", "come", "finished", "placed", "ranked", "got", "was"}
 _BEFORE_A_DAY = {
@@ -1361,7 +1366,7 @@ def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
         return True  # "starts sat 12th on the morning shift"
     before = _words_before(lowered, match.start())
     # "tunde's 18th", "his 70th", "came 3rd": an age or a place, not a day.
-    if re.search(r"(?:['\u2019]s|\bhis|\bher|\btheir|\bmy|\byour)\s+$", lowered[: match.start()]):
+    if _AN_AGE_BEFORE.search(lowered[: match.start()]):
         return False
     if before and before[-1] in _BEFORE_A_RANK:
         return False

@@ -87,6 +87,7 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("run sun, bike sat, same every wk", None),
         # Ordinals that are an age or a place.
         ("nadia's 18th is next month, she wants headphones", None),
+        ("card for her bday, it's the 19th", date(2026, 3, 19)),
         ("Tomas came 2nd 🥈", None),
         # Ordinals that are no day of the month.
         ("Tomas came 3rd in the comp", None),
