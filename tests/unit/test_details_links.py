@@ -78,6 +78,17 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("pottery on thurs evenings?", None),
         ("bins every fri now", None),
         ("ask them which sat works", None),
+        # A week's days, a day turned down, one of the month's, a day said to recur.
+        ("the quiz is tues nights now, not thurs", None),
+        ("swim tues and thurs before the race", None),
+        ("extra reading sessions mon + weds", None),
+        ("market is the 2nd weds of the month", None),
+        ("choir moves to the monday slot from now on", None),
+        ("run sun, bike sat, same every wk", None),
+        # Ordinals that are an age or a place.
+        ("nadia's 18th is next month, she wants headphones", None),
+        ("card for her bday, it's the 19th", date(2026, 3, 19)),
+        ("Tomas came 2nd 🥈", None),
         # Ordinals that are no day of the month.
         ("Tomas came 3rd in the comp", None),
         ("pay the 2nd stage invoice", None),

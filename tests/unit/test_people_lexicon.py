@@ -1,4 +1,4 @@
-"""Issue 40: the people rules know first names (shared/domain/first_names.txt, generated from
+"""Issue 40: the people rules know first names (shared/domain/first_names.txt.gz, generated from
 Faker's person providers): a lowercase known name is a person where nothing says it is a
 thing, and a capitalised word no one is named is a person only where the sentence says so."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from shared.domain.details import _english_words, _first_names, people_in
 
-LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt"
+LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt.gz"
 WORDS = LEXICON.with_name("english_words.txt.gz")
 
 
@@ -78,8 +78,8 @@ def test_people_with_the_lexicon(text: str, people: list[str]) -> None:
         ("dr appt moved to 3pm", []),  # a word after it is no one
         ("miss the train and we're stuck", []),  # "miss" is a verb too
         # A lowercase word no list holds, at a clause's start before any verb: someone.
-        ("tendai can't do thurs", ["Tendai"]),
-        ("yusra found the cable", ["Yusra"]),
+        ("tafadzwa can't do thurs", ["Tafadzwa"]),
+        ("sindiwe found the cable", ["Sindiwe"]),
         ("gravel can wait till spring", []),  # an everyday word: only a person's verb counts
         # Everyday words where a person could stand: after "w", before "'s", capitalised.
         ("burger w pickles and chips", []),
@@ -112,17 +112,17 @@ def test_people_with_the_lexicon(text: str, people: list[str]) -> None:
         ("irving's leaving do", ["Irving"]),
         # A word no list holds: after "met", before a past verb with an object; not a
         # heading before a colon, nor a thing's word before a past verb at the end.
-        ("met tendai for coffee", ["Tendai"]),
-        ("yusra dragged me up the hill", ["Yusra"]),
+        ("met tafadzwa for coffee", ["Tafadzwa"]),
+        ("sindiwe dragged me up the hill", ["Sindiwe"]),
         ("ipad charged", []),
-        ("tendai lands at 6 tomorrow", ["Tendai"]),  # a verb's -s form before "at"
-        ("yusra pops in at 10", ["Yusra"]),
+        ("tafadzwa lands at 6 tomorrow", ["Tafadzwa"]),  # a verb's -s form before "at"
+        ("sindiwe pops in at 10", ["Sindiwe"]),
         ("glmm results look odd", []),  # a plural noun, not a verb
         ("lisbon: found a flat", []),
         # A three-letter name with no number beside it; "max" after a number is no one.
         ("lost again but eli scored", ["Eli"]),
         ("20 mins max", []),
-        ("tendai + me on the stand", ["Tendai"]),
+        ("tafadzwa + me on the stand", ["Tafadzwa"]),
         # A rare name or one that is a word, that the word list holds as a proper noun: a
         # place or a brand, unless the sentence says it is someone.
         ("Berlin trip booked", []),
@@ -131,8 +131,8 @@ def test_people_with_the_lexicon(text: str, people: list[str]) -> None:
         # A full name in lowercase: a first name, then a surname the word list holds as a
         # proper noun; a first name no list holds needs a cue around the pair.
         ("ask colin frost about the van", ["Colin Frost"]),
-        ("tell tavish munro the dates", ["Tavish Munro"]),
-        ("tavish munro says the boat is late", ["Tavish Munro"]),
+        ("tell torcuil munro the dates", ["Torcuil Munro"]),
+        ("torcuil munro says the boat is late", ["Torcuil Munro"]),
         ("llamar a pilar cuando llegue", ["Pilar"]),  # another language's word is no surname
         # A word before a number is a label; a name after "St" is a place.
         ("Reviewer 2 wants more data", []),
@@ -153,30 +153,30 @@ def test_the_word_list_says_where_it_comes_from() -> None:
     words = _english_words()
     assert "receipt" in words and "Calgary" in words
     # The cases above test the rules, not the lists.
-    for name in ("tendai", "yusra", "nwachukwu", "oyelaran", "ipad", "lisbon", "tavish"):
+    for name in ("tafadzwa", "sindiwe", "nwachukwu", "oyelaran", "ipad", "lisbon", "torcuil"):
         assert name not in words and name not in _first_names()
 
 
 def test_the_unknown_names_above_are_unknown() -> None:
     """The cases above that test a cue test it: the lexicon does not know these words."""
     names = _first_names()
-    for word in ("bex", "olu", "wen", "zubin", "okafor", "prusa", "octopus", "figma", "tesco"):
+    for word in ("bex", "olu", "wen", "okafor", "prusa", "octopus", "figma", "tesco"):
         assert word not in names
     assert names["will"] == "w" and names["rose"] == "w"  # everyday words too
     assert names["nadia"] == "" and names["marek"] == ""
 
 
 def test_the_lexicon_file_says_where_it_comes_from_and_stays_small() -> None:
-    text = LEXICON.read_text(encoding="utf-8")
+    text = gzip.decompress(LEXICON.read_bytes()).decode("utf-8")
     header = [line for line in text.splitlines() if line.startswith("#")]
     assert any("Faker" in line and "MIT License" in line for line in header)
     assert any("bench/tools/first_names.py" in line for line in header)
-    assert len(text.encode("utf-8")) < 200_000
+    assert len(LEXICON.read_bytes()) < 120_000  # gzipped: the deployed package stays small
     entries = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert len(entries) > 20_000
     for line in entries:
         name, _, mark = line.partition("\t")
-        assert name == name.lower() and " " not in name and mark in {"", "w", "r"}
+        assert name == name.lower() and " " not in name and mark in {"", "w", "wn", "r"}
 
 
 def test_the_rules_need_no_faker_at_run_time() -> None:
@@ -191,3 +191,74 @@ def test_the_rules_need_no_faker_at_run_time() -> None:
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "['Elena']"
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # Names of the registers Faker lacks (nomquamgender's): Welsh, Scottish, Cornish,
+        # Basque, Nigerian, written in lowercase with nothing around them.
+        ("nerys wants the minutes before the governors meet", ["Nerys"]),
+        ("lunch w morag thurs", ["Morag"]),
+        ("jago to do the forecast by fri", ["Jago"]),
+        ("unai y maialen vienen el sábado", ["Unai", "Maialen"]),
+        # A town or a country is no one, reached by "to", "w" or alone; a town that is also
+        # a name is someone before a verb only a person does.
+        ("send a card to Kassel", []),
+        ("promised to visit calgary next summer", []),
+        ("passport photos for chile", []),
+        ("hollis wants the run chart by fri", ["Hollis"]),
+        # Titles of other languages and councils; after one said only before a surname, even
+        # a word is one.
+        ("herr gruber confirmed the hall", ["Gruber"]),
+        ("Frau Moser picks us up at the airport", ["Moser"]),
+        ("mrs harries wants the forms back", ["Harries"]),
+        ("cllr ferris objected to the bypass bit", ["Ferris"]),
+        # Shaped like "-ing"/"-ly" words, but made from no English word, or a surname.
+        ("mrs pengelly at the bank needs the forecast", ["Pengelly"]),
+        ("pickering says he'll think about it", ["Pickering"]),
+        ("meeting moved to 3", []),
+        # A lowercase full name whose second word is a listed surname.
+        ("glenys rees here at 9 for the review", ["Glenys Rees"]),
+        ("fiona kehoe sent the revised plans", ["Fiona Kehoe"]),
+        ("polly marsh's agent rang", ["Polly Marsh"]),  # a word, closed by "'s"
+        # A kinship word before a name that is also a word, read where "'s" follows.
+        ("ring nain glenda, it's her birthday", ["Nain Glenda"]),
+        ("cake for grandad con's party", ["Grandad Con"]),
+        # A name many bear that is also a word, at a clause's start before a verb.
+        ("dean can start the strip out mon", ["Dean"]),
+        ("kit sent the mockup, too many cows", ["Kit"]),
+        ("precious told me her mum is poorly", ["Precious"]),
+        ("grant is due fri", []),
+        ("floor needs patching first", []),
+        # A surname before a verb's past: the matter named after its client.
+        ("Dobson exchanged yesterday, completion thurs", ["Dobson"]),
+        # Semana Santa is a holiday, and so is any "X's Day".
+        ("flights for semana santa booked", []),
+        ("Father's Day: order the card", []),
+        # German nouns after "im", "nächsten", "letzten" are no one.
+        ("wir könnten im Sommer kommen", []),
+        ("vielleicht nächsten Winter", []),
+        # Things say things too: an everyday word before "says" is no one.
+        ("label says it expires in may", []),
+        # An errand done "w" a firm ("renew w Admiral"), not with a person.
+        ("renew the van insurance w Hastings Direct", []),
+        ("register w Lambeth for council tax", []),
+        ("switch the broadband w Zen", []),
+        ("lunch w Olu tmrw", ["Olu"]),
+        # A rare name before a verb's past; the first of a pair whose second is a name.
+        ("alun changed plans for the review", ["Alun"]),
+        ("kev + ollie on the crush today", ["Kev", "Ollie"]),
+        ("llevar la vela y el capillo", []),
+    ],
+)
+def test_people_of_the_kinds_issue_40_left(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
+
+
+def test_the_lexicon_holds_names_of_more_places() -> None:
+    names = _first_names()
+    for name in ("morag", "nerys", "jago", "maialen", "unai", "tunde", "carys", "rhodri"):
+        assert name in names, name
+    assert "berlin" not in names or names["berlin"] == "r"  # a place the registers hold
+    assert names.get("doc") != ""  # an English word: out, or rare as Faker's long list has it
