@@ -1,9 +1,9 @@
 """`python -m bench.tools.first_names`: regenerate `shared/domain/first_names.txt.gz`, the lexicon
-of first names the people rules read (shared/domain/details.py), from Faker's person providers,
-and `shared/domain/english_words.txt.gz`, the English words they read (Debian's `wbritish`,
-SCOWL size 50: apt-get install wbritish): its lowercase words tell a word no list names
-("keiko", "femi") from a thing ("receipt", "dinosaurs"), its proper nouns a place or a brand
-("Berlin", "Lego") from someone.
+of first names the people rules read (shared/domain/people_lexicon.py), from Faker's person
+providers, and `shared/domain/english_words.txt.gz`, the English words they read (Debian's
+`wbritish`, SCOWL size 50: apt-get install wbritish): its lowercase words tell a word no list
+names ("keiko", "femi") from a thing ("receipt", "dinosaurs"), its proper nouns a place or a
+brand ("Berlin", "Lego") from someone.
 
 Two MIT-licensed sources, all pinned: Faker for Python (requirements-dev.txt),
 @faker-js/faker from the npm registry (fetched by `npm pack` into a temporary folder and read
@@ -42,7 +42,7 @@ from pathlib import Path
 import faker
 import faker.providers.person as person
 
-from shared.domain.details import inflection_stems
+from shared.domain.people_lexicon import inflection_stems
 
 OUT = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt.gz"
 WORDS = Path("/usr/share/dict/british-english-small")

@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from shared.domain.classification import Bucket, Classification, excerpt_to_classify
-from shared.domain.details import due_date_in, people_in
 from shared.domain.documents import Document, Timestamp, utcnow
+from shared.domain.due_dates import due_date_in
 from shared.domain.errors import IllegalTransition
 from shared.domain.filed import FiledItem
 from shared.domain.interrupts import (
@@ -33,6 +33,7 @@ from shared.domain.outcomes import (
     decide,
     question_for,
 )
+from shared.domain.people import people_in
 from shared.domain.retrieval import embedding_text
 from shared.domain.transcript import TranscriptSegment
 

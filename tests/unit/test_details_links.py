@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from shared.domain.details import due_date_in, people_in
+from shared.domain.due_dates import due_date_in
+from shared.domain.people import people_in
 
 # Thursday 12 March 2026.
 THURSDAY = date(2026, 3, 12)

@@ -6,8 +6,10 @@ import pytest
 
 from shared.domain.capture import Clarification, InboxItem
 from shared.domain.classification import Bucket, Classification
-from shared.domain.details import details_for, due_date_in, people_in
+from shared.domain.details import details_for
+from shared.domain.due_dates import due_date_in
 from shared.domain.outcomes import Outcome, decide, question_for
+from shared.domain.people import people_in
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from shared.domain.details import _english_words, _first_names, people_in
+from shared.domain.people import people_in
+from shared.domain.people_lexicon import english_words, first_names
 
 LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt.gz"
 WORDS = LEXICON.with_name("english_words.txt.gz")
@@ -150,16 +151,16 @@ def test_the_word_list_says_where_it_comes_from() -> None:
     assert any("wbritish" in line for line in header)
     assert len(WORDS.read_bytes()) < 150_000  # the deployed package stays small
     assert any("bench/tools/first_names.py" in line for line in header)
-    words = _english_words()
+    words = english_words()
     assert "receipt" in words and "Calgary" in words
     # The cases above test the rules, not the lists.
     for name in ("tafadzwa", "sindiwe", "nwachukwu", "oyelaran", "ipad", "lisbon", "torcuil"):
-        assert name not in words and name not in _first_names()
+        assert name not in words and name not in first_names()
 
 
 def test_the_unknown_names_above_are_unknown() -> None:
     """The cases above that test a cue test it: the lexicon does not know these words."""
-    names = _first_names()
+    names = first_names()
     for word in ("bex", "olu", "wen", "okafor", "prusa", "octopus", "figma", "tesco"):
         assert word not in names
     assert names["will"] == "w" and names["rose"] == "w"  # everyday words too
@@ -183,7 +184,7 @@ def test_the_rules_need_no_faker_at_run_time() -> None:
     """The app reads the generated file; Faker is a tool's dependency only."""
     code = (
         "import sys; sys.modules['faker'] = None\n"
-        "from shared.domain.details import people_in\n"
+        "from shared.domain.people import people_in\n"
         "print(people_in('ask elena about the deck'))"
     )
     root = Path(__file__).resolve().parents[2]
@@ -257,7 +258,7 @@ def test_people_of_the_kinds_issue_40_left(text: str, people: list[str]) -> None
 
 
 def test_the_lexicon_holds_names_of_more_places() -> None:
-    names = _first_names()
+    names = first_names()
     for name in ("morag", "nerys", "jago", "maialen", "unai", "tunde", "carys", "rhodri"):
         assert name in names, name
     assert "berlin" not in names or names["berlin"] == "r"  # a place the registers hold

@@ -1,0 +1,286 @@
+"""When a capitalised word is someone ("Ravi says", "ask Bex", "Dr Mensah", "Sarah Green") and
+when it is a place, a firm or a thing ("in Berlin", "Thames Water", "Kestrel app")."""
+
+from __future__ import annotations
+
+import re
+
+from shared.domain.people_lexicon import (
+    a_past_form,
+    a_things_word,
+    english_words,
+    first_names,
+    known_name,
+    places,
+    plainly_a_name,
+    surnames,
+)
+from shared.domain.people_words import (
+    A_PERSONS_VERBS,
+    AFTER_A_SUBJECT,
+    ARTICLES,
+    CLAUSE_BREAK,
+    CONJUNCTIONS,
+    FAMILY,
+    GIVEN,
+    KIN,
+    NATIONALITIES,
+    NOT_NAMES,
+    PLACE_WORDS,
+    POSSESSIVE,
+    SUBJECT_VERBS,
+    THINGS,
+    TO_A_PLACE,
+    WEAK_VERBS,
+    gap_after,
+)
+
+# Said before a name and dropped, as people file them: "Mr Adeyemi" -> "Adeyemi".
+_TITLES = {
+    "Mr", "Mrs", "Ms", "Miss", "Mx", "Dr", "Prof", "Professor", "Sir", "Dame", "Cllr",
+    "Councillor", "Rev", "Revd", "Herr", "Frau", "Señor", "Señora", "Sra", "Madame", "Mme",
+    "Monsieur", "Signora", "Signor",
+}  # fmt: skip
+_TITLE_WORDS = {t.lower() for t in _TITLES}
+# Months that are also first names: a person when possessive ("April's birthday") or met.
+_MONTH_NAMES = {"April", "May", "June", "August"}
+# After "from", a place ("back from Porto") unless something came from someone ("an idea
+# from Kenji").
+_FROM_A_PERSON = {
+    "idea", "ideas", "message", "messages", "email", "emails", "text", "texts", "call",
+    "calls", "note", "letter", "card", "gift", "present", "tip", "tips", "advice", "feedback",
+    "news", "invite", "invitation", "recommendation", "word", "heard", "learned", "learnt",
+    "borrow", "borrowed", "request", "reply", "voicemail",
+}  # fmt: skip
+# Before a place named after a saint ("St Andrew's Hall", "San Sebastián").
+_SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
+# Where a sentence ends, so that the next word is its first.
+_SENTENCE_END = re.compile(r"[.!?;:\n]\s*$")
+# The most capitalised words one name runs to ("Mary Ann Evans").
+_MAX_NAME_WORDS = 3
+
+
+def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -> int:
+    """How many capitalised words starting at `words[i]` make one person's name (0: none)."""
+    raw = words[i].group(0)
+    word = POSSESSIVE.sub("", raw)
+    possessive = word != raw
+    previous = words[i - 1].group(0).lower() if i else ""
+    before_previous = words[i - 2].group(0).lower() if i > 1 else ""
+    if word in _MONTH_NAMES:
+        return 1 if possessive or previous == "with" else 0
+    if not is_name(word) or previous in PLACE_WORDS or previous in ARTICLES:
+        return 0
+    if (  # "die Hamburger Rechnungen": the rest of a thing's capitalised words
+        i > 1
+        and words[i - 1].group(0)[:1].isupper()
+        and gap_after(text, words, i - 1) == " "
+        and before_previous in PLACE_WORDS | ARTICLES | {"from"}
+        and previous not in _TITLE_WORDS  # "from Mrs Kowalski"
+    ):
+        return 0
+    if (  # "Kemp Town", "Yorkshire Tea": the thing's word after a capital no name took
+        i > 0
+        and last_end != i
+        and words[i - 1].group(0)[:1].isupper()
+        and gap_after(text, words, i - 1) == " "
+        and previous not in _TITLE_WORDS
+        and a_things_word(word)
+    ):
+        return 0
+    if previous == "from" and before_previous not in _FROM_A_PERSON:
+        return 0
+    if previous in _SAINTS:  # "St Andrew's Hall", "San Sebastián"
+        return 0
+    if previous == "to" and before_previous in TO_A_PLACE:
+        return 0
+    if possessive and re.match(r"\s+day\b", text[words[i].end() :], re.IGNORECASE):
+        return 0  # "Mother's Day", "Valentine's day": a holiday
+    if (  # "renew w Admiral", "claim w Hoxton": an errand is done with a firm
+        previous in {"w", "with"}
+        and first_names().get(word.lower(), "r") in {"r", "w"}
+        and _an_errand_before(text, words, i - 1)
+    ):
+        return 0
+    if (  # "a card to Kassel", "claim w Hoxton": a town or a country is no one
+        word.lower() in places()
+        and previous not in _TITLE_WORDS
+        and not (
+            i + 1 < len(words)
+            and is_name(words[i + 1].group(0))
+            and gap_after(text, words, i) == " "
+        )
+        and not a_place_said_to_be_someone(text, words, i)
+    ):
+        return 0
+    length = 1
+    # A full name: capitalised names in a row, one space apart, up to a possessive.
+    while (
+        not possessive
+        and length < _MAX_NAME_WORDS
+        and i + length < len(words)
+        and text[words[i + length - 1].end() : words[i + length].start()] == " "
+        and is_name(POSSESSIVE.sub("", words[i + length].group(0)))
+    ):
+        possessive = bool(POSSESSIVE.search(words[i + length].group(0)))
+        length += 1
+    # "App Store", "Red Lion", "Topps Tiles": a place, a firm or a thing.
+    parts = [POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
+    if any(part.lower() in THINGS for part in parts):
+        return 0
+    # "Thames Water", "Cats Protection", "Bristol Energy": an everyday word or a place in a
+    # run of capitals that starts with no common first name ("Sarah Green", "Grace Hopper").
+    first_mark = first_names().get(parts[0].lower())
+    if length > 1 and first_mark in {None, "r"} and any(map(a_things_word, parts)):
+        return 0
+    # "Reviewer 2", "Halle 11", "Ward 12": a word no list names before a number is a label.
+    if (
+        length == 1
+        and not possessive
+        and not known_name(word)
+        and previous not in _TITLE_WORDS
+        and re.match(r" \d", text[words[i].end() :])
+    ):
+        return 0
+    # "Berlin", "Brooks", "Booker": a rare name or one that is a word, that the word list
+    # holds as a proper noun, is a place or a brand unless the sentence says it is someone.
+    if (
+        length == 1
+        and not possessive
+        and first_names().get(word.lower()) in {"r", "w"}
+        and word in english_words()
+        and previous not in _TITLE_WORDS
+        and not _said_of_a_person(text, words, i, last_end)
+    ):
+        return 0
+    # "Republic", "Lego", "Calgary": a word or a place, not a name, unless a title, a
+    # possessive or the sentence says it is someone ("Chen mentioned", "Wen's scan").
+    if (
+        length == 1
+        and not possessive
+        and a_things_word(word)
+        and previous not in _TITLE_WORDS
+        and not _said_of_a_person(text, words, i, last_end)
+    ):
+        return 0
+    next_word = words[i + length].group(0) if i + length < len(words) else ""
+    if (
+        length == 1
+        and not possessive
+        and next_word.lower().removesuffix("s") in THINGS
+        and next_word.lower() not in AFTER_A_SUBJECT | SUBJECT_VERBS
+        and gap_after(text, words, i) == " "
+    ):
+        return 0  # "Kestrel app", "Octopus app"
+    if (
+        length == 1
+        and not possessive
+        and not known_name(word)
+        and not _said_of_a_person(text, words, i, last_end)
+    ):
+        return 0  # "before Porto", "your actual Tesco", "hana's Figma prototype"
+    starts_sentence = i == 0 or bool(_SENTENCE_END.search(text[: words[i].start()]))
+    if starts_sentence and length == 1 and not possessive and not plainly_a_name(word):
+        following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+        gap = text[words[i].end() : words[i + 1].start()] if i + 1 < len(words) else ""
+        # "Kwame, Ana and ..." or "Ravi is": a person; "Lunch w/ Fatima": the capture's noun.
+        if (
+            following not in AFTER_A_SUBJECT
+            and following not in SUBJECT_VERBS
+            and following not in CONJUNCTIONS
+            and not (word.lower() in surnames() and a_past_form(following))
+            and "," not in gap
+            and "&" not in gap
+            and "+" not in gap
+        ):
+            return 0
+    return length
+
+
+# Before a capitalised word the lexicon does not know, what says it is someone ("ask Bex",
+# "w Olu", "Dr Mensah"); "ring", "call" and "email" reach firms too ("ring Octopus").
+_PERSON_BEFORE = {
+    "ask", "tell", "text", "message", "msg", "thank", "thanks", "remind", "meet", "invite",
+    "slack", "ping", "congratulate", "congrats", "cc", "dm", "whatsapp", "facetime", "hug",
+    "let", "w", "with", "con", "mit", "avec", "dr", "mr", "mrs", "ms", "miss", "mx", "prof",
+    "professor", "sir", "dame",
+}  # fmt: skip
+
+
+def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
+    """Does the sentence say that a capitalised word the lexicon does not know, `words[i]`, is
+    someone: a title or a word said to people before it ("Dr Mensah", "ask Bex", "w Olu"), a
+    verb only a person does after it ("Bex says", "Sunita doesn't"), a name before or after it
+    in a list ("Ravi + Bex")?"""
+    previous = words[i - 1].group(0).lower() if i else ""
+    before_previous = words[i - 2].group(0).lower() if i > 1 else ""
+    if previous in _PERSON_BEFORE | _TITLE_WORDS or (previous == "to" and before_previous in GIVEN):
+        return True
+    if previous == "from" and before_previous in _FROM_A_PERSON:
+        return True
+    gap_before = gap_after(text, words, i - 1).strip() if i else ""
+    if last_end == i and gap_before in {"+", "&", ","}:
+        return True
+    if last_end == i - 1 and previous in CONJUNCTIONS:
+        return True
+    j = i + 1
+    if j < len(words):
+        following = words[j].group(0).lower()
+        if following in A_PERSONS_VERBS:
+            return True
+        # "Dobson exchanged yesterday": a surname before a verb's past.
+        if (
+            words[i].group(0).lower() in surnames()
+            and a_past_form(following)
+            and not CLAUSE_BREAK.search(gap_after(text, words, i))
+        ):
+            return True
+        # "Bex and Ravi", "Bex + Ravi": a list with a known name.
+        partner = words[j + 1].group(0) if j + 1 < len(words) else ""
+        if following in CONJUNCTIONS and (known_name(partner) or partner.lower() in FAMILY):
+            return True
+        if gap_after(text, words, i).strip() in {"+", "&"} and known_name(following):
+            return True
+    return False
+
+
+# A capitalised word that may be a name: no acronym, title or word that is never one.
+def is_name(word: str) -> bool:
+    return (
+        len(word) > 1
+        and word[0].isupper()
+        and not word[1].isupper()  # "CV", "NHS": not names
+        and word not in NOT_NAMES
+        and word not in _TITLES
+        and word not in NATIONALITIES
+        and word.lower() not in KIN - FAMILY
+    )
+
+
+def a_place_said_to_be_someone(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the town `words[i]`, a name the lexicon knows too, followed by a verb only a person
+    does ("hollis says", "Mali wants"; not "Bristol has an offer", "kiel's favour")?"""
+    word = words[i].group(0)
+    if not known_name(word) or POSSESSIVE.search(word):
+        return False
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    return following in A_PERSONS_VERBS - WEAK_VERBS and not CLAUSE_BREAK.search(
+        gap_after(text, words, i)
+    )
+
+
+# What a clause is doing when "w" reaches a firm, not a person ("renew the insurance w
+# Admiral", "register w Waltham Forest", "sort the post redirection w Royal Mail").
+_ERRANDS = {
+    "renew", "register", "claim", "insure", "switch", "cancel", "redirect", "redirection",
+    "insurance", "policy", "account", "mortgage", "loan", "finance", "broadband", "contract",
+    "subscription", "tax", "licence", "license",
+}  # fmt: skip
+
+
+def _an_errand_before(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Does the clause up to `words[i]` name an errand (renewing, registering, insuring)?"""
+    j = i
+    while j > 0 and not CLAUSE_BREAK.search(gap_after(text, words, j - 1)):
+        j -= 1
+    return any(words[k].group(0).lower().removesuffix("'s") in _ERRANDS for k in range(j, i))

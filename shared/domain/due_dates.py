@@ -1,0 +1,325 @@
+"""The day a capture is due (`due_date_in`), read from its text.
+
+A date library would read more forms, but the ones that search free text cost a second of
+cold start and read verbs as dates ("may", "sat"); these rules read only what a capture says
+plainly and give no date rather than a wrong one.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, timedelta
+
+from shared.domain.calendar_words import (
+    MONTHS,
+    MONTHS_ELSEWHERE,
+    TIME_WORDS,
+    WEEKDAYS,
+    WEEKDAYS_ELSEWHERE,
+)
+from shared.domain.people_lexicon import english_words
+from shared.domain.people_words import COMMON
+
+_ENGLISH_MONTH = rf"{'|'.join(MONTHS)}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
+_MONTH_NUMBER = {
+    name: number
+    for number, names in enumerate(MONTHS_ELSEWHERE, start=1)
+    for name in (MONTHS[number - 1], *names)
+}
+_ANY_MONTH = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+# "14 December", "the 2nd of December", "Dec 3", "December 15th", "2026-12-05"; "the 9th";
+# and as other languages write a date: "14 de diciembre", "3 décembre", "12. Dezember".
+_DAY_MONTH = re.compile(
+    rf"\b{_DAY}\.?(?:\s+(?:of|de))?\s+(?P<month>{_ANY_MONTH}|{_ENGLISH_MONTH})\b\.?"
+)
+_MONTH_DAY = re.compile(rf"\b(?P<month>{_ENGLISH_MONTH})\b\.?\s+{_DAY}\b(?!\s*(?:am|pm|:))")
+_ISO = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b")
+_ORDINAL = re.compile(r"\b(?:the\s+)?(?P<day>[0-3]?\d)(?:st|nd|rd|th)\b")
+_END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
+_END_OF_A_MONTH = re.compile(rf"\bend of (?P<month>{'|'.join(MONTHS)})\b")
+_TODAY = re.compile(
+    r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag|esta noche"
+    r"|stasera|vanavond|ce soir|esta noite|this afternoon|this evening)\b"
+    r"|\baujourd['\u2019]hui\b"
+)
+_DAY_AFTER_TOMORROW = re.compile(
+    r"\b(?:day after tomorrow|pasado mañana|depois de amanhã|dopodomani|übermorgen"
+    r"|overmorgen|pojutrze|övermorgon)\b|après-demain"
+)
+# "mañana" and "morgen" are also the morning ("por la mañana", "heute Morgen", "'s morgens").
+_TOMORROW = re.compile(
+    r"\b(?:tomorrow|tmrw|tmw|tomoz|2moro|demain|amanhã|domani|jutro|imorgon|i morgon)\b"
+    r"|(?<!la )(?<!esta )\bmañana\b"
+    r"|(?<!heute )(?<!guten )(?<!am )(?<!jeden )(?<!goeden )(?<!deze )\bmorgen\b"
+)
+_WEEKDAY_NAMED = [
+    re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in (english, *others))})\b")
+    for english, others in zip(WEEKDAYS, WEEKDAYS_ELSEWHERE, strict=True)
+]
+# Portuguese says the other days by their number ("na quarta", "até quinta"): bare, they are
+# also "fourth" and "fifth", so they count only after one of these.
+_PT_ORDINAL_DAYS = {"segunda": 0, "terça": 1, "quarta": 2, "quinta": 3}
+_PT_BEFORE_A_DAY = r"(?:na|no|até|ate|à|para|esta|nesta|próxima|proxima)"
+_PT_DAY = re.compile(rf"\b{_PT_BEFORE_A_DAY}\s+(?P<day>{'|'.join(_PT_ORDINAL_DAYS)})\b(?!-feira)")
+
+
+def due_date_in(text: str, today: date) -> date | None:
+    """The day a capture names ahead of it, resolved to its next occurrence on or after
+    `today`. Only what points forward counts: past days ("last friday", "the letter came
+    today", "saw it on 2 oct" said later in October), recurring days ("every fri", "on thurs
+    evenings") and vague times ("next week", "in February") give none. Of two days, a
+    deadline ("by tmrw", "before the 20th") wins."""
+    lowered = text.lower()
+    found: list[tuple[bool, date]] = []  # (a deadline, the day), in the order of the kinds
+
+    def add(match: re.Match[str], day: date | None) -> None:
+        if day is not None:
+            found.append((_is_deadline(lowered, match.start()), day))
+
+    for match in _ISO.finditer(lowered):
+        day = _valid(int(match["year"]), int(match["month"]), int(match["day"]))
+        add(match, day if day is not None and day >= today else None)
+    dated: list[range] = []  # where a full date stands, so its day is not read again
+    for pattern in (_DAY_MONTH, _MONTH_DAY):
+        for match in pattern.finditer(lowered):
+            dated.append(range(match.start(), match.end()))
+            add(match, _ahead_in_year(today, _month_number(match["month"]), int(match["day"])))
+    for match in _END_OF_A_MONTH.finditer(lowered):
+        month = _month_number(match["month"])
+        year = today.year if month >= today.month else today.year + 1
+        add(match, date(year, month, calendar.monthrange(year, month)[1]))
+    # A day of the month ("the 9th", "sat 24th"); not an age ("her 70th"), a place ("came
+    # 3rd in the comp") or a part ("the 2nd stage invoice").
+    for match in _ORDINAL.finditer(lowered):
+        if any(match.start("day") in span for span in dated):
+            continue
+        if 1 <= int(match["day"]) <= 31 and _ordinal_is_a_day(lowered, match):
+            add(match, _next_day_of_month(today, int(match["day"])))
+    for match in _END_OF_MONTH.finditer(lowered):
+        add(match, today.replace(day=calendar.monthrange(today.year, today.month)[1]))
+    for match in _DAY_AFTER_TOMORROW.finditer(lowered):
+        add(match, today + timedelta(days=2))
+    for match in _TODAY.finditer(lowered):
+        if not _reports_the_past(lowered, match):  # "the letter came today": no date
+            add(match, today)
+    for match in _TOMORROW.finditer(lowered):
+        add(match, today + timedelta(days=1))
+    weekdays = [
+        (match, i) for i, named in enumerate(_WEEKDAY_NAMED) for match in named.finditer(lowered)
+    ]
+    weekdays += [
+        (match, _SHORT_WEEKDAYS[match["day"]])
+        for match in _SHORT_WEEKDAY.finditer(lowered)
+        if _short_weekday_is_a_day(lowered, match)
+    ]
+    for match, weekday in sorted(weekdays, key=lambda pair: pair[0].start()):
+        if _DAY_OF_MONTH_AFTER.match(lowered, match.end()):
+            continue  # "fri 16th", "sat 3 feb": the day of the month says which Friday
+        if _is_past_or_recurring(lowered, match):
+            continue
+        if match.start() == 0 and weekday == today.weekday():
+            add(match, today)  # "Sunday jobs: ..." written on a Sunday
+        else:
+            add(match, _next_weekday(today, weekday))
+    for match in _PT_DAY.finditer(lowered):
+        add(match, _next_weekday(today, _PT_ORDINAL_DAYS[match["day"]]))
+    deadlines = [day for deadline, day in found if deadline]
+    if deadlines:
+        return deadlines[0]
+    return found[0][1] if found else None
+
+
+_SHORT_WEEKDAYS = {
+    "mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3,
+    "fri": 4, "sat": 5, "sun": 6,
+}  # fmt: skip
+_SHORT_WEEKDAY = re.compile(rf"\b(?P<day>{'|'.join(_SHORT_WEEKDAYS)})\b\.?")
+# "sat", "sun" and "wed" are also words: a day only where a day is said.
+_SHORT_AND_A_WORD = {"sat", "sun", "wed"}
+_A_WEEKDAY = rf"\b(?:{'|'.join(WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\b"
+_WEEKDAY_AFTER = re.compile(rf"\s+{_A_WEEKDAY}")
+_FROM_NOW_ON = re.compile(r"\bfrom now on\b|\bevery (?:wk|week)\b|\beach week\b|\bweekly\b")
+# Before an ordinal that is an age ("tunde's 18th", "his 70th"; not "it's the 19th").
+_AN_AGE_BEFORE = re.compile(
+    r"(?:(?<!\bit)(?<!\bthat)(?<!\bwhat)(?<!\bthere)(?<!\bhere)['\u2019]s"
+    r"|\bhis|\bher|\btheir|\bmy|\byour)\s+$"
+)
+# Before an ordinal that is a place in a race or a rank, not a day ("came 3rd").
+_BEFORE_A_RANK = {"came", "come", "finished", "placed", "ranked", "got", "was"}
+_BEFORE_A_DAY = {
+    "by", "on", "till", "til", "until", "before", "from", "this", "next", "for", "due",
+    "thru", "through", "w/c", "it", "and", "or",
+}  # fmt: skip
+_TIME_OF_DAY = re.compile(
+    r"\s*(?:\d|morning|afternoon|evening|night|am\b|pm\b|lunch|first thing|eve\b)"
+)
+# Before a day: it has passed, it recurs, or it is one of several ("which sat works").
+_NOT_AHEAD = {
+    "last", "every", "since", "which", "each", "most", "other", "past", "previous", "good",
+    "not",  # "tues nights now, not thurs"
+}  # fmt: skip
+_RECURRING_AFTER = re.compile(
+    r"(?:\s*(?:or|and|&|/)\s*(?:[a-z]+day|mon|tues?|weds?|thu|thurs?|fri|sat|sun))?"
+    r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b"
+)
+# What the day is said of, when it recurs: a plural ("sunday roasts", "the thurs club runs").
+_NOUNS_AFTER = re.compile(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]{3,}s)\b")
+_DEADLINE = re.compile(
+    r"(?:\bby|\bbefore|\btill|\btil|\buntil|\bdue|\bantes del?|\bbis|\bvor|\bavant)"
+    r"(?:\s+(?:the|this|next|el|la|am|on|zum|le))?"
+    rf"(?:\s+(?:{'|'.join(WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?)?\s*$"
+)
+# A day of the month right after a weekday ("fri 16th", "sat 3 feb", "weds the 4th").
+_DAY_OF_MONTH_AFTER = re.compile(
+    r"\.?\s+(?:the\s+)?(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b(?![:.]?\d)"
+)
+_A_WEEKDAY_BEFORE = re.compile(
+    rf"\b(?:{'|'.join(WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?\s+(?:the\s+)?$"
+)
+_PAST_TENSE = re.compile(
+    r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|thought|"
+    r"brought|bought|caught|felt|heard|lost|won|met|\w{2,}(?<!e)ed|"
+    r"(?:did|was|were|had|could)n['\u2019]?t)\b"
+)
+_CLAUSE_EDGE = re.compile(r"[.,;:!?\n\u2013\u2014\u2600-\u27bf\U0001f000-\U0001faff]| - ")
+# What may follow a day of the month: a time, a connective or the clause's end.
+_AFTER_A_DAY = {
+    "of", "at", "for", "and", "or", "to", "then", "so", "please", "morning", "afternoon",
+    "evening", "night", "am", "pm", "lunch", "latest", "deadline", "noon", "is",
+    "from", "till", "until", "w", "with", "if", "but", "when", "-", "now", "after",
+}  # fmt: skip
+
+
+def _is_deadline(lowered: str, start: int) -> bool:
+    return bool(_DEADLINE.search(lowered[max(0, start - 16) : start]))
+
+
+def _words_before(lowered: str, start: int) -> list[str]:
+    return re.findall(r"[\w/]+", lowered[max(0, start - 30) : start])
+
+
+def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
+    if _A_WEEKDAY_BEFORE.search(lowered[: match.start("day")]):
+        return True  # "starts sat 12th on the morning shift"
+    before = _words_before(lowered, match.start())
+    # "tunde's 18th", "his 70th", "came 3rd": an age or a place, not a day.
+    if _AN_AGE_BEFORE.search(lowered[: match.start()]):
+        return False
+    if before and before[-1] in _BEFORE_A_RANK:
+        return False
+    rest = lowered[match.end() :]
+    if _WEEKDAY_AFTER.match(rest):
+        return False  # "the 2nd weds of the month": a day that recurs
+    following = re.match(r"\s*([^\W\d_]+)", rest)
+    if following is None:
+        return True  # the end, punctuation or a time ("the 22nd, she's", "13th 2pm")
+    gap = rest[: following.start(1)]
+    return (
+        bool(re.search(r"[^\s]", gap))
+        or following[1] in _AFTER_A_DAY
+        or (following[1] in TIME_WORDS)
+    )
+
+
+def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
+    if match["day"] not in _SHORT_AND_A_WORD:
+        return True
+    if match.start() == 0 and re.match(r"\s*[a-z]+\s*:", lowered[match.end() :]):
+        return True  # "sat jobs: ...": the day's list
+    before = _words_before(lowered, match.start())
+    if before and before[-1] in _BEFORE_A_DAY:
+        return True
+    rest = lowered[match.end() :]
+    return bool(_TIME_OF_DAY.match(rest)) or not re.match(r"\s*[^\W\d_]", rest)
+
+
+def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
+    before = _words_before(lowered, match.start())
+    if before and before[-1] in _NOT_AHEAD:
+        return True
+    # "swim tues and thurs", "sessions tues + thurs": a week's days, not one day.
+    if re.match(rf"\s*(?:and|&|\+)\s*{_A_WEEKDAY}", lowered[match.end() :]) or re.search(
+        rf"{_A_WEEKDAY}\s*(?:and|&|\+)\s*$", lowered[: match.start()]
+    ):
+        return True
+    # "the 2nd weds of the month", "first monday": one of the month's, every month.
+    if before and re.fullmatch(r"\d+(?:st|nd|rd|th)|first|second|third|fourth", before[-1]):
+        return True
+    # "moves to the monday slot from now on", "bike sat, run sun, same every wk".
+    end = re.compile(r"[.!?\n]").search(lowered, match.end())
+    if _FROM_NOW_ON.search(lowered, match.end(), end.start() if end else len(lowered)):
+        return True
+    # "died on saturday", "came in monday": a day a past verb happened on.
+    verb = before[-2] if len(before) > 1 and before[-1] in {"on", "in"} else before[-1:] or [""]
+    if _PAST_TENSE.fullmatch(verb if isinstance(verb, str) else verb[0]):
+        return True
+    if _RECURRING_AFTER.match(lowered[match.end() :]):
+        return True
+    plural = _NOUNS_AFTER.match(lowered, match.end())
+    return (
+        match.start() > 0  # "Sunday jobs: ..." is that day's list
+        and plural is not None
+        and plural["noun"] not in COMMON
+        and (plural["noun"][:-1] in english_words() or plural["noun"][:-2] in english_words())
+    )
+
+
+def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
+    """Is "today" said of something done ("the letter came today", "he rang twice today",
+    "the comp today was brutal")?"""
+    edges = [m.end() for m in _CLAUSE_EDGE.finditer(lowered[: match.start()])]
+    start = edges[-1] if edges else 0
+    end_match = _CLAUSE_EDGE.search(lowered, match.end())
+    end = end_match.start() if end_match else len(lowered)
+    return any(  # not "post the signed forms today": a participle after "the" is no past
+        not re.search(
+            r"\b(?:the|a|an|my|your|our|his|her|their|this|that)\s+$", lowered[: past.start()]
+        )
+        for past in _PAST_TENSE.finditer(lowered, start, end)
+    )
+
+
+def _ahead_in_year(today: date, month: int, day: int) -> date | None:
+    """A day of the year ahead of `today`: this year's if still to come; none if it passed in
+    the last three months ("saw it on 2 oct" said on the 27th); else next year's."""
+    this_year = _valid(today.year, month, day)
+    if this_year is None or this_year >= today:
+        return this_year
+    if (today - this_year).days <= _RECENTLY_PASSED_DAYS:
+        return None
+    return _valid(today.year + 1, month, day)
+
+
+_RECENTLY_PASSED_DAYS = 92
+
+
+def _next_weekday(today: date, weekday: int) -> date:
+    """The next such day after today ("friday" said on a Friday is a week on)."""
+    return today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
+
+
+def _month_number(name: str) -> int:
+    name = name.rstrip(".")
+    if name in _MONTH_NUMBER:
+        return _MONTH_NUMBER[name]
+    return next(i for i, month in enumerate(MONTHS, start=1) if month.startswith(name[:3]))
+
+
+def _valid(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None  # "31 February": no date rather than a guess
+
+
+def _next_day_of_month(today: date, day: int) -> date | None:
+    """A day of the month ("the 9th"): this month's if still to come, else the next one's."""
+    year, month = today.year, today.month
+    for _ in range(3):
+        candidate = _valid(year, month, day)
+        if candidate is not None and candidate >= today:
+            return candidate
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return None

@@ -1,0 +1,396 @@
+"""When a lowercase word is someone: where the sentence puts a person there ("ravi says", "ask
+priya", "dani's car", "lunch w olu"), where the lexicon knows the name well ("elena interview
+tues"), and a lowercase full name ("alasdair munro")."""
+
+from __future__ import annotations
+
+import re
+
+from shared.domain.calendar_words import TIME_WORDS
+from shared.domain.capitalised_names import a_place_said_to_be_someone
+from shared.domain.people_lexicon import (
+    NAMES_AS_WORDS,
+    a_past_form,
+    a_present_form,
+    a_word,
+    english_words,
+    everyday_word,
+    first_names,
+    in_word_list,
+    known_name,
+    known_or_unlisted,
+    name_and_word,
+    places,
+    plainly_a_name,
+    surnames,
+)
+from shared.domain.people_words import (
+    AFTER_A_SUBJECT,
+    ARTICLES,
+    CLAUSE_BREAK,
+    COMMON,
+    CONJUNCTIONS,
+    FAMILY,
+    GIVEN,
+    KIN,
+    LOWER_NOT_NAMES,
+    OBJECTS,
+    PLACE_WORDS,
+    POSSESSIVE,
+    SUBJECT_VERBS,
+    THINGS,
+    TO_A_PLACE,
+    WEAK_VERBS,
+    capitalised,
+    gap_after,
+)
+
+# A lowercase word is a person after these ("ask priya", "Slack ravi the link")...
+_CONTACT_VERBS = {
+    "ask", "tell", "call", "ring", "phone", "text", "email", "message", "msg", "thank",
+    "remind", "meet", "met", "invite", "slack", "ping", "chase", "congratulate", "cc", "dm",
+    "whatsapp", "facetime", "hug", "visit", "congrats", "let",
+}  # fmt: skip
+# ... after Spanish ones and their personal "a" ("llamar a pilar"), or at the start of a
+# clause before a verb of people (SUBJECT_VERBS: "ravi says").
+_CONTACT_VERBS_A = {
+    "llamar", "llama", "llamo", "escribir", "escribirle", "ver", "visitar", "preguntar",
+    "preguntarle", "avisar", "felicitar", "invitar", "decirle", "dile",
+}  # fmt: skip
+# Before these, "'s" is no name's ("the builder's quote", "his back's gone").
+_DETERMINERS = {
+    "the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "this", "that",
+    "these", "those", "every", "each", "no", "some", "any", "whose", "one", "next", "last",
+    "el", "la", "los", "las", "un", "una", "der", "die", "das", "den", "dem", "des", "ein",
+    "eine", "le", "les",
+}  # fmt: skip
+# Before a known first name, an article or a place word says it names a thing ("the reno").
+_BEFORE_A_THING = _DETERMINERS | ARTICLES | PLACE_WORDS
+# Before a contact verb that is a verb ("i need to ring gary"), not a noun ("phone charger").
+_BEFORE_A_VERB = {
+    "to", "and", "then", "pls", "please", "also", "i", "we", "can", "could", "should",
+    "must", "will", "gotta", "remember", "need", "dont", "don't", "forget", "or", "just",
+}  # fmt: skip
+
+
+def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
+    raw = words[i].group(0)
+    word = POSSESSIVE.sub("", raw)
+    if word in places():  # "visit calgary", "invited to argentina"; but "hollis says"
+        return a_place_said_to_be_someone(text, words, i)
+    if word in NAMES_AS_WORDS and _asked_about(text, words, i):
+        return True
+    if not plain_name(word, words, i):
+        return False
+    previous = words[i - 1].group(0).lower() if i else ""
+    before_previous = words[i - 2].group(0).lower() if i > 1 else ""
+    spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
+    if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
+        return (previous not in _DETERMINERS or not spaced_before) and not a_word(word)
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    after_gap = gap_after(text, words, i)
+    # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".
+    if (
+        spaced_before
+        and previous in _CONTACT_VERBS
+        and (_starts_clause(text, words, i - 1) or before_previous in _BEFORE_A_VERB)
+        and (
+            not following
+            or re.search(r"[^\w\s]", after_gap)
+            or POSSESSIVE.sub("", following) in COMMON
+        )
+    ):
+        return True
+    if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
+        return True
+    if (
+        spaced_before
+        and previous in {"w", "with", "con"}
+        and _ends_a_phrase(text, words, i)
+        and not a_word(word)  # "w dinosaurs and football", "w strings"
+    ):
+        return True
+    # "send marguerite the numbers", "get gary to book": the one it is sent to, or asked.
+    if spaced_before and previous == "send" and following in _DETERMINERS:
+        return True
+    if spaced_before and previous == "get" and following == "to":
+        return True
+    # "send it to gary + pay ...", "pitch it to marguerite?", "for olu, she needs it".
+    if (
+        spaced_before
+        and before_previous not in TO_A_PLACE
+        and (
+            (previous == "to" and before_previous in GIVEN and re.search(r"[^\w\s]", after_gap))
+            or (previous == "for" and after_gap.strip() == ",")
+        )
+        and not a_word(word)
+    ):
+        return True
+    # "kev + ollie", "gav and tom": the first of a pair whose second is a known name.
+    if not everyday_word(word) and i + 1 < len(words):
+        partner = words[i + 2].group(0) if i + 2 < len(words) else ""
+        if after_gap.strip() in {"+", "&"}:
+            partner = following
+        elif following not in CONJUNCTIONS or after_gap != " ":
+            partner = ""
+        partner = POSSESSIVE.sub("", partner)
+        if (
+            partner
+            and partner.lower() not in ARTICLES | COMMON
+            and plainly_a_name(partner, common_too=False)
+        ):
+            return True
+    # "ravi + kwame", "bex and wen", "elena, tobi and kemi": one of a list whose first is
+    # a name.
+    gap_before = gap_after(text, words, i - 1).strip() if i else ""
+    if last_end == i and gap_before in {"+", "&"}:
+        return True
+    if last_end == i and gap_before == "," and (following in CONJUNCTIONS or "," in after_gap):
+        return True
+    if last_end == i - 1 and previous in CONJUNCTIONS and spaced_before:
+        return True
+    # At a clause's start before a verb: any verb after a word no English word list holds
+    # ("keiko found a bug", "femi can't start"), only a person's after an everyday word
+    # ("receipt is", "patch sent") or a name that is one ("will").
+    if _starts_clause(text, words, i) and _subject_of_a_verb(
+        text,
+        words,
+        i,
+        only_a_persons=not name_and_word(word)
+        and (everyday_word(word) or not known_or_unlisted(word)),
+    ):
+        return True
+    # A first name the lexicon knows well ("elena interview tues", "gary back tues 3rd", "el
+    # pasaporte de dani") stands for a person wherever no article, place word, number or
+    # thing says otherwise ("the reno", "10 min walk", "burton rd"); short ones ("na", "om")
+    # are too often another language's words.
+    return (
+        (len(word) > 3 or (len(word) == 3 and _short_name_alone(text, words, i)))
+        and plainly_a_name(word, common_too=False)
+        and not (spaced_before and previous in _BEFORE_A_THING)
+        and not (i and words[i - 1].group(0)[:1].isdigit())
+        and not re.search(r"\d\s*$", text[: words[i].start()])
+        and following.removesuffix("s") not in THINGS
+    )
+
+
+def plain_name(word: str, words: list[re.Match[str]], i: int, after_a_title: bool = False) -> bool:
+    """Could this lowercase word be a name at all: a word of letters that is none of the
+    common words, times or verbs ("granny maeve", not "granny says"), nor shaped like a
+    word's inflection or derivation ("meeting", "quickly") unless no word it is made from
+    is English ("pengelly") or the word list holds it as a proper noun ("pickering")."""
+    low = word.lower()
+    return (
+        len(word) > 1
+        and word.isalpha()
+        and word == low
+        and low not in COMMON
+        and low not in FAMILY
+        and low not in KIN
+        and low not in SUBJECT_VERBS
+        and low not in AFTER_A_SUBJECT
+        and low not in _CONTACT_VERBS
+        and low not in LOWER_NOT_NAMES
+        and not (
+            len(low) > 4
+            and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly"))
+            and not known_name(low)  # "aisling"
+            and not after_a_title
+            and capitalised(low) not in english_words()  # "pickering"
+            and (in_word_list(low) or in_word_list(re.sub(r"(?:tion|ment|ness|ly)$", "", low)))
+        )
+    )
+
+
+def _asked_about(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` the one a clause's contact verb reaches, before "about"/"re" or where
+    the clause ends ("ask will about the van", "ring bill re the lease", "text may.")?"""
+    if i == 0 or words[i - 1].group(0).lower() not in _CONTACT_VERBS:
+        return False
+    if not _starts_clause(text, words, i - 1) or gap_after(text, words, i - 1) != " ":
+        return False
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    return (
+        not following
+        or following in {"about", "re"}
+        or bool(CLAUSE_BREAK.search(gap_after(text, words, i)))
+    )
+
+
+# Words that start a new clause, as a comma or a full stop does (CLAUSE_BREAK).
+_CLAUSE_WORDS = {
+    "and", "but", "then", "so", "also", "ok", "y", "und", "pero", "aber", "before", "after",
+    "when", "until", "till", "til", "unless", "while", "once", "since", "because", "cos",
+}  # fmt: skip
+
+
+def _starts_clause(text: str, words: list[re.Match[str]], i: int) -> bool:
+    if i == 0:
+        return True
+    if CLAUSE_BREAK.search(text[words[i - 1].end() : words[i].start()]):
+        return True
+    return words[i - 1].group(0).lower() in _CLAUSE_WORDS
+
+
+# The verbs said of one person, not of a plural noun ("jonas says", not "meetings had").
+_SINGULAR_VERBS = {
+    v for v in SUBJECT_VERBS if v.endswith("s") and v not in {"was", "has", "is"}
+} | {"was", "has", "is", "isn't", "isnt", "wasn't", "wasnt", "doesn't", "doesnt"}
+# What things say too ("letter says", "sticker says").
+_SAYS = {"says", "said", "say"}
+# What follows a verb, not a plural noun ("lands at", "flies home", "pops in", "sends her").
+_AFTER_A_VERB = {
+    "at", "in", "on", "to", "home", "up", "out", "back", "off", "with", "w", "me", "her",
+    "him", "them", "us", "into", "over", "round", "the", "a", "my", "our", "your", "his",
+}  # fmt: skip
+
+
+def _subject_of_a_verb(
+    text: str, words: list[re.Match[str]], i: int, only_a_persons: bool = False
+) -> bool:
+    """Is `words[i]` followed by a verb a person does ("ravi says", "hana to send", "cormac
+    and shauna are", "ravi on it")? With `only_a_persons`, a verb only a person does ("bex
+    says", not "receipt is" or "offer to elena")."""
+    j = i + 1
+    if j >= len(words) or ":" in gap_after(text, words, i):
+        return False  # "porto: found a flat": a heading, not a subject
+    # "X and Y are", "X + Y on call": look past the partner (a known name says both are).
+    if gap_after(text, words, i).strip() in {"+", "&"} and words[j].group(0).lower() in {"me", "i"}:
+        return True  # "ishbel + me on the cruise"
+    if gap_after(text, words, i).strip() in {"+", "&"} and j + 1 < len(words):
+        only_a_persons = only_a_persons and not plainly_a_name(words[j].group(0))
+        j += 1
+    elif words[j].group(0).lower() in CONJUNCTIONS and j + 1 < len(words):
+        if words[j + 1].group(0).lower() in {"me", "i"}:  # "jürgen and me on the call"
+            return True
+        only_a_persons = only_a_persons and not plainly_a_name(words[j + 1].group(0))
+        j += 2
+    elif gap_after(text, words, i).strip() == "," and j + 2 < len(words):
+        # "elena, tobi and kemi for the role": a list of names at a clause's start.
+        partner, conjunction, last = (w.group(0) for w in words[j : j + 3])
+        return (
+            conjunction.lower() in CONJUNCTIONS
+            and plain_name(partner, words, j)
+            and plain_name(last, words, j + 2)
+        )
+    if j >= len(words):
+        return False
+    following = words[j].group(0).lower()
+    after = words[j + 1].group(0).lower() if j + 1 < len(words) else ""
+    word = words[i].group(0).lower()
+    if only_a_persons and following in WEAK_VERBS:
+        return False
+    # "letter says", "sticker says": things say things too, and a role is no name.
+    if (
+        following in _SAYS
+        and a_word(word)
+        and word not in surnames()
+        and capitalised(word) not in english_words()  # "paddy says"
+    ):
+        return False
+    if following in SUBJECT_VERBS:
+        # "meetings had", "clocks are": a plural noun, not a name ("jonas says").
+        return (
+            j > i + 1
+            or not word.endswith("s")
+            or following in _SINGULAR_VERBS
+            or known_name(word)  # "precious told me", "jonas had"
+        )
+    if only_a_persons:
+        return False
+    unlisted_or_rare = first_names().get(word) in {None, "r"}  # "alun changed plans"
+    if a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
+        return not CLAUSE_BREAK.search(gap_after(text, words, j))  # "ruaridh dragged me up"
+    if a_present_form(following) and unlisted_or_rare and after in _AFTER_A_VERB:
+        return gap_after(text, words, j) == " "  # "encarni lands at 2", "kasia pops in"
+    if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
+        return bool(after) and after not in _DETERMINERS and after not in OBJECTS
+    return following == "on" and after in {"it", "call", "leave", "holiday"}
+
+
+def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """A three-letter name with no number right beside it ("but kai scored"; not "90 secs
+    max", "max 4000 words") that is no English word."""
+    word = words[i].group(0)
+    return (
+        not everyday_word(word)
+        and not re.match(r"\s*\d", text[words[i].end() :])
+        and not re.search(r"\d\s*$", text[: words[i].start()])
+        and not (  # "6 volunteers min"; not "4-1 but kai"
+            i > 0
+            and words[i - 1].group(0).lower() not in COMMON
+            and re.search(r"\d\s*$", text[: words[i - 1].start()])
+        )
+    )
+
+
+# A lowercase word after "w"/"with" is a person when the phrase ends there ("lunch w olu -",
+# "check in w dani on thurs"), not when a noun follows ("w bad wifi").
+_ENDS_A_PHRASE = {
+    "and", "about", "re", "tmrw", "tmw", "today", "tomorrow", "tonight", "later", "soon",
+    "first", "again", "y", "und", "too", "asap", "tho", "lol", "ok", "cuando",
+}  # fmt: skip
+# Before a time that ends the phrase too ("w dani on thurs", "w olu at 3").
+_BEFORE_A_TIME = {"on", "at", "this", "next", "before", "after", "by", "from", "tues", "thurs"}
+
+
+def _ends_a_phrase(text: str, words: list[re.Match[str]], i: int) -> bool:
+    if i + 1 >= len(words) or re.search(r"[^\w\s]", gap_after(text, words, i)):
+        return True
+    following = words[i + 1].group(0).lower()
+    if following in _ENDS_A_PHRASE:
+        return True
+    after = words[i + 2].group(0).lower() if i + 2 < len(words) else ""
+    return following in _BEFORE_A_TIME and (after in TIME_WORDS or after[:1].isdigit())
+
+
+def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the lowercase word after the first name `words[i]` a surname: one the word list
+    holds as a proper noun and the lexicon not as a first name ("alasdair munro", "gillian
+    frost"; not "pilar cuando", "dani says")?"""
+    if i + 1 >= len(words) or gap_after(text, words, i) != " ":
+        return False
+    raw = words[i + 1].group(0)
+    surname = POSSESSIVE.sub("", raw)
+    if (
+        surname != surname.lower()
+        or len(surname) < 3
+        or surname in COMMON
+        or surname in LOWER_NOT_NAMES
+        or surname in SUBJECT_VERBS
+        or surname in _ELSEWHERE_WORDS
+    ):
+        return False
+    mark = first_names().get(surname)
+    listed = capitalised(surname) in english_words() or surname in surnames()
+    if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
+        # "hattie marsh's agent": even a word, where the possessive closes the name.
+        return (mark in {"r", ""} or raw != surname) and listed and surname in surnames()
+    # "glenys rees", "ronan kehoe"; "hattie marsh's agent": even a word, where the
+    # possessive closes the name.
+    return listed and (
+        raw != surname
+        or not everyday_word(surname)
+        or capitalised(surname) in english_words()  # "gillian frost"
+    )
+
+
+# Other languages' small words, which no English list holds ("pilar cuando llegue").
+_ELSEWHERE_WORDS = {
+    "cuando", "que", "para", "pero", "porque", "como", "donde", "por", "sin", "desde",
+    "hasta", "muy", "mañana", "und", "oder", "aber", "wenn", "weil", "dass", "mit", "bei",
+    "nach", "vom", "zum", "zur", "noch", "auch", "schon", "quando", "perché", "mais",
+    "quand", "avec", "pour", "dans", "sur",
+}  # fmt: skip
+
+
+def cued_as_a_person(text: str, words: list[re.Match[str]], i: int, end: int) -> bool:
+    """Is the phrase `words[i:end]` reached by a contact word ("tell", "w", "to") before it,
+    or followed by a verb ("says", "needs"), or a possessive ("alasdair munro's email")?"""
+    previous = words[i - 1].group(0).lower() if i else ""
+    if previous in _CONTACT_VERBS | {"w", "with", "to", "for", "from"}:
+        return True
+    if bool(POSSESSIVE.search(words[end - 1].group(0))):
+        return True
+    following = words[end].group(0).lower() if end < len(words) else ""
+    return following in SUBJECT_VERBS or a_present_form(following)

@@ -1,0 +1,172 @@
+"""The people a capture names (`people_in`), read word by word: a title and a surname, a
+kinship word and a name, a family word, or a name written capitalised (capitalised_names.py)
+or in lowercase (lowercase_names.py)."""
+
+from __future__ import annotations
+
+import re
+
+from shared.domain.capitalised_names import is_name, name_at
+from shared.domain.lowercase_names import (
+    a_surname_after,
+    cued_as_a_person,
+    lowercase_name_at,
+    plain_name,
+)
+from shared.domain.people_lexicon import (
+    a_past_form,
+    everyday_word,
+    in_word_list,
+    known_name,
+    plainly_a_name,
+)
+from shared.domain.people_words import (
+    A_PERSONS_VERBS,
+    CLAUSE_BREAK,
+    COMMON,
+    FAMILY,
+    KIN,
+    OBJECTS,
+    POSSESSIVE,
+    capitalised,
+    gap_after,
+)
+
+# A word of letters, with inner hyphens or apostrophes ("Marie-Claire", "O'Neill", "Zoë").
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+# Titles written in lowercase ("mr okafor", "dr bhatt"); not "miss", also a verb.
+_LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof", "cllr", "herr", "frau", "sra"}
+# Titles said only before a surname: after them even a word is one ("mrs harries", "herr
+# gruber"); "dr" and "prof" also come before a thing ("dr appt").
+_SURNAME_TITLES = _LOWER_TITLES - {"dr", "prof"}
+_FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
+# Before a family word, someone else's relative, not the user's ("his mum", "Yusuf's dad").
+_SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
+
+
+def people_in(text: str) -> list[str]:
+    """The people a capture names, as a person would list them, each once: full names kept
+    whole ("Pedro Alves"), kinship words with the name ("Granny Maeve"), titles dropped,
+    possessives read ("April's" -> "April"), lowercase names capitalised where the sentence
+    says a person stands there ("ravi says", "ask priya", "dani's car")."""
+    words = list(_WORD.finditer(text))
+    spans: dict[int, tuple[int, str]] = {}
+    last_end = -1
+    i = 0
+    while i < len(words):
+        length, name = _person_at(text, words, i, last_end)
+        if length:
+            spans[i] = (length, name)
+            last_end = i + length
+            i += length
+        else:
+            i += 1
+    # A word read as a name in one place is that name wherever else it is written.
+    covered = {j for i, (length, _) in spans.items() for j in range(i, i + length)}
+    known = {n.lower(): n for _, n in spans.values() if " " not in n and n.lower() not in FAMILY}
+    for j, match in enumerate(words):
+        word = POSSESSIVE.sub("", match.group(0))
+        if j not in covered and word.lower() in known and word.lower() not in COMMON:
+            spans[j] = (1, known[word.lower()])
+    names: list[str] = []
+    for i in sorted(spans):
+        name = spans[i][1]
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> tuple[int, str]:
+    """How many words starting at `words[i]` make one person's name (0: none), and the name."""
+    raw = words[i].group(0)
+    word = POSSESSIVE.sub("", raw)
+    low = word.lower()
+    if raw in _LOWER_TITLES and i + 1 < len(words) and gap_after(text, words, i) == " ":
+        following = POSSESSIVE.sub("", words[i + 1].group(0))
+        # "mr okafor", "dr bhatt": a surname whatever its case, unless a word ("dr appt").
+        if (
+            following == following.lower()
+            and plain_name(following, words, i + 1, after_a_title=True)
+            and (raw in _SURNAME_TITLES or not everyday_word(following))
+            and not _glued_to_a_number(text, words, i + 1)
+        ):
+            return 2, capitalised(following)
+    if low in KIN and raw == word and i + 1 < len(words) and gap_after(text, words, i) == " ":
+        following = POSSESSIVE.sub("", words[i + 1].group(0))
+        last = i + 2 == len(words) and following == words[i + 1].group(0)
+        # "Auntie Win", "uncle terry" at the end too; not "nan died" or "für Oma kaufen":
+        # after a family word that names someone alone, an everyday word is no name.
+        if (
+            is_name(following)
+            or (
+                # "grandad con's party": a name whatever else the word is, before "'s"
+                low in FAMILY
+                and known_name(following)
+                and following != words[i + 1].group(0)
+                and following not in OBJECTS | _SOMEONE_ELSES
+            )
+            or (
+                plain_name(following, words, i + 1)
+                and (
+                    low not in FAMILY
+                    or not everyday_word(following)
+                    # "grandad con's party", "grandad con did a speech": a name that is a word
+                    or (known_name(following) and _said_after(text, words, i + 1))
+                )
+                and (not last or plainly_a_name(following))
+            )
+        ):
+            return 2, f"{capitalised(word)} {capitalised(following)}"
+    if low in FAMILY or (low in _FAMILY_PLURALS and raw == word):
+        if i and _someone_elses(text, words, i):
+            return 0, ""
+        return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
+    if word[:1].isupper():
+        if _glued_to_a_number(text, words, i):
+            return 0, ""  # "Jet2", "Win11": a product, not a person
+        length = name_at(text, words, i, last_end)
+        parts = [POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
+        return length, " ".join(parts)
+    if (  # "tell alasdair munro", "alasdair munro says": a full name no lexicon lists
+        raw == word
+        and word == low
+        and not in_word_list(low)
+        and not known_name(word)
+        and a_surname_after(text, words, i)
+        and plain_name(word, words, i)
+        and cued_as_a_person(text, words, i, i + 2)
+    ):
+        surname = POSSESSIVE.sub("", words[i + 1].group(0))
+        return 2, f"{capitalised(word)} {capitalised(surname)}"
+    if lowercase_name_at(text, words, i, last_end):
+        if raw == word and plainly_a_name(word) and a_surname_after(text, words, i):
+            surname = POSSESSIVE.sub("", words[i + 1].group(0))
+            return 2, f"{capitalised(word)} {capitalised(surname)}"  # "alasdair munro"
+        return 1, capitalised(word)
+    return 0, ""
+
+
+def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the family word `words[i]` someone else's relative ("his mum", "Yusuf's dad")?"""
+    before = words[i - 1].group(0)
+    if gap_after(text, words, i - 1) != " ":
+        return False
+    return before.lower() in _SOMEONE_ELSES or (
+        bool(POSSESSIVE.search(before)) and before.lower() not in {"it's", "that's", "what's"}
+    )
+
+
+def _said_after(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` possessive, or followed by a verb only a person does or by a verb's
+    past ("con's party", "con did a speech", "dean found rot")?"""
+    if POSSESSIVE.search(words[i].group(0)):
+        return True
+    if i + 1 >= len(words) or CLAUSE_BREAK.search(gap_after(text, words, i)):
+        return False
+    following = words[i + 1].group(0).lower()
+    return following in A_PERSONS_VERBS or a_past_form(following)
+
+
+def _glued_to_a_number(text: str, words: list[re.Match[str]], i: int) -> bool:
+    end = words[i].end()
+    return end < len(text) and text[end].isdigit()
