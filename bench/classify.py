@@ -56,6 +56,12 @@ def main(argv: list[str]) -> int:
         help="offline: classify each --set with examples that hold the other sets but not it",
     )
     parser.add_argument(
+        "--encoder",
+        choices=("minilm", "e5"),
+        help="offline: the classifier's sentence encoder (default: the setting"
+        " OFFLINE_CLASSIFIER_ENCODER)",
+    )
+    parser.add_argument(
         "--price-in", type=float, default=PRICE_IN_PER_M, help="USD per 1M prompt tokens"
     )
     parser.add_argument(
@@ -79,13 +85,14 @@ def main(argv: list[str]) -> int:
                 file=sys.stderr,
             )
             return 2
+    encoder = args.encoder or _encoder_setting()
     if args.leave_one_out:
-        return _leave_one_out(sets)
+        return _leave_one_out(sets, encoder)
     prices = Prices(args.price_in, args.price_out)
-    report = run(args.model, captures, prices)
+    report = run(args.model, captures, prices, encoder)
     report["set"] = ", ".join(_relative(path) for path in sets)
     if args.folds:
-        report["examples_cross_validated"] = crossval.cross_validate(args.folds)
+        report["examples_cross_validated"] = crossval.cross_validate(args.folds, encoder=encoder)
     report["date"] = datetime.now(UTC).isoformat(timespec="seconds")
     report["command"] = "python -m bench classify " + " ".join(argv)
     report["machine"] = machine()
@@ -98,8 +105,16 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _leave_one_out(sets: list[Path]) -> int:
-    result = crossval.leave_one_set_out({path.stem: load(path) for path in sets})
+def _encoder_setting() -> str:
+    from shared.settings import get_settings
+
+    return get_settings().offline_classifier_encoder
+
+
+def _leave_one_out(sets: list[Path], encoder: str) -> int:
+    result = crossval.leave_one_set_out({path.stem: load(path) for path in sets}, encoder=encoder)
+    result["encoder"] = encoder
+    print(f"offline classifier over {encoder}'s vectors, each set left out in turn")
     for name, f in [*result["sets"].items(), ("pooled", result["pooled"])]:
         right, asked, wrong = f["bucketed_filed_right_asked_wrong"]
         print(
@@ -107,19 +122,26 @@ def _leave_one_out(sets: list[Path]) -> int:
             f" filed wrong {_v(wrong)}; clear right bucket {_v(f['bars']['clear_right_bucket'])};"
             f" other languages right or asked {_v(f['other_language_acceptable'])}"
         )
-    out = RESULTS / f"classify-leave-one-out-{len(sets)}-sets.json"
+    out = RESULTS / f"classify-leave-one-out-{len(sets)}-sets-{encoder}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, default=str) + "\n")
     return 0
 
 
-def run(model: str, captures: list[LabelledCapture], prices: Prices | None = None) -> dict:
-    """Classify every capture, one at a time, with the `model` the settings configure."""
+def run(
+    model: str,
+    captures: list[LabelledCapture],
+    prices: Prices | None = None,
+    encoder: str | None = None,
+) -> dict:
+    """Classify every capture, one at a time, with the `model` the settings configure (offline:
+    over `encoder`'s vectors, default the setting's)."""
     usage: list[CompletionUsage] = []
     started = time.perf_counter()
-    classifier = build(model, on_usage=usage.append)
+    classifier = build(model, on_usage=usage.append, encoder=encoder)
     report: dict = {"model": model}
     if model == "offline":
+        report["encoder"] = encoder or _encoder_setting()
         classifier.warm_up()  # type: ignore[attr-defined]  # the offline one has it; the port not
         report["warm_up_s"] = round(time.perf_counter() - started, 2)
     else:
@@ -142,14 +164,19 @@ def run(model: str, captures: list[LabelledCapture], prices: Prices | None = Non
     return report
 
 
-def build(model: str, on_usage: Callable[[CompletionUsage], None] | None = None) -> Classifier:
-    """The app's classifier: the offline model, or the configured model server's."""
+def build(
+    model: str,
+    on_usage: Callable[[CompletionUsage], None] | None = None,
+    encoder: str | None = None,
+) -> Classifier:
+    """The app's classifier: the offline model (over `encoder`, default the setting's), or the
+    configured model server's."""
     from shared import bootstrap
 
     if model == "offline":
         from shared.adapters.classifier.minilm import MiniLMClassifier
 
-        return MiniLMClassifier()
+        return MiniLMClassifier(encoder=encoder or _encoder_setting())  # type: ignore[arg-type]
     return bootstrap.root().openai_classifier(on_usage=on_usage)
 
 

@@ -8,6 +8,7 @@ import json
 import random
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench.figures import Judged, figures
@@ -34,7 +35,7 @@ def folds(examples: dict[str, list[str]], k: int) -> list[dict[str, list[str]]]:
     return out
 
 
-def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
+def cross_validate(k: int, examples_path: Path = EXAMPLES, encoder: str = "minilm") -> dict:
     from shared.adapters.classifier.minilm import MiniLMClassifier
 
     examples = json.loads(examples_path.read_text(encoding="utf-8"))
@@ -48,7 +49,7 @@ def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
             }
             path = Path(tmp) / f"fold-{held_out}.json"
             path.write_text(json.dumps(train), encoding="utf-8")
-            classifier = MiniLMClassifier(examples_path=path)
+            classifier = MiniLMClassifier(examples_path=path, encoder=encoder)  # type: ignore[arg-type]
             classifier.warm_up()
             rows = [
                 LabelledCapture(
@@ -64,41 +65,52 @@ def cross_validate(k: int, examples_path: Path = EXAMPLES) -> dict:
 
 
 def leave_one_set_out(
-    sets: dict[str, list[LabelledCapture]], examples_path: Path = EXAMPLES
+    sets: dict[str, list[LabelledCapture]], examples_path: Path = EXAMPLES, encoder: str = "minilm"
 ) -> dict:
     """Each labelled set classified by a classifier that has none of its captures: the written
     examples and the months (`months.json`) without them, and the other sets among the months
     (those not there yet are added under their label): how the classifier does on one more
     person's life, as the held-out sets test it."""
-    from shared.adapters.classifier.minilm import MONTHS_FILE, MiniLMClassifier
+    from shared.adapters.classifier.minilm import MiniLMClassifier
 
-    examples = json.loads(examples_path.read_text(encoding="utf-8"))
-    months_path = examples_path.with_name(MONTHS_FILE)
-    months = json.loads(months_path.read_text(encoding="utf-8")) if months_path.exists() else {}
     per_set: dict[str, dict] = {}
     pooled: list[Judged] = []
     with tempfile.TemporaryDirectory(prefix="bench-sets-") as tmp:
-        for name, held_out in sets.items():
-            own = {c.text for c in held_out}
-            train = {group: [t for t in texts if t not in own] for group, texts in examples.items()}
-            others = {group: [t for t in texts if t not in own] for group, texts in months.items()}
-            known = {t for texts in [*train.values(), *others.values()] for t in texts}
-            for other, captures in sets.items():
-                for c in captures:
-                    if other != name and c.is_bucket and c.text not in known:
-                        others.setdefault(c.label, []).append(c.text)
-                        known.add(c.text)
-            folder = Path(tmp) / f"without-{name}"
-            folder.mkdir()
-            (folder / MONTHS_FILE).write_text(json.dumps(others), encoding="utf-8")
-            path = folder / "examples.json"
-            path.write_text(json.dumps(train), encoding="utf-8")
-            classifier = MiniLMClassifier(examples_path=path)
+        for name, held_out, path in sets_left_out(sets, Path(tmp), examples_path):
+            classifier = MiniLMClassifier(examples_path=path, encoder=encoder)  # type: ignore[arg-type]
             classifier.warm_up()
             judged = asyncio.run(_judge(classifier, held_out))
             per_set[name] = figures(judged)
             pooled += judged
     return {"sets": per_set, "pooled": figures(pooled)}
+
+
+def sets_left_out(
+    sets: dict[str, list[LabelledCapture]], folder: Path, examples_path: Path = EXAMPLES
+) -> Iterator[tuple[str, list[LabelledCapture], Path]]:
+    """Per set: its name, its captures, and the examples file (under `folder`, with its
+    months beside it) of a classifier that has none of them."""
+    from shared.adapters.classifier.minilm import MONTHS_FILE
+
+    examples = json.loads(examples_path.read_text(encoding="utf-8"))
+    months_path = examples_path.with_name(MONTHS_FILE)
+    months = json.loads(months_path.read_text(encoding="utf-8")) if months_path.exists() else {}
+    for name, held_out in sets.items():
+        own = {c.text for c in held_out}
+        train = {group: [t for t in texts if t not in own] for group, texts in examples.items()}
+        others = {group: [t for t in texts if t not in own] for group, texts in months.items()}
+        known = {t for texts in [*train.values(), *others.values()] for t in texts}
+        for other, captures in sets.items():
+            for c in captures:
+                if other != name and c.is_bucket and c.text not in known:
+                    others.setdefault(c.label, []).append(c.text)
+                    known.add(c.text)
+        without = folder / f"without-{name}"
+        without.mkdir(exist_ok=True)
+        (without / MONTHS_FILE).write_text(json.dumps(others), encoding="utf-8")
+        path = without / "examples.json"
+        path.write_text(json.dumps(train), encoding="utf-8")
+        yield name, held_out, path
 
 
 async def _judge(classifier, rows: list[LabelledCapture]) -> list[Judged]:

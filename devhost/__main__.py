@@ -385,8 +385,9 @@ def _say_not_ready(status: str, body: dict) -> None:
     if status == "warming":
         names = " and ".join(body.get("models") or {})
         print(
-            f"Warming the offline models ({names}): about half a minute, longer on a busy "
-            'machine; /api/health answers 503 "warming" until then.',
+            f"Warming the offline models ({names}): seconds, but a minute or two on a first "
+            "start (the classifier encodes its examples once) or a busy machine; /api/health "
+            'answers 503 "warming" until then.',
             flush=True,
         )
     elif status == "unhealthy":

@@ -166,7 +166,7 @@ class Root:
         with _offline_model():
             from shared.adapters.classifier.minilm import MiniLMClassifier
 
-        return MiniLMClassifier()
+        return MiniLMClassifier(encoder=self.settings.offline_classifier_encoder)
 
     def openai_classifier(
         self, on_usage: Callable[[CompletionUsage], None] | None = None
@@ -208,7 +208,13 @@ class Root:
             built = self.adapters
         except RuntimeError as exc:  # no model server and no offline models: a missing setting
             return {"models": ModelCheck(status="down", seconds=0, error=type(exc).__name__)}
-        warm_up.start({"classifier": built.classifier, "transcriber": built.transcriber})
+        warm_up.start(
+            {
+                "classifier": built.classifier,
+                "transcriber": built.transcriber,
+                "embedder": built.embedder,
+            }
+        )
         return warm_up.checks()
 
     async def close(self) -> None:

@@ -144,6 +144,11 @@ class Settings(BaseSettings):
     embedding_min_similarity: float = Field(
         default=0.3, ge=-1, le=1, validation_alias=AliasChoices("EMBEDDING_MIN_SIMILARITY")
     )
+    # The offline classifier's sentence encoder (no model server configured): all-MiniLM-L6-v2
+    # ("minilm", the one search's offline embedder uses) or multilingual-e5-small ("e5").
+    offline_classifier_encoder: Literal["minilm", "e5"] = Field(
+        default="e5", validation_alias=AliasChoices("OFFLINE_CLASSIFIER_ENCODER")
+    )
     model_timeout_s: float = Field(default=10.0, validation_alias=AliasChoices("MODEL_TIMEOUT_S"))
     model_max_retries: int = Field(default=2, validation_alias=AliasChoices("MODEL_MAX_RETRIES"))
     # A cap on the classifier's answer (sent as max_completion_tokens). Unset by default:

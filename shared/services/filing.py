@@ -39,9 +39,10 @@ async def classify_and_file(
     outcome (a live run holds it for its stream).
 
     The vector is of the very words the classifier is asked, asked for at the same time:
-    inside the model's wait. With Azure OpenAI the two calls run side by side; offline the
-    two ask the one loaded MiniLM for the same text, and it makes one forward pass for both
-    (classifier/minilm.py), so a capture's time over the model is what it was."""
+    inside the model's wait. With Azure OpenAI the two calls run side by side; offline too
+    (the classifier's multilingual-e5-small and the embedder's MiniLM, on two threads), and
+    where the classifier runs on MiniLM as well the one loaded model makes one forward pass
+    for both (classifier/minilm.py)."""
     if item.is_deleted:
         raise CaptureDeleted(item.id)
     if item.is_settled:

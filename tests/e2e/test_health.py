@@ -70,7 +70,7 @@ def test_a_fresh_host_is_warming_until_its_offline_models_classify_then_files_at
             body = first.json()
             assert body["status"] == "warming"
             assert {c["status"] for c in body["checks"].values()} == {"ok"}
-            assert set(body["models"]) == {"classifier", "transcriber"}
+            assert set(body["models"]) == {"classifier", "transcriber", "embedder"}
             assert "warming" in {m["status"] for m in body["models"].values()}
 
             def ready() -> dict | None:

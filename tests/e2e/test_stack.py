@@ -79,7 +79,7 @@ def test_stack_is_ready_when_a_capture_files_at_once_and_ctrl_c_stops_everything
         # "Ready" only once the offline models have warmed up; it said so meanwhile.
         eventually(lambda: "Ready in " in log_path.read_text(), timeout=300, interval=0.5)
         output = log_path.read_text()
-        assert "Warming the offline models (classifier and transcriber)" in output
+        assert "Warming the offline models (classifier and transcriber and embedder)" in output
         assert output.index("Warming the offline models") < output.index("Ready in ")
         assert "local-dev-key" in output and "curl" in output
         assert f"web app: {web}\n" in output and "not among the CORS origins" not in output

@@ -72,7 +72,7 @@ async def test_minilm_shares_the_classifiers_model_and_its_vector(tmp_path: Path
     examples.write_text(json.dumps(SMALL_EXAMPLES))
     text = "remember to oil the bike chain before the commute on monday"
     encoder = get_encoder()
-    await MiniLMClassifier(examples).classify(text)
+    await MiniLMClassifier(examples, encoder="minilm").classify(text)
     calls: list[list[str]] = []
     forward = encoder.encode
 
@@ -102,7 +102,7 @@ async def test_the_classifier_and_the_embedder_at_once_make_one_pass(tmp_path: P
 
     examples = tmp_path / "examples.json"
     examples.write_text(json.dumps(SMALL_EXAMPLES))
-    classifier, embedder = MiniLMClassifier(examples), MiniLMEmbedder()
+    classifier, embedder = MiniLMClassifier(examples, encoder="minilm"), MiniLMEmbedder()
     await classifier.classify("warm the index up")
     encoder = get_encoder()
     calls: list[list[str]] = []

@@ -1,4 +1,5 @@
-"""The offline MiniLM classifier: encoder fidelity, held-out accuracy, edge cases and titles."""
+"""The offline classifier (over multilingual-e5-small, the app's default, or MiniLM): MiniLM's
+encoder fidelity, held-out accuracy, edge cases and titles."""
 
 import asyncio
 import json
@@ -34,7 +35,16 @@ def encoder() -> MiniLMEncoder:
 
 @pytest.fixture(scope="module")
 def classifier() -> MiniLMClassifier:
+    """The app's offline classifier, over its default encoder."""
     c = MiniLMClassifier()
+    c.warm_up()
+    return c
+
+
+@pytest.fixture(scope="module")
+def minilm_classifier() -> MiniLMClassifier:
+    """The offline classifier over MiniLM (OFFLINE_CLASSIFIER_ENCODER=minilm)."""
+    c = MiniLMClassifier(encoder="minilm")
     c.warm_up()
     return c
 
@@ -184,13 +194,16 @@ def test_the_months_count_beside_the_examples(encoder: MiniLMEncoder) -> None:
     examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
     months = json.loads(EXAMPLES.with_name(minilm.MONTHS_FILE).read_text(encoding="utf-8"))
     capture = ["tessa says the kiln firing moved to thurs, glaze tests after"]
+    tuning = minilm.TUNINGS["minilm"]
     without = minilm._ExampleIndex(examples, encoder).probabilities(
-        encoder.encode(capture), capture
+        encoder.encode(capture), capture, tuning
     )
-    beside = _get_index(EXAMPLES.resolve()).probabilities(encoder.encode(capture), capture)
+    beside = _get_index(EXAMPLES.resolve(), "minilm").probabilities(
+        encoder.encode(capture), capture, tuning
+    )
     assert not np.allclose(without, beside)
     assert minilm._ExampleIndex(examples, encoder, months).probabilities(
-        encoder.encode(capture), capture
+        encoder.encode(capture), capture, tuning
     ) == pytest.approx(beside, abs=1e-6)
 
 
@@ -313,19 +326,21 @@ async def test_a_call_about_a_project_is_not_sure_people(classifier: MiniLMClass
     ],
 )
 async def test_a_capture_in_words_the_encoder_does_not_know_is_not_filed_as_sure(
-    classifier: MiniLMClassifier, text: str
+    minilm_classifier: MiniLMClassifier, text: str
 ) -> None:
-    # The encoder knows English: in another language cut into many word pieces, whatever
+    # MiniLM knows English: in another language cut into many word pieces, whatever
     # bucket it guesses, it asks. (A language close to English, in words it knows, is filed
     # like English: right or wrong, its similarities then mean something.)
-    result = await classifier.classify(text)
+    result = await minilm_classifier.classify(text)
     assert result.confidence < 0.6
     assert result.question
 
 
-async def test_names_do_not_make_a_capture_look_foreign(classifier: MiniLMClassifier) -> None:
+async def test_names_do_not_make_a_capture_look_foreign(
+    minilm_classifier: MiniLMClassifier,
+) -> None:
     text = "Aoife and Tadhg Ó Súilleabháin are coming on Saturday"
-    result = await classifier.classify(text)
+    result = await minilm_classifier.classify(text)
     assert result.bucket is Bucket.PEOPLE
     # Not held back as another language: the names are left out of the word pieces counted.
     assert minilm._pieces_per_word(text) < minilm._UNFAMILIAR_PIECES_PER_WORD
@@ -354,7 +369,7 @@ def _with_probabilities(
     monkeypatch: pytest.MonkeyPatch, classifier: MiniLMClassifier, probs: list[float]
 ) -> None:
     """Pin the model's output so the mapping to bucket/confidence/question is tested alone."""
-    index = _get_index(classifier._examples_path)
+    index = _get_index(classifier._examples_path, classifier._encoder_name)
     monkeypatch.setattr(index, "probabilities", lambda *_: np.array([probs], dtype=np.float32))
 
 

@@ -1,6 +1,7 @@
-"""Offline embeddings: all-MiniLM-L6-v2 (384 dimensions), the same loaded model the offline
-classifier uses (one per process: classifier/minilm.get_encoder), reusing the vector the
-classifier just made of the same words."""
+"""Offline embeddings: all-MiniLM-L6-v2 (384 dimensions), one loaded model per process
+(classifier/minilm.get_encoder); when the offline classifier runs on MiniLM too
+(OFFLINE_CLASSIFIER_ENCODER=minilm) it reuses the vector the classifier just made of the same
+words."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ class MiniLMEmbedder:
     # Measured on our captures: paraphrases 0.45-0.75 ("bike commute" / "cycling to work"
     # 0.45), unrelated ones under 0.27.
     min_similarity = 0.3
+
+    def warm_up(self) -> None:
+        """Load the model and embed one text, so a capture's first vector runs at full speed
+        (the classifier loads it too only when it runs on MiniLM)."""
+        self.embed_sync(["Call Sarah about the budget review"])
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:

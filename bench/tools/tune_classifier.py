@@ -1,0 +1,243 @@
+"""`python -m bench.tools.tune_classifier`: the offline classifier's settings (Tuning in
+shared/adapters/classifier/minilm.py) tried on the measure that predicts a held-out month:
+each tuning month (bench/data/month*_captures.jsonl, the frozen one never) classified by the
+app's own classifier built without it, as `python -m bench classify --model offline
+--leave-one-out` does, for every setting of a small grid. The encoder's vectors are kept in
+VECTORS (default /tmp/tune-vectors-<encoder>.npz) between runs, and each month's models are
+fitted once per C and months' weight, so trying a mix or a sharpening costs seconds.
+
+With `--cost`: the CPU time of one capture over the offline models as the capture path spends
+it (the classifier, then search's MiniLM embedder for the same words), median of 200 captures
+of the tuning sets one at a time, one BLAS thread, each encoder in a fresh process (with the
+warm-up's seconds and the process's peak RSS).
+
+    python -m bench.tools.tune_classifier --encoder e5 --c 4 16 --month-weight 0.3 \\
+        --share 0.5 0.7 --sharpen 1.5 2 [--cap 2.0]
+    python -m bench.tools.tune_classifier --cost [--encoder e5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from bench.crossval import sets_left_out
+from bench.figures import Judged, figures
+from bench.labelled import DATA, load
+from bench.tools.month_examples import tuning_months
+from shared.domain.outcomes import decide
+
+COST_SAMPLES = 200
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.tools.tune_classifier")
+    parser.add_argument("--encoder", choices=("minilm", "e5"), default="e5")
+    parser.add_argument("--c", type=float, nargs="+")
+    parser.add_argument("--month-weight", type=float, nargs="+")
+    parser.add_argument("--share", type=float, nargs="+")
+    parser.add_argument("--sharpen", type=float, nargs="+")
+    parser.add_argument(
+        "--dev", action="store_true", help="also the dev sets, by the app's own examples and months"
+    )
+    parser.add_argument(
+        "--cap",
+        type=float,
+        help="unfamiliar word pieces per word (default: the encoder's; 0: none)",
+    )
+    parser.add_argument("--cost", action="store_true", help="CPU per capture, not quality")
+    parser.add_argument("--cost-one", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.cost_one:
+        print(json.dumps(_cost(args.cost_one)))
+        return 0
+    if args.cost:
+        for name in ("minilm", "e5"):
+            module = "bench.tools.tune_classifier"
+            command = [sys.executable, "-m", module, "--cost-one", name]
+            print(
+                subprocess.run(command, check=True, capture_output=True, text=True).stdout, end=""
+            )
+        return 0
+
+    from shared.adapters.classifier import minilm
+
+    base = minilm.TUNINGS[args.encoder]
+    encoder = minilm.classifier_encoder(args.encoder)
+    cap = base.unfamiliar_pieces_per_word if args.cap is None else (args.cap or None)
+    keep = _keep_vectors(
+        encoder, Path(os.environ.get("VECTORS", f"/tmp/tune-vectors-{args.encoder}.npz"))
+    )
+    sets = {path.stem: load(path) for path in tuning_months()}
+    dev = [c for path in sorted(DATA.glob("dev*_captures.jsonl")) for c in load(path)]
+    print(f"{args.encoder}: {len(sets)} months, {sum(map(len, sets.values()))} captures")
+    print(
+        f"{'C':>5} {'months':>6} {'share':>5} {'sharpen':>7}   right  asked  wrong  clear-right"
+        "  | mixed-language right asked wrong"
+    )
+    with tempfile.TemporaryDirectory(prefix="tune-") as tmp:
+        folds = list(sets_left_out(sets, Path(tmp)))
+        # Every text encoded (or read back) at once, and kept once.
+        keep(
+            [
+                *(
+                    t
+                    for _, _, path in folds
+                    for f in (path, path.with_name(minilm.MONTHS_FILE))
+                    for texts in json.loads(f.read_text(encoding="utf-8")).values()
+                    for t in texts
+                ),
+                *(c.text for captures in sets.values() for c in captures),
+                *(c.text for c in dev if args.dev),
+                *(
+                    t
+                    for f in (
+                        minilm._EXAMPLES_PATH,
+                        minilm._EXAMPLES_PATH.with_name(minilm.MONTHS_FILE),
+                    )
+                    if args.dev
+                    for texts in json.loads(f.read_text(encoding="utf-8")).values()
+                    for t in texts
+                ),
+            ]
+        )
+        for c, weight in itertools.product(
+            args.c or [base.c], args.month_weight or [base.month_weight]
+        ):
+            fitted = dataclasses.replace(
+                base, c=c, month_weight=weight, unfamiliar_pieces_per_word=cap
+            )
+            minilm.TUNINGS[args.encoder] = fitted
+            minilm._indexes.clear()
+            for share, sharpen in itertools.product(
+                args.share or [base.embedding_share], args.sharpen or [base.sharpen]
+            ):
+                tuning = dataclasses.replace(fitted, embedding_share=share, sharpen=sharpen)
+                judged: list[Judged] = []
+                months_right, months_wrong = [], []
+                for _name, held_out, path in folds:
+                    classifier = minilm.MiniLMClassifier(path, encoder=args.encoder)
+                    classifier.tuning = tuning
+                    month = []
+                    for capture in held_out:
+                        guess = classifier.classify_sync(capture.text)
+                        month.append(Judged(capture, guess, decide(guess), 0.0))
+                    judged += month
+                    month_right, _, month_wrong = figures(month)["bucketed_filed_right_asked_wrong"]
+                    months_right.append(month_right)
+                    months_wrong.append(month_wrong)
+                f = figures(judged)
+                right, asked, wrong = f["bucketed_filed_right_asked_wrong"]
+                pairs = zip(months_right, months_wrong, strict=True)
+                held = sum(r >= 0.85 and w <= 0.05 for r, w in pairs)
+                mixed = figures([j for j in judged if j.capture.lang and j.capture.is_bucket])
+                m_right, m_asked, m_wrong = mixed["bucketed_filed_right_asked_wrong"]
+                print(
+                    f"{c:>5g} {weight:>6g} {share:>5g} {sharpen:>7g}   {right:.3f}  {asked:.3f}"
+                    f"  {wrong:.3f}  {f['bars']['clear_right_bucket']:.3f}"
+                    f"        | {mixed['captures']:>4} {m_right:.3f} {m_asked:.3f} {m_wrong:.3f}"
+                    f" | months under 0.85 right: {sum(r < 0.85 for r in months_right)},"
+                    f" least {min(months_right):.3f}; over 0.05 wrong:"
+                    f" {sum(w > 0.05 for w in months_wrong)}, most {max(months_wrong):.3f};"
+                    f" both bars held: {held}",
+                    flush=True,
+                )
+                if args.dev:
+                    app = minilm.MiniLMClassifier(encoder=args.encoder)
+                    app.tuning = tuning
+                    print(f"{'':30}dev sets: {_dev_figures(app, dev)}", flush=True)
+    return 0
+
+
+def _cost(name: str) -> dict:
+    from shared.adapters.classifier.minilm import MiniLMClassifier
+    from shared.adapters.embedder.minilm import MiniLMEmbedder
+
+    start = time.perf_counter()
+    classifier, embedder = MiniLMClassifier(encoder=name), MiniLMEmbedder()  # type: ignore[arg-type]
+    classifier.warm_up()
+    embedder.warm_up()
+    warm_up_s = time.perf_counter() - start
+    texts = [
+        c.text
+        for path in (DATA / "month_dev_captures.jsonl", *sorted(DATA.glob("dev*_captures.jsonl")))
+        for c in load(path)
+    ]
+    texts = random.Random(20).sample(texts, COST_SAMPLES)
+    classified, both = [], []
+    for text in texts:
+        t0 = time.process_time()
+        classifier.classify_sync(text)
+        t1 = time.process_time()
+        embedder.embed_sync([text])
+        t2 = time.process_time()
+        classified.append((t1 - t0) * 1000)
+        both.append((t2 - t0) * 1000)
+    return {
+        "encoder": name,
+        "warm_up_s": round(warm_up_s, 1),
+        "classifier_cpu_ms_median": round(statistics.median(classified), 1),
+        "capture_cpu_ms_median": round(statistics.median(both), 1),
+        "capture_cpu_ms_p90": round(sorted(both)[int(0.9 * len(both))], 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
+
+
+def _dev_figures(classifier, captures: list) -> str:
+    judged = []
+    for capture in captures:
+        guess = classifier.classify_sync(capture.text)
+        judged.append(Judged(capture, guess, decide(guess), 0.0))
+    f = figures(judged)
+    right, asked, wrong = f["bucketed_filed_right_asked_wrong"]
+    english = figures([j for j in judged if not j.capture.lang])
+    e_right, e_asked, e_wrong = english["bucketed_filed_right_asked_wrong"]
+    return (
+        f"{f['captures']} captures: filed right / asked / wrong {right:.3f} {asked:.3f} {wrong:.3f}"
+        f" (English {e_right:.3f} {e_asked:.3f} {e_wrong:.3f}); clear right bucket"
+        f" {f['bars']['clear_right_bucket']:.3f};"
+        f" ambiguous asked {f['bars']['ambiguous_asked']:.3f};"
+        f" other languages right or asked {f['other_language_acceptable']:.3f}"
+    )
+
+
+def _keep_vectors(encoder, path: Path) -> Callable[[list[str]], None]:
+    """The encoder's vectors read from `path` where they are there; what it returns encodes
+    the texts missing and writes them all back."""
+    known: dict[str, np.ndarray] = {}
+    if path.exists():
+        with np.load(path) as kept:
+            known = dict(zip(kept["texts"].tolist(), kept["vectors"], strict=True))
+    encode = encoder.encode
+
+    def encode_kept(texts: list[str]) -> np.ndarray:
+        new = [t for t in dict.fromkeys(texts) if t not in known]
+        if new:
+            known.update(zip(new, encode(new), strict=True))
+        return np.stack([known[t] for t in texts]) if texts else encode([])
+
+    def keep(texts: list[str]) -> None:
+        if any(t not in known for t in texts):
+            encode_kept(texts)
+            np.savez(path, texts=np.array(list(known)), vectors=np.stack(list(known.values())))
+
+    encoder.encode = encode_kept
+    return keep
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
