@@ -4,8 +4,9 @@ BENCHMARKS.md from it (bench/report.py; `worker` and `peer` below rewrite it too
 `python -m bench classify --model offline|openai`: classification quality (bench/classify.py).
 `python -m bench details --set FILE`: the filing rules alone, people and due dates against a
 labelled set's (bench/details.py).
-`python -m bench ask [--set FILE] [--part tuning|frozen] [--speed]`: the ask agent's answers on
-a question set, and with --speed its latency over one user's 10,000 captures (bench/ask.py).
+`python -m bench ask [--set FILE] [--part tuning|frozen] [--speed] [--embedder minilm|e5-qp|e5-qq]`:
+the ask agent's answers on a question set, and with --speed its latency over one user's 10,000
+captures (bench/ask.py).
 
 `python -m bench PART` runs one part on its own and writes bench/results/PART-latest.json:
 `bigbody` (what one big request body costs the host's memory and the other requests,

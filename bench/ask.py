@@ -46,8 +46,73 @@ def load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-async def seed(corpus: list[dict[str, Any]], user: str = USER) -> None:
-    """The corpus as filing stores it, in the local Cosmos server."""
+# The embedders `--embedder` chooses among: (the one a question is embedded by, the one a stored
+# capture is). e5 reads a prefix ("query: " on a question, "passage: " on a stored text, or
+# "query: " on both for symmetric tasks); its floor (min_similarity) is set from the tuning
+# sets' spread as MiniLM's 0.3 sits there: about 1.45 standard deviations over the mean cosine
+# of a question to a capture (MiniLM 0.13 + 1.45 x 0.12; e5 0.79 + 1.45 x 0.032, 0.787 + 1.45
+# x 0.030: bench/tools/ask_encoders.py).
+EMBEDDERS = ("minilm", "e5-qp", "e5-qq")
+
+
+class E5Embedder:
+    """multilingual-e5-small as an `Embedder` for this bench (not the app's: it did not win,
+    bench/data/ASK_SETS.md), `prefix` put on every text it is given."""
+
+    model = "multilingual-e5-small"
+    dimensions = 384
+
+    def __init__(self, encoder: Any, prefix: str, min_similarity: float) -> None:
+        self.encoder, self.prefix, self.min_similarity = encoder, prefix, min_similarity
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        from shared.adapters.embedder.minilm import DECIMALS
+
+        vectors = await asyncio.to_thread(
+            self.encoder.encode, [self.prefix + text for text in texts]
+        )
+        return [[round(x, DECIMALS) for x in row] for row in vectors.tolist()]
+
+
+def embedders(name: str, floor: float | None = None) -> tuple[Any, Any]:
+    """(question embedder, stored-text embedder) for `name`."""
+    from shared.adapters.classifier.multilingual_e5 import PASSAGE, QUERY, MultilingualE5Encoder
+    from shared.adapters.embedder.minilm import MiniLMEmbedder
+
+    if name == "minilm":
+        minilm = MiniLMEmbedder()
+        if floor is not None:
+            minilm.min_similarity = floor
+        return minilm, minilm
+    least = floor if floor is not None else (0.84 if name == "e5-qp" else 0.83)
+    encoder = _e5_encoder(MultilingualE5Encoder)
+    query = E5Embedder(encoder, QUERY, least)
+    return query, (E5Embedder(encoder, PASSAGE, least) if name == "e5-qp" else query)
+
+
+_E5: list[Any] = []
+
+
+def _e5_encoder(make: Any) -> Any:
+    """One e5 encoder per process (about 150 MB), adding no prefix of its own."""
+    if not _E5:
+        _E5.append(make(prefix=""))
+    return _E5[0]
+
+
+def use_embedder(embedder: Any) -> None:
+    """The root's adapters with `embedder` for the questions (the bench's choice)."""
+    from dataclasses import replace
+
+    from shared import bootstrap
+
+    root = bootstrap.root()
+    root.__dict__["adapters"] = replace(root.adapters, embedder=embedder)
+
+
+async def seed(corpus: list[dict[str, Any]], user: str = USER, embedder: Any = None) -> None:
+    """The corpus as filing stores it, in the local Cosmos server (vectors by `embedder`, or
+    the root's)."""
     from datetime import date
 
     from shared import bootstrap
@@ -75,8 +140,8 @@ async def seed(corpus: list[dict[str, Any]], user: str = USER) -> None:
             people=row.get("people") or [],
             due_date=date.fromisoformat(row["due"]) if row.get("due") else None,
         )
-        # With its vector, as filing writes it (the offline MiniLM's).
-        settled = await with_embedding(item.classified(guess), adapters.embedder)
+        # With its vector, as filing writes it (the offline MiniLM's, or `embedder`'s).
+        settled = await with_embedding(item.classified(guess), embedder or adapters.embedder)
         await repo.put_filed(filed_item_for(settled))
         await repo.add(settled)
 
@@ -133,15 +198,23 @@ def score(answered: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def quality(questions_path: Path, corpus_path: Path, parts: list[str]) -> dict[str, Any]:
+def quality(
+    questions_path: Path,
+    corpus_path: Path,
+    parts: list[str],
+    embedder: str = "minilm",
+    floor: float | None = None,
+) -> dict[str, Any]:
     from shared import bootstrap
 
     questions = load(questions_path)
     corpus = load(corpus_path)
+    asking, storing = embedders(embedder, floor)
 
     async def go() -> list[dict[str, Any]]:
         try:
-            await seed(corpus)
+            use_embedder(asking)
+            await seed(corpus, embedder=storing)
             return await ask_all([q for q in questions if q["part"] in parts], corpus)
         finally:
             await bootstrap.reset()
@@ -337,6 +410,13 @@ def main(argv: list[str]) -> int:
         "--part", action="append", help="tuning and/or frozen (default: both)", default=None
     )
     parser.add_argument("--speed", action="store_true", help="also 10,000 captures' speed")
+    parser.add_argument(
+        "--embedder", choices=EMBEDDERS, default="minilm", help="for the quality figures"
+    )
+    parser.add_argument("--floor", type=float, help="the embedder's min_similarity (measuring)")
+    parser.add_argument(
+        "--no-tokens", action="store_true", help="skip the model path's token estimate"
+    )
     args = parser.parse_args(argv)
     parts = args.part or ["tuning", "frozen"]
     report: dict[str, Any] = {
@@ -345,8 +425,9 @@ def main(argv: list[str]) -> int:
         "command": "python -m bench ask " + " ".join(argv),
     }
     with stack() as s:
-        report["quality"] = quality(args.set, args.corpus, parts)
-        report["model_path_tokens"] = tokens(args.set)
+        report["quality"] = quality(args.set, args.corpus, parts, args.embedder, args.floor)
+        if not args.no_tokens:
+            report["model_path_tokens"] = tokens(args.set)
         if args.speed:
             report["speed"] = speed(s)
     print(json.dumps(report, indent=1, ensure_ascii=False))
