@@ -70,8 +70,24 @@ server.on("request", (req, res) => {
   }
   const kind = kindOf(req);
   served[kind] = (served[kind] || 0) + 1;
+  if (WRITES.has(kind) && /return=minimal/i.test(String(req.headers.prefer || ""))) {
+    minimal(res);
+  }
   for (const listener of route) listener.call(server, req, res);
 });
+
+// A write sent with `Prefer: return=minimal` (the SDK's `no_response`) is answered as Cosmos
+// DB answers it: its status and headers (the new ETag among them), no document in the body.
+const WRITES = new Set(["create", "upsert", "replace", "patch"]);
+function minimal(res) {
+  const end = res.end;
+  res.end = function (body, ...rest) {
+    if (res.statusCode < 300 && typeof body === "string") {
+      return end.call(this, "", ...rest);
+    }
+    return end.call(this, body, ...rest);
+  };
+}
 
 function kindOf(req) {
   const url = req.url.split("?")[0].replace(/\/+$/, "");

@@ -45,20 +45,25 @@ class CosmosStore:
             except CosmosResourceNotFoundError:
                 return None
 
-    async def _add(self, container: str, doc: dict, user_id: str) -> tuple[dict, bool]:
+    async def _add(
+        self, container: str, doc: dict, user_id: str, *, echo: bool = True
+    ) -> tuple[dict, bool]:
         """Create `doc`, or find the one stored under its id (a retry, a duplicate delivery):
         the stored document, and whether this call created it. One removed in between is
-        created once more."""
+        created once more. `echo=False`: one created is `doc` with the ETag the service
+        answered, not read back (`_sent_as_stored`)."""
         from azure.cosmos.exceptions import CosmosResourceExistsError
 
         async with self._translated():
+            items = self._container(container)
             try:
-                return await self._container(container).create_item(doc), True
+                created = await items.create_item(doc, no_response=not echo)
             except CosmosResourceExistsError:
                 existing = await self._read(container, user_id, doc["id"])
                 if existing is not None:
                     return existing, False
-                return await self._container(container).create_item(doc), True
+                created = await items.create_item(doc, no_response=not echo)
+            return (created if echo else _sent_as_stored(doc, created)), True
 
     async def _delete(self, container: str, user_id: str, doc_id: str) -> None:
         from azure.cosmos.exceptions import CosmosResourceNotFoundError
@@ -67,9 +72,12 @@ class CosmosStore:
             with contextlib.suppress(CosmosResourceNotFoundError):
                 await self._container(container).delete_item(doc_id, partition_key=user_id)
 
-    async def _replace(self, container: str, doc: dict, etag: str | None) -> dict:
+    async def _replace(
+        self, container: str, doc: dict, etag: str | None, *, echo: bool = True
+    ) -> dict:
         """Replace `doc` if its stored ETag is still `etag` (with no ETag: whatever is stored);
-        StaleItem if it changed or is gone since it was read."""
+        StaleItem if it changed or is gone since it was read. `echo=False`: `doc` with the ETag
+        the service answered, not read back (`_sent_as_stored`)."""
         from azure.core import MatchConditions
         from azure.cosmos.exceptions import (
             CosmosAccessConditionFailedError,
@@ -78,14 +86,21 @@ class CosmosStore:
 
         async with self._translated():
             try:
-                return await self._container(container).replace_item(
+                stored = await self._container(container).replace_item(
                     doc["id"],
                     doc,
                     etag=etag,
                     match_condition=MatchConditions.IfNotModified if etag else None,
+                    no_response=not echo,
                 )
             except (CosmosAccessConditionFailedError, CosmosResourceNotFoundError) as exc:
                 raise StaleItem(doc["id"]) from exc
+            return stored if echo else _sent_as_stored(doc, stored)
+
+    async def _put(self, container: str, doc: dict) -> None:
+        """Create or replace `doc`, whatever is stored, and read nothing back."""
+        async with self._translated():
+            await self._container(container).upsert_item(doc, no_response=True)
 
     async def _write_guarded(self, container: str, doc: dict, etag: str | None) -> dict:
         """Create `doc` (no `etag`) or replace it under its ETag; StaleItem if someone created
@@ -125,3 +140,11 @@ class CosmosStore:
             if docs is None:
                 return
             yield docs
+
+
+def _sent_as_stored(doc: dict, answer: Any) -> dict:
+    """A write asked not to echo its document (`no_response`: `Prefer: return=minimal`, so the
+    service sends no body back and nothing is parsed on either side; the inbox item carries its
+    vector): what was sent, with the ETag the service answered in its headers. Cosmos adds only
+    its system fields to what it stores, and the models read none but the ETag."""
+    return {**doc, "_etag": answer.get_response_headers()["etag"]}

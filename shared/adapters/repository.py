@@ -21,8 +21,11 @@ log = logging.getLogger(__name__)
 
 class CosmosCaptureRepository(CosmosStore):
     async def add(self, item: InboxItem) -> tuple[InboxItem, bool]:
-        saved, created = await self._add(INBOX, item.stored_json(), item.user_id)
-        return InboxItem.model_validate(saved), created
+        saved, created = await self._add(INBOX, item.stored_json(), item.user_id, echo=False)
+        if created:
+            # What was sent is what is stored: only its ETag is new.
+            return item.model_copy(update={"etag": saved["_etag"]}), True
+        return InboxItem.model_validate(saved), False
 
     async def get(self, user_id: str, capture_id: str) -> InboxItem | None:
         doc = await self._read(INBOX, user_id, capture_id)
@@ -30,9 +33,9 @@ class CosmosCaptureRepository(CosmosStore):
 
     async def save(self, item: InboxItem) -> InboxItem:
         # StaleItem: changed, or deleted, since it was read. What is stored is what was sent:
-        # only its new ETag is read back (validating the whole document again, with its
-        # vector, cost a capture 0.2 ms on its way to RUN_FINISHED).
-        stored = await self._replace(INBOX, item.stored_json(), item.etag)
+        # only its new ETag is read, and the document is not echoed back (validating the whole
+        # document again, with its vector, cost a capture 0.2 ms on its way to RUN_FINISHED).
+        stored = await self._replace(INBOX, item.stored_json(), item.etag, echo=False)
         return item.model_copy(update={"etag": stored["_etag"]})
 
     async def newest(
@@ -81,8 +84,7 @@ class CosmosCaptureRepository(CosmosStore):
         await self._delete(INBOX, user_id, capture_id)
 
     async def put_filed(self, item: FiledItem) -> None:
-        async with self._translated():
-            await self._container(item.bucket.value).upsert_item(item.to_json())
+        await self._put(item.bucket.value, item.to_json())
 
     async def get_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> FiledItem | None:
         doc = await self._read(bucket.value, user_id, capture_id)

@@ -9,7 +9,11 @@ import pytest
 from azure.core import MatchConditions
 from azure.cosmos import PartitionKey
 from azure.cosmos.aio import ContainerProxy, CosmosClient
-from azure.cosmos.exceptions import CosmosAccessConditionFailedError, CosmosResourceNotFoundError
+from azure.cosmos.exceptions import (
+    CosmosAccessConditionFailedError,
+    CosmosResourceExistsError,
+    CosmosResourceNotFoundError,
+)
 
 
 @pytest.fixture
@@ -26,6 +30,28 @@ async def test_create_then_read(container: ContainerProxy) -> None:
     read = await container.read_item("a", partition_key="u1")
     assert read["text"] == "hi"
     assert read["_etag"] == created["_etag"]
+
+
+async def test_a_write_that_asks_for_no_response_gets_its_etag_and_no_document(
+    container: ContainerProxy,
+) -> None:
+    # `no_response` sends `Prefer: return=minimal`: Cosmos DB then answers a write with its
+    # headers (the new ETag) and no body, and so does the launcher.
+    doc = {"id": "m", "userId": "u1", "v": [0.5] * 64}
+    writes = (
+        lambda: container.create_item(doc, no_response=True),
+        lambda: container.upsert_item({**doc, "v": [0.25]}, no_response=True),
+        lambda: container.replace_item("m", {**doc, "v": [0.125]}, no_response=True),
+    )
+    for write, value in zip(writes, ([0.5] * 64, [0.25], [0.125]), strict=True):
+        answer = await write()
+        assert answer == {}
+        read = await container.read_item("m", partition_key="u1")
+        assert read["v"] == value
+        assert read["_etag"] == answer.get_response_headers()["etag"]
+    # A write that fails still says why.
+    with pytest.raises(CosmosResourceExistsError):
+        await container.create_item(doc, no_response=True)
 
 
 async def test_missing_item_is_not_found_like_real_cosmos(container: ContainerProxy) -> None:

@@ -94,6 +94,16 @@ async def test_add_stores_a_new_item_with_an_etag(subject: Subject, user: str) -
     assert got is not None and got.etag == stored.etag and same_content(got, item)
 
 
+async def test_what_an_add_returns_is_what_a_read_finds(subject, user) -> None:
+    # The Cosmos adapter answers a new item's add from what it sent and the ETag it got back
+    # (the document is not echoed): whole, the vector and its key too.
+    item = text_item(user_id=user).embedded([0.25, -0.5, 0.125], "model:key")
+    added, created = await subject.repo.add(item)
+    got = await subject.repo.get(user, item.id)
+    assert created is True and got is not None and added == got
+    assert added.embedding == [0.25, -0.5, 0.125] and added.embedded_from == "model:key"
+
+
 async def test_adding_an_id_twice_returns_the_first_item_unchanged(subject, user) -> None:
     first, _ = await subject.repo.add(text_item("the first", user_id=user))
     again, created = await subject.repo.add(text_item("the second", id=first.id, user_id=user))
