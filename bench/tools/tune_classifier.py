@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.crossval import sets_left_out
-from bench.figures import Judged, figures
+from bench.figures import ASKED, Judged, figures
 from bench.labelled import DATA, load
 from bench.tools.month_examples import tuning_months
 from shared.domain.outcomes import decide
@@ -58,6 +58,21 @@ def main(argv: list[str] | None = None) -> int:
         "--cap",
         type=float,
         help="unfamiliar word pieces per word (default: the encoder's; 0: none)",
+    )
+    parser.add_argument(
+        "--combo",
+        choices=("concat", "average"),
+        help="e5 with MiniLM's vector beside it: one LR over [e5; w*MiniLM], or two LRs averaged",
+    )
+    parser.add_argument(
+        "--minilm-weight",
+        type=float,
+        nargs="+",
+        default=[1.0],
+        help="concat: MiniLM's scale in the vector; average: MiniLM's share of the probability",
+    )
+    parser.add_argument(
+        "--minilm-c", type=float, nargs="+", default=[1.0], help="average: MiniLM's LR's C"
     )
     parser.add_argument("--cost", action="store_true", help="CPU per capture, not quality")
     parser.add_argument("--cost-one", help=argparse.SUPPRESS)
@@ -82,6 +97,17 @@ def main(argv: list[str] | None = None) -> int:
     keep = _keep_vectors(
         encoder, Path(os.environ.get("VECTORS", f"/tmp/tune-vectors-{args.encoder}.npz"))
     )
+    if args.combo:
+        keep_e5 = keep
+        keep_minilm = _keep_vectors(
+            minilm.classifier_encoder("minilm"),
+            Path(os.environ.get("VECTORS_MINILM", "/tmp/tune-vectors-minilm.npz")),
+        )
+
+        def keep(texts: list[str]) -> None:
+            keep_e5(texts)
+            keep_minilm(texts)
+
     sets = {path.stem: load(path) for path in tuning_months()}
     dev = [c for path in sorted(DATA.glob("dev*_captures.jsonl")) for c in load(path)]
     print(f"{args.encoder}: {len(sets)} months, {sum(map(len, sets.values()))} captures")
@@ -115,13 +141,26 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             ]
         )
-        for c, weight in itertools.product(
-            args.c or [base.c], args.month_weight or [base.month_weight]
+        combos = (
+            [
+                (w, c2)
+                for w in args.minilm_weight
+                for c2 in (args.minilm_c if args.combo == "average" else [None])
+            ]
+            if args.combo
+            else [(None, None)]
+        )
+        for c, weight, (minilm_weight, minilm_c) in itertools.product(
+            args.c or [base.c], args.month_weight or [base.month_weight], combos
         ):
             fitted = dataclasses.replace(
                 base, c=c, month_weight=weight, unfamiliar_pieces_per_word=cap
             )
-            minilm.TUNINGS[args.encoder] = fitted
+            name = args.encoder
+            if args.combo:
+                name = _combine(minilm, args.combo, minilm_weight, minilm_c)
+                print(f"{name}: MiniLM weight {minilm_weight}, C {minilm_c}", flush=True)
+            minilm.TUNINGS[name] = fitted
             minilm._indexes.clear()
             for share, sharpen in itertools.product(
                 args.share or [base.embedding_share], args.sharpen or [base.sharpen]
@@ -130,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                 judged: list[Judged] = []
                 months_right, months_wrong = [], []
                 for _name, held_out, path in folds:
-                    classifier = minilm.MiniLMClassifier(path, encoder=args.encoder)
+                    classifier = minilm.MiniLMClassifier(path, encoder=name)  # type: ignore[arg-type]
                     classifier.tuning = tuning
                     month = []
                     for capture in held_out:
@@ -157,10 +196,86 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
                 if args.dev:
-                    app = minilm.MiniLMClassifier(encoder=args.encoder)
+                    app = minilm.MiniLMClassifier(encoder=name)  # type: ignore[arg-type]
                     app.tuning = tuning
                     print(f"{'':30}dev sets: {_dev_figures(app, dev)}", flush=True)
+                    sarah = app.classify_sync(minilm._WARM_UP_CAPTURE)
+                    probs = app.probabilities(minilm._WARM_UP_CAPTURE)
+                    runner_up = sorted(probs.values())[-2]
+                    print(
+                        f"{'':30}{minilm._WARM_UP_CAPTURE!r}: {sarah.bucket} {sarah.confidence}"
+                        f" (runner-up {runner_up:.3f}), {decide(sarah).name}",
+                        flush=True,
+                    )
     return 0
+
+
+class _Pair:
+    """e5's vector with MiniLM's beside it (scaled by `weight`): the classifier's encoder for a
+    combination of the two (the cap on unfamiliar words is e5's: none)."""
+
+    def __init__(self, e5, minilm, weight: float) -> None:
+        self.e5, self.minilm, self.weight = e5, minilm, weight
+        self.name = f"e5+minilm*{weight:g}"
+        self.key = f"{e5.key}\n{minilm.key}\n{weight:g}"
+        self.dim = e5.dim + minilm.dim
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return np.hstack([self.e5.encode(texts), self.weight * self.minilm.encode(texts)])
+
+    encode_remembered = encode
+
+    def word_pieces(self, words: list[str]) -> int:
+        return self.e5.word_pieces(words)
+
+
+class _Averaged:
+    """Two logistic regressions, one over each encoder's half of a _Pair's vector (e5's at the
+    tuning's C, MiniLM's at `minilm_c`), their probabilities averaged, MiniLM's counting
+    `minilm_share`."""
+
+    def __init__(self, e5_dim: int, c: float, minilm_c: float, minilm_share: float) -> None:
+        from sklearn.linear_model import LogisticRegression
+
+        self.e5_dim, self.minilm_share = e5_dim, minilm_share
+        self.models = [
+            LogisticRegression(C=c, max_iter=3000, tol=1e-6),
+            LogisticRegression(C=minilm_c, max_iter=3000, tol=1e-6),
+        ]
+
+    def _halves(self, x: np.ndarray) -> list[np.ndarray]:
+        return [x[:, : self.e5_dim], x[:, self.e5_dim :]]
+
+    def fit(self, x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray) -> _Averaged:
+        for model, half in zip(self.models, self._halves(x), strict=True):
+            model.fit(half, y, sample_weight=sample_weight)
+        return self
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        e5, minilm = (m.predict_proba(h) for m, h in zip(self.models, self._halves(x), strict=True))
+        return (1 - self.minilm_share) * e5 + self.minilm_share * minilm
+
+
+def _combine(minilm, combo: str, weight: float, minilm_c: float | None) -> str:
+    """Register the e5+MiniLM encoder (and, to average, the two regressions) with the
+    classifier module; returns the encoder's name."""
+    from sklearn.linear_model import LogisticRegression
+
+    e5, mini = minilm.classifier_encoder("e5"), minilm.classifier_encoder("minilm")
+    if combo == "concat":
+        pair = _Pair(e5, mini, weight)
+        minilm.LogisticRegression = LogisticRegression
+    else:
+        c2 = minilm_c or 1.0
+        pair = _Pair(e5, mini, 1.0)
+        pair.name = f"e5+minilm-averaged-{weight:g}-{c2:g}"
+
+        def averaged(C: float, max_iter: int, tol: float) -> _Averaged:
+            return _Averaged(e5.dim, C, c2, weight)
+
+        minilm.LogisticRegression = averaged
+    minilm._classifier_encoders[pair.name] = pair
+    return pair.name
 
 
 def _cost(name: str) -> dict:
@@ -206,12 +321,15 @@ def _dev_figures(classifier, captures: list) -> str:
     right, asked, wrong = f["bucketed_filed_right_asked_wrong"]
     english = figures([j for j in judged if not j.capture.lang])
     e_right, e_asked, e_wrong = english["bucketed_filed_right_asked_wrong"]
+    vague = {c.text for c in load(DATA / "dev3_captures.jsonl")}
+    vague_asked = sum(j.capture.text in vague and j.outcome in ASKED for j in judged)
     return (
         f"{f['captures']} captures: filed right / asked / wrong {right:.3f} {asked:.3f} {wrong:.3f}"
         f" (English {e_right:.3f} {e_asked:.3f} {e_wrong:.3f}); clear right bucket"
         f" {f['bars']['clear_right_bucket']:.3f};"
         f" ambiguous asked {f['bars']['ambiguous_asked']:.3f};"
-        f" other languages right or asked {f['other_language_acceptable']:.3f}"
+        f" other languages right or asked {f['other_language_acceptable']:.3f};"
+        f" dev3's vague asked {vague_asked} of {len(vague)}"
     )
 
 
