@@ -1,5 +1,5 @@
 """`python -m bench.tools.tune_classifier`: the offline classifier's settings (Tuning in
-shared/adapters/classifier/minilm.py) tried on the measure that predicts a held-out month:
+shared/adapters/classifier/offline.py) tried on the measure that predicts a held-out month:
 each tuning month (bench/data/month*_captures.jsonl, the frozen one never) classified by the
 app's own classifier built without it, as `python -m bench classify --model offline
 --leave-one-out` does, for every setting of a small grid. The encoder's vectors are kept in
@@ -125,10 +125,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         return 0
 
-    from shared.adapters.classifier import minilm
+    from shared.adapters.classifier import offline
 
-    base = minilm.TUNINGS[args.encoder]
-    encoder = minilm.classifier_encoder(args.encoder)
+    base = offline.TUNINGS[args.encoder]
+    encoder = offline.classifier_encoder(args.encoder)
     cap = base.unfamiliar_pieces_per_word if args.cap is None else (args.cap or None)
     keep = _keep_vectors(
         encoder, Path(os.environ.get("VECTORS", f"/tmp/tune-vectors-{args.encoder}.npz"))
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.combo:
         keep_e5 = keep
         keep_minilm = _keep_vectors(
-            minilm.classifier_encoder("minilm"),
+            offline.classifier_encoder("minilm"),
             Path(os.environ.get("VECTORS_MINILM", "/tmp/tune-vectors-minilm.npz")),
         )
 
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 *(
                     t
                     for _, _, path in folds
-                    for f in (path, path.with_name(minilm.MONTHS_FILE))
+                    for f in (path, path.with_name(offline.MONTHS_FILE))
                     for texts in json.loads(f.read_text(encoding="utf-8")).values()
                     for t in texts
                 ),
@@ -168,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
                 *(
                     t
                     for f in (
-                        minilm._EXAMPLES_PATH,
-                        minilm._EXAMPLES_PATH.with_name(minilm.MONTHS_FILE),
+                        offline._EXAMPLES_PATH,
+                        offline._EXAMPLES_PATH.with_name(offline.MONTHS_FILE),
                     )
                     if args.dev
                     for texts in json.loads(f.read_text(encoding="utf-8")).values()
@@ -194,10 +194,10 @@ def main(argv: list[str] | None = None) -> int:
             )
             name = args.encoder
             if args.combo:
-                name = _combine(minilm, args.combo, minilm_weight, minilm_c)
+                name = _combine(offline, args.combo, minilm_weight, minilm_c)
                 print(f"{name}: MiniLM weight {minilm_weight}, C {minilm_c}", flush=True)
-            minilm.TUNINGS[name] = fitted
-            minilm._indexes.clear()
+            offline.TUNINGS[name] = fitted
+            offline._indexes.clear()
             for share, sharpen in itertools.product(
                 args.share or [base.embedding_share], args.sharpen or [base.sharpen]
             ):
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                 judged: list[Judged] = []
                 months_right, months_wrong = [], []
                 for _name, held_out, path in folds:
-                    classifier = minilm.MiniLMClassifier(path, encoder=name)  # type: ignore[arg-type]
+                    classifier = offline.OfflineClassifier(path, encoder=name)  # type: ignore[arg-type]
                     classifier.tuning = tuning
                     month = []
                     for capture in held_out:
@@ -232,14 +232,14 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
                 if args.dev:
-                    app = minilm.MiniLMClassifier(encoder=name)  # type: ignore[arg-type]
+                    app = offline.OfflineClassifier(encoder=name)  # type: ignore[arg-type]
                     app.tuning = tuning
                     print(f"{'':30}dev sets: {_dev_figures(app, dev)}", flush=True)
-                    sarah = app.classify_sync(minilm._WARM_UP_CAPTURE)
-                    probs = app.probabilities(minilm._WARM_UP_CAPTURE)
+                    sarah = app.classify_sync(offline._WARM_UP_CAPTURE)
+                    probs = app.probabilities(offline._WARM_UP_CAPTURE)
                     runner_up = sorted(probs.values())[-2]
                     print(
-                        f"{'':30}{minilm._WARM_UP_CAPTURE!r}: {sarah.bucket} {sarah.confidence}"
+                        f"{'':30}{offline._WARM_UP_CAPTURE!r}: {sarah.bucket} {sarah.confidence}"
                         f" (runner-up {runner_up:.3f}), {decide(sarah).name}",
                         flush=True,
                     )
@@ -292,15 +292,15 @@ class _Averaged:
         return (1 - self.minilm_share) * e5 + self.minilm_share * minilm
 
 
-def _combine(minilm, combo: str, weight: float, minilm_c: float | None) -> str:
+def _combine(offline, combo: str, weight: float, minilm_c: float | None) -> str:
     """Register the e5+MiniLM encoder (and, to average, the two regressions) with the
     classifier module; returns the encoder's name."""
     from sklearn.linear_model import LogisticRegression
 
-    e5, mini = minilm.classifier_encoder("e5"), minilm.classifier_encoder("minilm")
+    e5, mini = offline.classifier_encoder("e5"), offline.classifier_encoder("minilm")
     if combo == "concat":
         pair = _Pair(e5, mini, weight)
-        minilm.LogisticRegression = LogisticRegression
+        offline.LogisticRegression = LogisticRegression
     else:
         c2 = minilm_c or 1.0
         pair = _Pair(e5, mini, 1.0)
@@ -309,17 +309,17 @@ def _combine(minilm, combo: str, weight: float, minilm_c: float | None) -> str:
         def averaged(C: float, max_iter: int, tol: float) -> _Averaged:
             return _Averaged(e5.dim, C, c2, weight)
 
-        minilm.LogisticRegression = averaged
-    minilm._classifier_encoders[pair.name] = pair
+        offline.LogisticRegression = averaged
+    offline._classifier_encoders[pair.name] = pair
     return pair.name
 
 
 def _cost(name: str) -> dict:
-    from shared.adapters.classifier.minilm import MiniLMClassifier
+    from shared.adapters.classifier.offline import OfflineClassifier
     from shared.adapters.embedder.minilm import MiniLMEmbedder
 
     start = time.perf_counter()
-    classifier, embedder = MiniLMClassifier(encoder=name), MiniLMEmbedder()  # type: ignore[arg-type]
+    classifier, embedder = OfflineClassifier(encoder=name), MiniLMEmbedder()  # type: ignore[arg-type]
     classifier.warm_up()
     embedder.warm_up()
     warm_up_s = time.perf_counter() - start
