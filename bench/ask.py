@@ -76,8 +76,8 @@ class E5Embedder:
 
 def embedders(name: str, floor: float | None = None) -> tuple[Any, Any]:
     """(question embedder, stored-text embedder) for `name`."""
-    from shared.adapters.classifier.multilingual_e5 import PASSAGE, QUERY, MultilingualE5Encoder
     from shared.adapters.embedder.minilm import MiniLMEmbedder
+    from shared.adapters.encoders.multilingual_e5 import PASSAGE, QUERY, MultilingualE5Encoder
 
     if name == "minilm":
         minilm = MiniLMEmbedder()

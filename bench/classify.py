@@ -174,9 +174,9 @@ def build(
     from shared import bootstrap
 
     if model == "offline":
-        from shared.adapters.classifier.minilm import MiniLMClassifier
+        from shared.adapters.classifier.offline import OfflineClassifier
 
-        return MiniLMClassifier(encoder=encoder or _encoder_setting())  # type: ignore[arg-type]
+        return OfflineClassifier(encoder=encoder or _encoder_setting())  # type: ignore[arg-type]
     return bootstrap.root().openai_classifier(on_usage=on_usage)
 
 

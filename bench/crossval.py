@@ -36,7 +36,7 @@ def folds(examples: dict[str, list[str]], k: int) -> list[dict[str, list[str]]]:
 
 
 def cross_validate(k: int, examples_path: Path = EXAMPLES, encoder: str = "minilm") -> dict:
-    from shared.adapters.classifier.minilm import MiniLMClassifier
+    from shared.adapters.classifier.offline import OfflineClassifier
 
     examples = json.loads(examples_path.read_text(encoding="utf-8"))
     parts = folds(examples, k)
@@ -49,7 +49,7 @@ def cross_validate(k: int, examples_path: Path = EXAMPLES, encoder: str = "minil
             }
             path = Path(tmp) / f"fold-{held_out}.json"
             path.write_text(json.dumps(train), encoding="utf-8")
-            classifier = MiniLMClassifier(examples_path=path, encoder=encoder)  # type: ignore[arg-type]
+            classifier = OfflineClassifier(examples_path=path, encoder=encoder)  # type: ignore[arg-type]
             classifier.warm_up()
             rows = [
                 LabelledCapture(
@@ -71,13 +71,13 @@ def leave_one_set_out(
     examples and the months (`months.json`) without them, and the other sets among the months
     (those not there yet are added under their label): how the classifier does on one more
     person's life, as the held-out sets test it."""
-    from shared.adapters.classifier.minilm import MiniLMClassifier
+    from shared.adapters.classifier.offline import OfflineClassifier
 
     per_set: dict[str, dict] = {}
     pooled: list[Judged] = []
     with tempfile.TemporaryDirectory(prefix="bench-sets-") as tmp:
         for name, held_out, path in sets_left_out(sets, Path(tmp), examples_path):
-            classifier = MiniLMClassifier(examples_path=path, encoder=encoder)  # type: ignore[arg-type]
+            classifier = OfflineClassifier(examples_path=path, encoder=encoder)  # type: ignore[arg-type]
             classifier.warm_up()
             judged = asyncio.run(_judge(classifier, held_out))
             per_set[name] = figures(judged)
@@ -90,7 +90,7 @@ def sets_left_out(
 ) -> Iterator[tuple[str, list[LabelledCapture], Path]]:
     """Per set: its name, its captures, and the examples file (under `folder`, with its
     months beside it) of a classifier that has none of them."""
-    from shared.adapters.classifier.minilm import MONTHS_FILE
+    from shared.adapters.classifier.offline import MONTHS_FILE
 
     examples = json.loads(examples_path.read_text(encoding="utf-8"))
     months_path = examples_path.with_name(MONTHS_FILE)

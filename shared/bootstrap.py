@@ -164,9 +164,9 @@ class Root:
         if model_configured(self.settings):
             return self.openai_classifier()
         with _offline_model():
-            from shared.adapters.classifier.minilm import MiniLMClassifier
+            from shared.adapters.classifier.offline import OfflineClassifier
 
-        return MiniLMClassifier(encoder=self.settings.offline_classifier_encoder)
+        return OfflineClassifier(encoder=self.settings.offline_classifier_encoder)
 
     def openai_classifier(
         self, on_usage: Callable[[CompletionUsage], None] | None = None

@@ -52,8 +52,8 @@ class Encoders:
     """name -> (encode questions, encode captures)."""
 
     def __init__(self) -> None:
-        from shared.adapters.classifier.minilm import get_encoder
-        from shared.adapters.classifier.multilingual_e5 import (
+        from shared.adapters.encoders.minilm import get_encoder
+        from shared.adapters.encoders.multilingual_e5 import (
             PASSAGE,
             QUERY,
             MultilingualE5Encoder,

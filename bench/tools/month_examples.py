@@ -5,7 +5,7 @@ The months (`bench/data/month*_captures.jsonl`, bench/data/MONTH_SET.md) are one
 real-life captures each, written blind by independent hands: the more lives the classifier
 learns from, the better a month of a life it never saw is filed (`python -m bench classify
 --model offline --leave-one-out --set …` measures that). The frozen month is never taken
-(tests/integration/test_minilm_classifier.py checks it), nor a capture the written examples
+(tests/integration/test_offline_classifier.py checks it), nor a capture the written examples
 (`examples.json`) hold already. Run it again after adding a month."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`python -m bench.tools.tune_classifier`: the offline classifier's settings (Tuning in
-shared/adapters/classifier/minilm.py) tried on the measure that predicts a held-out month:
+shared/adapters/classifier/offline.py) tried on the measure that predicts a held-out month:
 each tuning month (bench/data/month*_captures.jsonl, the frozen one never) classified by the
 app's own classifier built without it, as `python -m bench classify --model offline
 --leave-one-out` does, for every setting of a small grid. The encoder's vectors are kept in
@@ -11,9 +11,45 @@ it (the classifier, then search's MiniLM embedder for the same words), median of
 of the tuning sets one at a time, one BLAS thread, each encoder in a fresh process (with the
 warm-up's seconds and the process's peak RSS).
 
+With `--combo concat|average`: e5 with MiniLM's vector beside it (MiniLM's is there on a
+capture's path anyway, for search): one logistic regression over [e5; w x MiniLM]
+(`--minilm-weight` w), or the probabilities of e5's regression and MiniLM's (at
+`--minilm-c`) averaged, MiniLM's counting w. MiniLM's vectors are kept in VECTORS_MINILM.
+
     python -m bench.tools.tune_classifier --encoder e5 --c 4 16 --month-weight 0.3 \\
-        --share 0.5 0.7 --sharpen 1.5 2 [--cap 2.0]
+        --share 0.5 0.7 --sharpen 1.5 2 [--cap 2.0] [--dev]
+    python -m bench.tools.tune_classifier --combo concat --minilm-weight 0.25 0.5 --c 16 32
+    python -m bench.tools.tune_classifier --combo average --minilm-weight 0.3 --minilm-c 1 4
     python -m bench.tools.tune_classifier --cost [--encoder e5]
+
+Both encoders together (issue 40; 2026-11-27, load 3-5 on the shared 2-core machine), at e5's
+chosen Tuning (months 1.0, share 0.5, sharpened 1.5, no cap), against e5 alone. The 17 months
+left out in turn (filed right / asked / wrong; their 201 mixed-language captures); `--dev`,
+the dev sets' 361 captures (and dev3's 25 vague ones asked); the README's "Call Sarah about
+the budget review" (People, CLASSIFIED in every row):
+
+    e5 alone, C 32               0.886 0.069 0.045; mixed 0.821 0.129 0.050; dev 0.913 0.074
+                                 0.013, 22 of 25; Sarah 0.646
+    concat w 0.25, C 16          0.888 0.072 0.040; mixed 0.791 0.169 0.040; dev 0.893 0.094
+                                 0.013, 22 of 25; Sarah 0.637
+    concat w 0.5, C 16           0.889 0.071 0.040; mixed 0.781 0.184 0.035; dev 0.893 0.087
+                                 0.020, 23 of 25; Sarah 0.713
+    concat w 0.25, C 32          0.892 0.066 0.042; mixed 0.801 0.164 0.035; dev 0.899 0.081
+                                 0.020, 23 of 25; Sarah 0.676
+    concat w 0.5, C 32           0.890 0.067 0.043; mixed 0.786 0.169 0.045; dev 0.886 0.094
+                                 0.020, 23 of 25; Sarah 0.767
+    concat w 1 / 1.5, C 32       0.884 0.063 0.053 / 0.880 0.064 0.055
+    concat w 0.25 / 0.5, C 64    0.891 0.066 0.043 / 0.889 0.061 0.050
+    average, MiniLM 0.3 at C 1   0.882 0.079 0.039; mixed 0.786 0.179 0.035; dev 0.859 0.128
+                                 0.013, 22 of 25; Sarah 0.614
+    average, MiniLM 0.3, C 4/16  0.884 0.075 0.041 / 0.883 0.075 0.042
+    average, MiniLM 0.5, C 1/4/16  0.876 0.086 0.038 / 0.879 0.080 0.041 / 0.880 0.078 0.042
+
+No clear win, so not wired. On the months a combination moves right or wrong by at most
+0.006 (about 15 of 2,883 captures; e5 alone at C 16 is 0.883 / 0.074 / 0.043, sharpened 1.25
+0.870 / 0.091 / 0.039): the concatenation at C 16 just reaches wrong 0.040 at right 0.888,
+but every combination files fewer of the dev sets right (0.913 -> 0.859-0.899, more asked)
+and of the mixed-language captures (0.821 -> 0.78-0.80: MiniLM reads English only).
 """
 
 from __future__ import annotations
@@ -36,7 +72,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.crossval import sets_left_out
-from bench.figures import Judged, figures
+from bench.figures import ASKED, Judged, figures
 from bench.labelled import DATA, load
 from bench.tools.month_examples import tuning_months
 from shared.domain.outcomes import decide
@@ -59,6 +95,21 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         help="unfamiliar word pieces per word (default: the encoder's; 0: none)",
     )
+    parser.add_argument(
+        "--combo",
+        choices=("concat", "average"),
+        help="e5 with MiniLM's vector beside it: one LR over [e5; w*MiniLM], or two LRs averaged",
+    )
+    parser.add_argument(
+        "--minilm-weight",
+        type=float,
+        nargs="+",
+        default=[1.0],
+        help="concat: MiniLM's scale in the vector; average: MiniLM's share of the probability",
+    )
+    parser.add_argument(
+        "--minilm-c", type=float, nargs="+", default=[1.0], help="average: MiniLM's LR's C"
+    )
     parser.add_argument("--cost", action="store_true", help="CPU per capture, not quality")
     parser.add_argument("--cost-one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -74,14 +125,25 @@ def main(argv: list[str] | None = None) -> int:
             )
         return 0
 
-    from shared.adapters.classifier import minilm
+    from shared.adapters.classifier import offline
 
-    base = minilm.TUNINGS[args.encoder]
-    encoder = minilm.classifier_encoder(args.encoder)
+    base = offline.TUNINGS[args.encoder]
+    encoder = offline.classifier_encoder(args.encoder)
     cap = base.unfamiliar_pieces_per_word if args.cap is None else (args.cap or None)
     keep = _keep_vectors(
         encoder, Path(os.environ.get("VECTORS", f"/tmp/tune-vectors-{args.encoder}.npz"))
     )
+    if args.combo:
+        keep_e5 = keep
+        keep_minilm = _keep_vectors(
+            offline.classifier_encoder("minilm"),
+            Path(os.environ.get("VECTORS_MINILM", "/tmp/tune-vectors-minilm.npz")),
+        )
+
+        def keep(texts: list[str]) -> None:
+            keep_e5(texts)
+            keep_minilm(texts)
+
     sets = {path.stem: load(path) for path in tuning_months()}
     dev = [c for path in sorted(DATA.glob("dev*_captures.jsonl")) for c in load(path)]
     print(f"{args.encoder}: {len(sets)} months, {sum(map(len, sets.values()))} captures")
@@ -97,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 *(
                     t
                     for _, _, path in folds
-                    for f in (path, path.with_name(minilm.MONTHS_FILE))
+                    for f in (path, path.with_name(offline.MONTHS_FILE))
                     for texts in json.loads(f.read_text(encoding="utf-8")).values()
                     for t in texts
                 ),
@@ -106,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
                 *(
                     t
                     for f in (
-                        minilm._EXAMPLES_PATH,
-                        minilm._EXAMPLES_PATH.with_name(minilm.MONTHS_FILE),
+                        offline._EXAMPLES_PATH,
+                        offline._EXAMPLES_PATH.with_name(offline.MONTHS_FILE),
                     )
                     if args.dev
                     for texts in json.loads(f.read_text(encoding="utf-8")).values()
@@ -115,14 +177,27 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             ]
         )
-        for c, weight in itertools.product(
-            args.c or [base.c], args.month_weight or [base.month_weight]
+        combos = (
+            [
+                (w, c2)
+                for w in args.minilm_weight
+                for c2 in (args.minilm_c if args.combo == "average" else [None])
+            ]
+            if args.combo
+            else [(None, None)]
+        )
+        for c, weight, (minilm_weight, minilm_c) in itertools.product(
+            args.c or [base.c], args.month_weight or [base.month_weight], combos
         ):
             fitted = dataclasses.replace(
                 base, c=c, month_weight=weight, unfamiliar_pieces_per_word=cap
             )
-            minilm.TUNINGS[args.encoder] = fitted
-            minilm._indexes.clear()
+            name = args.encoder
+            if args.combo:
+                name = _combine(offline, args.combo, minilm_weight, minilm_c)
+                print(f"{name}: MiniLM weight {minilm_weight}, C {minilm_c}", flush=True)
+            offline.TUNINGS[name] = fitted
+            offline._indexes.clear()
             for share, sharpen in itertools.product(
                 args.share or [base.embedding_share], args.sharpen or [base.sharpen]
             ):
@@ -130,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                 judged: list[Judged] = []
                 months_right, months_wrong = [], []
                 for _name, held_out, path in folds:
-                    classifier = minilm.MiniLMClassifier(path, encoder=args.encoder)
+                    classifier = offline.OfflineClassifier(path, encoder=name)  # type: ignore[arg-type]
                     classifier.tuning = tuning
                     month = []
                     for capture in held_out:
@@ -157,18 +232,94 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
                 if args.dev:
-                    app = minilm.MiniLMClassifier(encoder=args.encoder)
+                    app = offline.OfflineClassifier(encoder=name)  # type: ignore[arg-type]
                     app.tuning = tuning
                     print(f"{'':30}dev sets: {_dev_figures(app, dev)}", flush=True)
+                    sarah = app.classify_sync(offline._WARM_UP_CAPTURE)
+                    probs = app.probabilities(offline._WARM_UP_CAPTURE)
+                    runner_up = sorted(probs.values())[-2]
+                    print(
+                        f"{'':30}{offline._WARM_UP_CAPTURE!r}: {sarah.bucket} {sarah.confidence}"
+                        f" (runner-up {runner_up:.3f}), {decide(sarah).name}",
+                        flush=True,
+                    )
     return 0
 
 
+class _Pair:
+    """e5's vector with MiniLM's beside it (scaled by `weight`): the classifier's encoder for a
+    combination of the two (the cap on unfamiliar words is e5's: none)."""
+
+    def __init__(self, e5, minilm, weight: float) -> None:
+        self.e5, self.minilm, self.weight = e5, minilm, weight
+        self.name = f"e5+minilm*{weight:g}"
+        self.key = f"{e5.key}\n{minilm.key}\n{weight:g}"
+        self.dim = e5.dim + minilm.dim
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        return np.hstack([self.e5.encode(texts), self.weight * self.minilm.encode(texts)])
+
+    encode_remembered = encode
+
+    def word_pieces(self, words: list[str]) -> int:
+        return self.e5.word_pieces(words)
+
+
+class _Averaged:
+    """Two logistic regressions, one over each encoder's half of a _Pair's vector (e5's at the
+    tuning's C, MiniLM's at `minilm_c`), their probabilities averaged, MiniLM's counting
+    `minilm_share`."""
+
+    def __init__(self, e5_dim: int, c: float, minilm_c: float, minilm_share: float) -> None:
+        from sklearn.linear_model import LogisticRegression
+
+        self.e5_dim, self.minilm_share = e5_dim, minilm_share
+        self.models = [
+            LogisticRegression(C=c, max_iter=3000, tol=1e-6),
+            LogisticRegression(C=minilm_c, max_iter=3000, tol=1e-6),
+        ]
+
+    def _halves(self, x: np.ndarray) -> list[np.ndarray]:
+        return [x[:, : self.e5_dim], x[:, self.e5_dim :]]
+
+    def fit(self, x: np.ndarray, y: np.ndarray, sample_weight: np.ndarray) -> _Averaged:
+        for model, half in zip(self.models, self._halves(x), strict=True):
+            model.fit(half, y, sample_weight=sample_weight)
+        return self
+
+    def predict_proba(self, x: np.ndarray) -> np.ndarray:
+        e5, minilm = (m.predict_proba(h) for m, h in zip(self.models, self._halves(x), strict=True))
+        return (1 - self.minilm_share) * e5 + self.minilm_share * minilm
+
+
+def _combine(offline, combo: str, weight: float, minilm_c: float | None) -> str:
+    """Register the e5+MiniLM encoder (and, to average, the two regressions) with the
+    classifier module; returns the encoder's name."""
+    from sklearn.linear_model import LogisticRegression
+
+    e5, mini = offline.classifier_encoder("e5"), offline.classifier_encoder("minilm")
+    if combo == "concat":
+        pair = _Pair(e5, mini, weight)
+        offline.LogisticRegression = LogisticRegression
+    else:
+        c2 = minilm_c or 1.0
+        pair = _Pair(e5, mini, 1.0)
+        pair.name = f"e5+minilm-averaged-{weight:g}-{c2:g}"
+
+        def averaged(C: float, max_iter: int, tol: float) -> _Averaged:
+            return _Averaged(e5.dim, C, c2, weight)
+
+        offline.LogisticRegression = averaged
+    offline._classifier_encoders[pair.name] = pair
+    return pair.name
+
+
 def _cost(name: str) -> dict:
-    from shared.adapters.classifier.minilm import MiniLMClassifier
+    from shared.adapters.classifier.offline import OfflineClassifier
     from shared.adapters.embedder.minilm import MiniLMEmbedder
 
     start = time.perf_counter()
-    classifier, embedder = MiniLMClassifier(encoder=name), MiniLMEmbedder()  # type: ignore[arg-type]
+    classifier, embedder = OfflineClassifier(encoder=name), MiniLMEmbedder()  # type: ignore[arg-type]
     classifier.warm_up()
     embedder.warm_up()
     warm_up_s = time.perf_counter() - start
@@ -206,12 +357,15 @@ def _dev_figures(classifier, captures: list) -> str:
     right, asked, wrong = f["bucketed_filed_right_asked_wrong"]
     english = figures([j for j in judged if not j.capture.lang])
     e_right, e_asked, e_wrong = english["bucketed_filed_right_asked_wrong"]
+    vague = {c.text for c in load(DATA / "dev3_captures.jsonl")}
+    vague_asked = sum(j.capture.text in vague and j.outcome in ASKED for j in judged)
     return (
         f"{f['captures']} captures: filed right / asked / wrong {right:.3f} {asked:.3f} {wrong:.3f}"
         f" (English {e_right:.3f} {e_asked:.3f} {e_wrong:.3f}); clear right bucket"
         f" {f['bars']['clear_right_bucket']:.3f};"
         f" ambiguous asked {f['bars']['ambiguous_asked']:.3f};"
-        f" other languages right or asked {f['other_language_acceptable']:.3f}"
+        f" other languages right or asked {f['other_language_acceptable']:.3f};"
+        f" dev3's vague asked {vague_asked} of {len(vague)}"
     )
 
 

@@ -17,7 +17,7 @@ def embedding_text(words: str) -> str:
     the clarification answers first, as `InboxItem.text_to_classify` gives them), cut as the
     classifier reads a long one: exactly what the classifier is asked, so that the two run
     side by side inside the model's wait (and, where the offline classifier runs on MiniLM
-    too, its own vector is the one stored: shared/adapters/classifier/minilm.py). The title is
+    too, its own vector is the one stored: shared/adapters/encoders/minilm.py). The title is
     not embedded: a model's is a summary of these words, and any title is matched by its
     words (the full-text ranking)."""
     return excerpt_to_classify(words.strip())

@@ -42,7 +42,7 @@ async def classify_and_file(
     inside the model's wait. With Azure OpenAI the two calls run side by side; offline too
     (the classifier's multilingual-e5-small and the embedder's MiniLM, on two threads), and
     where the classifier runs on MiniLM as well the one loaded model makes one forward pass
-    for both (classifier/minilm.py)."""
+    for both (encoders/minilm.py)."""
     if item.is_deleted:
         raise CaptureDeleted(item.id)
     if item.is_settled:

@@ -65,14 +65,15 @@ SMALL_EXAMPLES = {
 
 
 async def test_minilm_shares_the_classifiers_model_and_its_vector(tmp_path: Path) -> None:
-    from shared.adapters.classifier.minilm import MiniLMClassifier, get_encoder
+    from shared.adapters.classifier.offline import OfflineClassifier
     from shared.adapters.embedder.minilm import MiniLMEmbedder
+    from shared.adapters.encoders.minilm import get_encoder
 
     examples = tmp_path / "examples.json"
     examples.write_text(json.dumps(SMALL_EXAMPLES))
     text = "remember to oil the bike chain before the commute on monday"
     encoder = get_encoder()
-    await MiniLMClassifier(examples, encoder="minilm").classify(text)
+    await OfflineClassifier(examples, encoder="minilm").classify(text)
     calls: list[list[str]] = []
     forward = encoder.encode
 
@@ -97,12 +98,13 @@ async def test_the_classifier_and_the_embedder_at_once_make_one_pass(tmp_path: P
     whichever starts first."""
     import asyncio
 
-    from shared.adapters.classifier.minilm import MiniLMClassifier, get_encoder
+    from shared.adapters.classifier.offline import OfflineClassifier
     from shared.adapters.embedder.minilm import MiniLMEmbedder
+    from shared.adapters.encoders.minilm import get_encoder
 
     examples = tmp_path / "examples.json"
     examples.write_text(json.dumps(SMALL_EXAMPLES))
-    classifier, embedder = MiniLMClassifier(examples, encoder="minilm"), MiniLMEmbedder()
+    classifier, embedder = OfflineClassifier(examples, encoder="minilm"), MiniLMEmbedder()
     await classifier.classify("warm the index up")
     encoder = get_encoder()
     calls: list[list[str]] = []

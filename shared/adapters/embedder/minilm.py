@@ -1,5 +1,5 @@
 """Offline embeddings: all-MiniLM-L6-v2 (384 dimensions), one loaded model per process
-(classifier/minilm.get_encoder); when the offline classifier runs on MiniLM too
+(encoders/minilm.get_encoder); when the offline classifier runs on MiniLM too
 (OFFLINE_CLASSIFIER_ENCODER=minilm) it reuses the vector the classifier just made of the same
 words."""
 
@@ -9,7 +9,7 @@ import asyncio
 
 import numpy as np
 
-from shared.adapters.classifier.minilm import get_encoder, loaded_encoder
+from shared.adapters.encoders.minilm import get_encoder, loaded_encoder
 
 # Six decimals: cosine similarity moves by under 1e-5, and a stored vector is about 4 KB.
 DECIMALS = 6

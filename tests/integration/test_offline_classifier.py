@@ -1,5 +1,6 @@
-"""The offline classifier (over multilingual-e5-small, the app's default, or MiniLM): MiniLM's
-encoder fidelity, held-out accuracy, edge cases and titles."""
+"""The offline classifier (over multilingual-e5-small, the app's default, or MiniLM): the
+examples' kept vectors, held-out accuracy, edge cases and titles (MiniLM's own vectors:
+test_minilm_encoder.py)."""
 
 import asyncio
 import json
@@ -9,14 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shared.adapters.classifier import minilm
-from shared.adapters.classifier.minilm import (
-    MiniLMClassifier,
-    MiniLMEncoder,
-    _get_index,
-    get_encoder,
-    make_title,
-)
+from shared.adapters.classifier import offline
+from shared.adapters.classifier.offline import OfflineClassifier, _get_index, make_title
+from shared.adapters.encoders.minilm import MiniLMEncoder, get_encoder
 from shared.domain.classification import Bucket, Classification
 
 LABELLED = Path(__file__).parents[1] / "data" / "labelled_captures.jsonl"
@@ -34,17 +30,17 @@ def encoder() -> MiniLMEncoder:
 
 
 @pytest.fixture(scope="module")
-def classifier() -> MiniLMClassifier:
+def classifier() -> OfflineClassifier:
     """The app's offline classifier, over its default encoder."""
-    c = MiniLMClassifier()
+    c = OfflineClassifier()
     c.warm_up()
     return c
 
 
 @pytest.fixture(scope="module")
-def minilm_classifier() -> MiniLMClassifier:
+def minilm_classifier() -> OfflineClassifier:
     """The offline classifier over MiniLM (OFFLINE_CLASSIFIER_ENCODER=minilm)."""
-    c = MiniLMClassifier(encoder="minilm")
+    c = OfflineClassifier(encoder="minilm")
     c.warm_up()
     return c
 
@@ -53,79 +49,30 @@ def _labelled() -> list[dict[str, str]]:
     return [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines() if line]
 
 
-# --- (a) embeddings -------------------------------------------------------------------------
-
-
-def test_embeddings_are_unit_norm_384d_float32_and_deterministic(encoder: MiniLMEncoder) -> None:
-    texts = ["Call Sarah about the budget review", "pay the council tax", "x"]
-    first = encoder.encode(texts)
-    assert first.shape == (3, 384)
-    assert first.dtype == np.float32
-    np.testing.assert_allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
-    np.testing.assert_array_equal(first, encoder.encode(texts))
-    # Batching pads to the longest text: padding must not change anyone's embedding.
-    alone = np.stack([encoder.encode([t])[0] for t in texts])
-    np.testing.assert_allclose(first, alone, atol=1e-5)
+# --- (a) the examples' vectors ------------------------------------------------------------
 
 
 def test_the_examples_vectors_are_encoded_once_and_then_read_back(
     encoder: MiniLMEncoder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(minilm, "_CACHE_DIR", tmp_path)
+    monkeypatch.setattr(offline, "_CACHE_DIR", tmp_path)
     texts = ["book the dentist", "lark go-live moved to the 3rd", "what if we cycled"]
 
-    first = minilm._embedded_examples(texts, encoder)
+    first = offline._embedded_examples(texts, encoder)
     (kept,) = tmp_path.glob("minilm-examples-*.npy")
     np.testing.assert_array_equal(np.load(kept), first)
     np.testing.assert_array_equal(first, encoder.encode(texts))
 
     # Read back, not encoded: a file with other numbers in it is taken as it is...
     np.save(kept, np.zeros_like(first))
-    np.testing.assert_array_equal(minilm._embedded_examples(texts, encoder), 0.0)
+    np.testing.assert_array_equal(offline._embedded_examples(texts, encoder), 0.0)
     # ...other examples are another file; a broken one is encoded again and replaced.
-    assert minilm._embedded_examples(texts[:2], encoder).shape == (2, 384)
+    assert offline._embedded_examples(texts[:2], encoder).shape == (2, 384)
     assert len(list(tmp_path.glob("minilm-examples-*.npy"))) == 2
     kept.write_bytes(b"not numpy")
-    np.testing.assert_array_equal(minilm._embedded_examples(texts, encoder), first)
+    np.testing.assert_array_equal(offline._embedded_examples(texts, encoder), first)
     np.testing.assert_array_equal(np.load(kept), first)
     assert not list(tmp_path.glob("*.partial"))
-
-
-def test_matches_published_sentence_transformers_output(encoder: MiniLMEncoder) -> None:
-    # Values printed by sentence-transformers for all-MiniLM-L6-v2 (model card examples).
-    vec = encoder.encode(["This is an example sentence"])[0]
-    expected = [0.06765693, 0.06349593, 0.04871314, 0.07930495, 0.03744806, 0.00265273]
-    np.testing.assert_allclose(vec[:6], expected, atol=1e-5)
-    weather = encoder.encode(
-        ["The weather is lovely today.", "It's so sunny outside!", "He drove to the stadium."]
-    )
-    sims = weather @ weather.T
-    np.testing.assert_allclose(
-        [sims[0, 1], sims[0, 2], sims[1, 2]], [0.6660, 0.1046, 0.1411], atol=1e-3
-    )
-
-
-def test_paraphrases_are_closer_than_unrelated_sentences(encoder: MiniLMEncoder) -> None:
-    a, b, c = encoder.encode(
-        [
-            "Remind me to phone my mother on Sunday",
-            "call mum this sunday",
-            "quarterly VAT return is due for the business",
-        ]
-    )
-    assert a @ b > 0.6
-    assert a @ c < 0.3
-    assert a @ b > a @ c + 0.3
-
-
-def test_long_text_is_truncated_not_rejected(encoder: MiniLMEncoder) -> None:
-    vec = encoder.encode(["word " * 1000])
-    assert vec.shape == (1, 384)
-    assert np.isfinite(vec).all()
-
-
-def test_empty_batch(encoder: MiniLMEncoder) -> None:
-    assert encoder.encode([]).shape == (0, 384)
 
 
 # --- (b) held-out labelled set ------------------------------------------------------------------
@@ -169,7 +116,7 @@ def test_examples_hold_no_capture_of_the_frozen_month() -> None:
 
 
 def test_the_months_are_the_tuning_months_captures_and_none_of_the_frozen_ones() -> None:
-    months = json.loads(EXAMPLES.with_name(minilm.MONTHS_FILE).read_text(encoding="utf-8"))
+    months = json.loads(EXAMPLES.with_name(offline.MONTHS_FILE).read_text(encoding="utf-8"))
     held = {t.strip().lower() for texts in months.values() for t in texts}
     frozen = {
         json.loads(line)["text"].strip().lower()
@@ -192,17 +139,17 @@ def test_the_months_are_the_tuning_months_captures_and_none_of_the_frozen_ones()
 
 def test_the_months_count_beside_the_examples(encoder: MiniLMEncoder) -> None:
     examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
-    months = json.loads(EXAMPLES.with_name(minilm.MONTHS_FILE).read_text(encoding="utf-8"))
+    months = json.loads(EXAMPLES.with_name(offline.MONTHS_FILE).read_text(encoding="utf-8"))
     capture = ["tessa says the kiln firing moved to thurs, glaze tests after"]
-    tuning = minilm.TUNINGS["minilm"]
-    without = minilm._ExampleIndex(examples, encoder).probabilities(
+    tuning = offline.TUNINGS["minilm"]
+    without = offline._ExampleIndex(examples, encoder).probabilities(
         encoder.encode(capture), capture, tuning
     )
     beside = _get_index(EXAMPLES.resolve(), "minilm").probabilities(
         encoder.encode(capture), capture, tuning
     )
     assert not np.allclose(without, beside)
-    assert minilm._ExampleIndex(examples, encoder, months).probabilities(
+    assert offline._ExampleIndex(examples, encoder, months).probabilities(
         encoder.encode(capture), capture, tuning
     ) == pytest.approx(beside, abs=1e-6)
 
@@ -222,12 +169,12 @@ def test_the_months_count_beside_the_examples(encoder: MiniLMEncoder) -> None:
     ],
 )
 async def test_a_named_person_is_a_link_not_a_bucket(
-    classifier: MiniLMClassifier, text: str, bucket: Bucket
+    classifier: OfflineClassifier, text: str, bucket: Bucket
 ) -> None:
     assert (await classifier.classify(text)).bucket == bucket
 
 
-async def test_accuracy_on_held_out_labelled_captures(classifier: MiniLMClassifier) -> None:
+async def test_accuracy_on_held_out_labelled_captures(classifier: OfflineClassifier) -> None:
     rows = _labelled()
     results: list[Classification] = [await classifier.classify(r["text"]) for r in rows]
     truth = [r["label"] for r in rows]
@@ -269,7 +216,7 @@ async def test_accuracy_on_held_out_labelled_captures(classifier: MiniLMClassifi
     assert false_alarms <= 0.1
 
 
-async def test_vague_captures_are_asked_about(classifier: MiniLMClassifier) -> None:
+async def test_vague_captures_are_asked_about(classifier: OfflineClassifier) -> None:
     rows = [json.loads(line) for line in VAGUE_SET.read_text(encoding="utf-8").splitlines()]
     examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
     seen = {t.strip().lower() for texts in examples.values() for t in texts}
@@ -285,7 +232,7 @@ async def test_vague_captures_are_asked_about(classifier: MiniLMClassifier) -> N
 
 @pytest.mark.parametrize("text", ["insurance", "the boiler", "Gareth", "my visa", "dentist"])
 async def test_a_bare_word_is_asked_about_not_filed(
-    classifier: MiniLMClassifier, text: str
+    classifier: OfflineClassifier, text: str
 ) -> None:
     # A bare word names a thing, not what to do with it. Without the rule, "insurance",
     # "the boiler" and "dentist" were filed in Admin as sure (0.68-1.0).
@@ -295,20 +242,20 @@ async def test_a_bare_word_is_asked_about_not_filed(
 
 
 async def test_two_words_that_say_what_to_do_are_still_filed(
-    classifier: MiniLMClassifier,
+    classifier: OfflineClassifier,
 ) -> None:
     result = await classifier.classify("renew insurance")
     assert result.bucket is Bucket.ADMIN and result.confidence >= 0.6
 
 
-async def test_call_sarah_is_confidently_people(classifier: MiniLMClassifier) -> None:
+async def test_call_sarah_is_confidently_people(classifier: OfflineClassifier) -> None:
     result = await classifier.classify("Call Sarah, she sounded low on sunday")
     assert result.bucket is Bucket.PEOPLE
     assert result.confidence >= 0.6
     assert result.question is None
 
 
-async def test_a_call_about_a_project_is_not_sure_people(classifier: MiniLMClassifier) -> None:
+async def test_a_call_about_a_project_is_not_sure_people(classifier: OfflineClassifier) -> None:
     # Issue 40: the budget review, not Sarah, may be the point; before, this was sure People.
     result = await classifier.classify("Call Sarah about the budget review")
     assert result.bucket in (Bucket.PEOPLE, Bucket.PROJECTS)
@@ -326,7 +273,7 @@ async def test_a_call_about_a_project_is_not_sure_people(classifier: MiniLMClass
     ],
 )
 async def test_a_capture_in_words_the_encoder_does_not_know_is_not_filed_as_sure(
-    minilm_classifier: MiniLMClassifier, text: str
+    minilm_classifier: OfflineClassifier, text: str
 ) -> None:
     # MiniLM knows English: in another language cut into many word pieces, whatever
     # bucket it guesses, it asks. (A language close to English, in words it knows, is filed
@@ -337,17 +284,17 @@ async def test_a_capture_in_words_the_encoder_does_not_know_is_not_filed_as_sure
 
 
 async def test_names_do_not_make_a_capture_look_foreign(
-    minilm_classifier: MiniLMClassifier,
+    minilm_classifier: OfflineClassifier,
 ) -> None:
     text = "Aoife and Tadhg Ó Súilleabháin are coming on Saturday"
     result = await minilm_classifier.classify(text)
     assert result.bucket is Bucket.PEOPLE
     # Not held back as another language: the names are left out of the word pieces counted.
-    assert minilm._pieces_per_word(text) < minilm._UNFAMILIAR_PIECES_PER_WORD
-    assert result.confidence > minilm._ASK_CONFIDENCE
+    assert offline._pieces_per_word(text) < offline._UNFAMILIAR_PIECES_PER_WORD
+    assert result.confidence > offline._ASK_CONFIDENCE
 
 
-async def test_keyboard_mash_is_misunderstood(classifier: MiniLMClassifier) -> None:
+async def test_keyboard_mash_is_misunderstood(classifier: OfflineClassifier) -> None:
     result = await classifier.classify("asdf jkl qwerty")
     assert result.bucket is None
     assert result.confidence < 0.3
@@ -356,7 +303,7 @@ async def test_keyboard_mash_is_misunderstood(classifier: MiniLMClassifier) -> N
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t", "?!...", "🙃🙃🙃"])
 async def test_empty_or_wordless_text_asks_what_was_meant(
-    classifier: MiniLMClassifier, text: str
+    classifier: OfflineClassifier, text: str
 ) -> None:
     result = await classifier.classify(text)
     assert result.bucket is None
@@ -366,7 +313,7 @@ async def test_empty_or_wordless_text_asks_what_was_meant(
 
 
 def _with_probabilities(
-    monkeypatch: pytest.MonkeyPatch, classifier: MiniLMClassifier, probs: list[float]
+    monkeypatch: pytest.MonkeyPatch, classifier: OfflineClassifier, probs: list[float]
 ) -> None:
     """Pin the model's output so the mapping to bucket/confidence/question is tested alone."""
     index = _get_index(classifier._examples_path, classifier._encoder_name)
@@ -389,7 +336,7 @@ def _with_probabilities(
 )
 def test_probabilities_map_to_bucket_confidence_and_question(
     monkeypatch: pytest.MonkeyPatch,
-    classifier: MiniLMClassifier,
+    classifier: OfflineClassifier,
     probs: list[float],
     bucket: Bucket | None,
     confidence: float,
@@ -412,14 +359,14 @@ def test_probabilities_map_to_bucket_confidence_and_question(
     assert result.named_buckets == [Bucket(b) for b in offered or ()]
 
 
-async def test_concurrent_calls_agree_with_sequential(classifier: MiniLMClassifier) -> None:
+async def test_concurrent_calls_agree_with_sequential(classifier: OfflineClassifier) -> None:
     texts = ["call mum", "renew the car tax", "what if socks had pockets", "ummm", "fix the roof"]
     together = await asyncio.gather(*(classifier.classify(t) for t in texts))
     one_by_one = [await classifier.classify(t) for t in texts]
     assert together == one_by_one
 
 
-def test_probabilities_sum_to_one(classifier: MiniLMClassifier) -> None:
+def test_probabilities_sum_to_one(classifier: OfflineClassifier) -> None:
     probs = classifier.probabilities("book the boiler service")
     assert set(probs) == {*LABELS, "vague"}
     assert sum(probs.values()) == pytest.approx(1.0, abs=1e-4)
@@ -465,6 +412,6 @@ def test_long_title_is_cut_at_a_word_boundary() -> None:
     assert text[text.find(title) + len(title)] == " "
 
 
-async def test_classification_title_fits_the_protocol(classifier: MiniLMClassifier) -> None:
+async def test_classification_title_fits_the_protocol(classifier: OfflineClassifier) -> None:
     result = await classifier.classify("note to self: " + "very long capture " * 40)
     assert 0 < len(result.title) <= 60

