@@ -148,10 +148,14 @@ def test_the_months_count_beside_the_examples(encoder: MiniLMEncoder) -> None:
     beside = _get_index(EXAMPLES.resolve(), "minilm").probabilities(
         encoder.encode(capture), capture, tuning
     )
-    assert not np.allclose(without, beside)
+    # The months move this capture's probabilities by about 0.05. The same index built by
+    # hand may read vectors encoded in other batches (the kept file, written by whichever
+    # start encoded the examples first): float32 padding sums differ by ~1e-7 a vector, and
+    # the fitted probabilities by a few 1e-6 (a fresh clone's run found 4e-6).
+    assert np.abs(without - beside).max() > 0.01
     assert offline._ExampleIndex(examples, encoder, months).probabilities(
         encoder.encode(capture), capture, tuning
-    ) == pytest.approx(beside, abs=1e-6)
+    ) == pytest.approx(beside, abs=1e-4)
 
 
 @pytest.mark.parametrize(
