@@ -16,6 +16,7 @@ from shared.domain.people_lexicon import (
     surnames,
 )
 from shared.domain.people_words import (
+    A_PERSONS_OWN,
     A_PERSONS_VERBS,
     AFTER_A_SUBJECT,
     ARTICLES,
@@ -261,9 +262,15 @@ def a_place_said_to_be_someone(text: str, words: list[re.Match[str]], i: int) ->
     """Is the town `words[i]`, a name the lexicon knows too, followed by a verb only a person
     does ("hollis says", "Mali wants"; not "Bristol has an offer", "kiel's favour")?"""
     word = words[i].group(0)
-    if not known_name(word) or POSSESSIVE.search(word):
-        return False
     following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    if POSSESSIVE.search(word):  # "mali's dentist"; not "kiel's favour"
+        return (
+            known_name(POSSESSIVE.sub("", word))
+            and following in A_PERSONS_OWN
+            and gap_after(text, words, i) == " "
+        )
+    if not known_name(word):
+        return False
     return following in A_PERSONS_VERBS - WEAK_VERBS and not CLAUSE_BREAK.search(
         gap_after(text, words, i)
     )

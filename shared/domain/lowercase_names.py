@@ -25,6 +25,7 @@ from shared.domain.people_lexicon import (
     surnames,
 )
 from shared.domain.people_words import (
+    A_PERSONS_OWN,
     AFTER_A_SUBJECT,
     ARTICLES,
     CLAUSE_BREAK,
@@ -85,9 +86,14 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
-    if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
-        return (previous not in _DETERMINERS or not spaced_before) and not a_word(word)
     following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
+        return (previous not in _DETERMINERS or not spaced_before) and (
+            not a_word(word)
+            # "paddy's knee", "sully's mum": a name that is a word, before what only a
+            # person has
+            or (following in A_PERSONS_OWN and gap_after(text, words, i) == " ")
+        )
     after_gap = gap_after(text, words, i)
     # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".
     if (

@@ -19,6 +19,7 @@ from shared.domain.people_lexicon import (
     in_word_list,
     known_name,
     plainly_a_name,
+    surnames,
 )
 from shared.domain.people_words import (
     A_PERSONS_VERBS,
@@ -49,6 +50,7 @@ def people_in(text: str) -> list[str]:
     whole ("Pedro Alves"), kinship words with the name ("Granny Maeve"), titles dropped,
     possessives read ("April's" -> "April"), lowercase names capitalised where the sentence
     says a person stands there ("ravi says", "ask priya", "dani's car")."""
+    text = _shouting_lowered(text)
     words = list(_WORD.finditer(text))
     spans: dict[int, tuple[int, str]] = {}
     last_end = -1
@@ -74,6 +76,19 @@ def people_in(text: str) -> list[str]:
         if name not in names:
             names.append(name)
     return names
+
+
+# A run of words in capitals ("GAIL SIGNED IT", "CIARÁN & ORLA HAD THE BABY"): three or more,
+# with nothing but spaces and punctuation between them; a lone "NHS" or "CV" is an acronym.
+_SHOUTED = re.compile(r"\b[^\W\d_a-z]{2,}(?:[^\w\n]+[^\W\d_a-z]{2,}\b){2,}")
+
+
+def _shouting_lowered(text: str) -> str:
+    """The capture with its runs of capitals in lowercase, so that the rules read a shouted
+    sentence as a written one ("GAIL SIGNED IT" -> "gail signed it": Gail)."""
+    if sum(c.isupper() for c in text) < 6:
+        return text  # most captures: nothing shouted
+    return _SHOUTED.sub(lambda m: m.group(0).lower(), text)
 
 
 def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> tuple[int, str]:
@@ -126,6 +141,8 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
             return 0, ""  # "Jet2", "Win11": a product, not a person
         length = name_at(text, words, i, last_end)
         parts = [POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
+        if length > 1 and _in_german(text):
+            return _german_name(parts)
         return length, " ".join(parts)
     if (  # "tell alasdair munro", "alasdair munro says": a full name no lexicon lists
         raw == word
@@ -138,12 +155,53 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
     ):
         surname = POSSESSIVE.sub("", words[i + 1].group(0))
         return 2, f"{capitalised(word)} {capitalised(surname)}"
+    if low in _GERMAN and word == low and _in_german(text):
+        return 0, ""  # "morgen ist ...": German's word, not the name Morgen
     if lowercase_name_at(text, words, i, last_end):
         if raw == word and plainly_a_name(word) and a_surname_after(text, words, i):
             surname = POSSESSIVE.sub("", words[i + 1].group(0))
             return 2, f"{capitalised(word)} {capitalised(surname)}"  # "alasdair munro"
         return 1, capitalised(word)
     return 0, ""
+
+
+# German's small words: two of them in a capture say that a capitalised word may be a noun
+# ("sag Adrian Bescheid", "sie will Malcolms Rezept für den Pudding").
+_GERMAN = {
+    "ist", "war", "sind", "und", "oder", "aber", "für", "mit", "sag", "sagen", "sie", "er",
+    "ich", "wir", "ihr", "uns", "heute", "morgen", "nicht", "auch", "noch", "schon", "dann",
+    "der", "den", "dem", "des", "das", "ein", "eine", "einen", "zum", "zur", "vom", "beim",
+    "hat", "habe", "wird", "kommt", "um", "bis", "nach", "wieder", "sehr", "ganz",
+}  # fmt: skip
+
+
+def _in_german(text: str) -> bool:
+    """Two of German's small words, or one and a lowercase word with an umlaut or "ß"
+    ("war wunderschön")."""
+    written = set(_WORD.findall(text))
+    found = len({w.lower() for w in written} & _GERMAN)
+    return found >= 2 or (found == 1 and any(w.islower() and _UMLAUT.search(w) for w in written))
+
+
+_UMLAUT = re.compile("[äöüß]")
+
+
+def _german_name(parts: list[str]) -> tuple[int, str]:
+    """In a German capture a capitalised noun may follow a name: the name runs only as far as
+    words the lists know as names or surnames ("Adrian Bescheid" -> "Adrian"), and a name
+    before a noun with German's "-s" is its genitive ("Malcolms Rezept" -> "Malcolm")."""
+    length = 1
+    while length < len(parts) and (
+        known_name(parts[length]) or parts[length].lower() in surnames()
+    ):
+        length += 1
+    if length == len(parts):
+        return length, " ".join(parts)
+    first = parts[0]
+    if length == 1 and not known_name(first):
+        stem = first[:-1] if first.endswith("s") else ""
+        return (1, stem) if stem and known_name(stem) else (0, "")
+    return length, " ".join(parts[:length])
 
 
 def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:

@@ -263,3 +263,30 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         assert name in names, name
     assert "berlin" not in names or names["berlin"] == "r"  # a place the registers hold
     assert names.get("doc") != ""  # an English word: out, or rare as Faker's long list has it
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # A sentence in capitals is read as if written in lowercase; a lone acronym is not.
+        ("MARGIT PASSED HER TEST!! take her out fri", ["Margit"]),
+        ("HANNES & PIA ARE ENGAGED 💍", ["Hannes", "Pia"]),
+        ("GP APPT for Ravi moved", ["Ravi"]),
+        ("BIG NEWS FROM WORK: promotion", []),
+        # A name that is a word, before what only a person has ("'s knee", "'s mum").
+        ("crispin's ankle is swollen again, take him the crutches", ["Crispin"]),
+        ("buy a card for rusty's wife", ["Rusty"]),
+        ("the builder's back tomorrow", []),
+        ("today's dentist appt moved", []),
+        # A country that is also a name, where only a person is meant.
+        ("montana's birthday party is at the bowling alley", ["Montana"]),
+        ("flights to montana booked", []),
+        # German: a noun after a name is no surname, and "-s" before it is a genitive.
+        ("morgen ist Lenas Taufe, und ich bringe den Kuchen", ["Lena"]),
+        ("ruf Jonas an und sag Konrad Danke für den Abend", ["Jonas", "Konrad"]),
+        ("heute war Greta Schmidt da, mit dem Hund", ["Greta Schmidt"]),
+        ("lunch w Greta Ashdown tmrw", ["Greta Ashdown"]),  # not German: an unlisted surname
+    ],
+)
+def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
