@@ -134,6 +134,17 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     first_mark = first_names().get(parts[0].lower())
     if length > 1 and first_mark in {None, "r"} and any(map(a_things_word, parts)):
         return 0
+    # "Royal Mail", "Red Tractor": a name that is a word, before a thing's word that no list
+    # holds as a surname or a proper noun ("Grace Hopper"); "Tyne Clearances", "Hall Green
+    # Rangers": a thing's plural after any.
+    if length > 1 and any(
+        a_things_word(part)
+        and part.lower() not in surnames()
+        and part not in english_words()
+        and (first_mark == "w" or part.endswith("s"))
+        for part in parts[1:]
+    ):
+        return 0
     # "Reviewer 2", "Halle 11", "Ward 12": a word no list names before a number is a label.
     if (
         length == 1

@@ -286,6 +286,12 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         ("ruf Jonas an und sag Konrad Danke für den Abend", ["Jonas", "Konrad"]),
         ("heute war Greta Schmidt da, mit dem Hund", ["Greta Schmidt"]),
         ("lunch w Greta Ashdown tmrw", ["Greta Ashdown"]),  # not German: an unlisted surname
+        # A firm's name: a thing's plural after a name, a name that is a word before a thing.
+        ("Kerry Removals booked for the 3rd", []),
+        ("ring Dale Plumbers re the leak", []),
+        ("Royal Mail lost the parcel again", []),
+        ("Lily Cooper's leaving do fri", ["Lily Cooper"]),
+        ("Rose Walker rang about the fence", ["Rose Walker"]),
     ],
 )
 def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
