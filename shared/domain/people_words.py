@@ -222,7 +222,8 @@ THINGS = {
     "tower", "bridge", "depot", "office", "gym", "club", "studio", "market", "mall", "hotel",
     "team", "teams", "group", "ltd", "inc", "plc", "co", "sons", "partners", "logistics",
     "freight", "offline", "online", "mode", "maps", "cloud", "pro", "day", "night", "week",
-    "weekend", "mobile", "web", "sprint", "version", "planning",
+    "weekend", "mobile", "web", "sprint", "version", "planning", "quote", "invoice",
+    "subscription", "membership", "policy", "account",
 }  # fmt: skip
 # How the rules read around a word of the capture (`words`: its matches, in order).
 POSSESSIVE = re.compile(r"['\u2019]s$")

@@ -292,6 +292,10 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         ("Royal Mail lost the parcel again", []),
         ("Lily Cooper's leaving do fri", ["Lily Cooper"]),
         ("Rose Walker rang about the fence", ["Rose Walker"]),
+        # A firm's quote, subscription, policy or account ("Hiscox quote"), not a person's.
+        ("van insurance: Hiscox quote is £80 less", []),
+        ("cancel the Britbox subscription before it renews", []),
+        ("Ravi's quote for the fence is in", ["Ravi"]),
     ],
 )
 def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
