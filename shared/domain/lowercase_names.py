@@ -58,6 +58,11 @@ _CONTACT_VERBS_A = {
     "llamar", "llama", "llamo", "escribir", "escribirle", "ver", "visitar", "preguntar",
     "preguntarle", "avisar", "felicitar", "invitar", "decirle", "dile",
 }  # fmt: skip
+# Spanish going somewhere: "a" after these leads to a place ("viaje a argentina").
+_GOING_TO = {
+    "ir", "voy", "vas", "va", "vamos", "van", "viaje", "viajar", "vuelo", "vuelos", "volar",
+    "volver", "vuelta", "llegar", "llegamos", "llega", "mudarnos", "mudarse", "bienvenidos",
+}  # fmt: skip
 # Before these, "'s" is no name's ("the builder's quote", "his back's gone").
 _DETERMINERS = {
     "the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "this", "that",
@@ -108,6 +113,18 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
     ):
         return True
     if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
+        return True
+    # Spanish's personal "a" after a verb no English list holds ("mandar a inma las fotos",
+    # "regalarle a martina"): a name the lexicon knows well.
+    if (
+        spaced_before
+        and previous == "a"
+        and before_previous
+        and gap_after(text, words, i - 2) == " "
+        and not in_word_list(before_previous)
+        and before_previous not in _GOING_TO
+        and plainly_a_name(word, common_too=False)
+    ):
         return True
     if (
         spaced_before
@@ -176,7 +193,8 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and not (spaced_before and previous in _BEFORE_A_THING)
         and not (i and words[i - 1].group(0)[:1].isdigit())
         and not re.search(r"\d\s*$", text[: words[i].start()])
-        and following.removesuffix("s") not in THINGS
+        # "elena interview"; not across a break: "hamish: club kit order", "felicity (planning"
+        and not (following.removesuffix("s") in THINGS and after_gap == " ")
     )
 
 

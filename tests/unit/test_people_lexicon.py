@@ -296,6 +296,13 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         ("van insurance: Hiscox quote is £80 less", []),
         ("cancel the Britbox subscription before it renews", []),
         ("Ravi's quote for the fence is in", ["Ravi"]),
+        # A thing's word after a name says nothing across a colon or a bracket.
+        ("lorenzo: team sheet done, print it", ["Lorenzo"]),
+        ("marguerite (school governor) wants the minutes", ["Marguerite"]),
+        ("lorenzo team sheet done", []),
+        # Spanish's personal "a" before a name the lexicon knows well; not going somewhere.
+        ("enviarle a rosario las entradas", ["Rosario"]),
+        ("vuelo a florencia el martes", []),
     ],
 )
 def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
