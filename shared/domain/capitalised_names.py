@@ -219,6 +219,16 @@ _PERSON_BEFORE = {
 }  # fmt: skip
 
 
+# What a firm, a product or a place does as well as a person ("Lexora is live", "Arbor
+# won't export", "Edmundson have the RCBOs", "Goldcar is cheapest"); not "got", "sent".
+_THINGS_DO_TOO = {
+    "is", "isn't", "isnt", "ist", "are", "was", "wasn't", "wasnt", "were", "has", "have",
+    "won't", "wont", "can", "can't", "cant", "could", "would", "should", "might", "must",
+    "will", "going", "coming", "running", "starts", "starting", "booked", "looks", "seems",
+    "works",
+}  # fmt: skip
+
+
 def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
     """Does the sentence say that a capitalised word the lexicon does not know, `words[i]`, is
     someone: a title or a word said to people before it ("Dr Mensah", "ask Bex", "w Olu"), a
@@ -230,6 +240,8 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
         return True
     if previous == "from" and before_previous in _FROM_A_PERSON:
         return True
+    if previous in FAMILY and i > 1 and POSSESSIVE.search(words[i - 2].group(0)):
+        return True  # "Margalida's dad Pep": someone's relative, by name
     gap_before = gap_after(text, words, i - 1).strip() if i else ""
     if last_end == i and gap_before in {"+", "&", ","}:
         return True
@@ -238,7 +250,11 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
     j = i + 1
     if j < len(words):
         following = words[j].group(0).lower()
-        if following in A_PERSONS_VERBS:
+        # "Lexora is live", "Arbor won't export": what things do too says nothing of a word
+        # no list names ("Keiko is off" is known).
+        if following in A_PERSONS_VERBS and (
+            following not in _THINGS_DO_TOO or known_name(words[i].group(0))
+        ):
             return True
         # "Dobson exchanged yesterday": a surname before a verb's past.
         if (

@@ -303,6 +303,13 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         # Spanish's personal "a" before a name the lexicon knows well; not going somewhere.
         ("enviarle a rosario las entradas", ["Rosario"]),
         ("vuelo a florencia el martes", []),
+        # What a firm or a product does too ("is", "won't") says nothing of an unknown word;
+        # a known name, "got" or "sent", or a relative's name does.
+        ("new till system: Tillora is live on mon", []),
+        ("Quickstep won't deliver before the 9th", []),
+        ("Keiko is off sick", ["Keiko"]),
+        ("Zubeyde sent the forms", ["Zubeyde"]),
+        ("Hana's dad Ozturk is in hospital", ["Hana", "Ozturk"]),
     ],
 )
 def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
