@@ -9,6 +9,7 @@ from shared.domain.people_lexicon import (
     a_past_form,
     a_things_word,
     english_words,
+    everyday_word,
     first_names,
     known_name,
     places,
@@ -172,7 +173,11 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and not possessive
         and a_things_word(word)
         and previous not in _TITLE_WORDS
-        and not _said_of_a_person(text, words, i, last_end)
+        and (
+            # "ask Finance", "ring Estates": an everyday word reached is a department
+            (everyday_word(word) and previous in _CONTACT_WORDS)
+            or not _said_of_a_person(text, words, i, last_end)
+        )
     ):
         return 0
     next_word = words[i + length].group(0) if i + length < len(words) else ""
@@ -219,6 +224,11 @@ _PERSON_BEFORE = {
 }  # fmt: skip
 
 
+# Words that reach someone, or a department ("ask Finance", "ring Estates").
+_CONTACT_WORDS = {
+    "ask", "tell", "text", "message", "msg", "ring", "call", "email", "phone", "try", "ping",
+    "chase", "remind", "contact",
+}  # fmt: skip
 # What a firm, a product or a place does as well as a person ("Lexora is live", "Arbor
 # won't export", "Edmundson have the RCBOs", "Goldcar is cheapest"); not "got", "sent".
 _THINGS_DO_TOO = {
