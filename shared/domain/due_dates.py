@@ -240,7 +240,13 @@ def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     if before and before[-1] in _BEFORE_A_DAY:
         return True
     rest = lowered[match.end() :]
+    if re.match(r"\s+(?:w|with)\s", rest) and before and before[-1] not in _NOT_THE_DAY:
+        return True  # "he collects sat w cash", "visit sun w her biscuits"; not "the sun w"
     return bool(_TIME_OF_DAY.match(rest)) or not re.match(r"\s*[^\W\d_]", rest)
+
+
+# Before "sun", "sat": the word, not the day ("in the sun w a book", "some sun").
+_NOT_THE_DAY = {"the", "a", "some", "no", "of", "in", "more", "much", "less", "have", "has"}
 
 
 def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:

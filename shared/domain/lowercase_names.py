@@ -130,7 +130,8 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         spaced_before
         and previous in {"w", "with", "con"}
         and _ends_a_phrase(text, words, i)
-        and not a_word(word)  # "w dinosaurs and football", "w strings"
+        # "w dinosaurs and football", "w strings"; "w cash", a name that is a word, too
+        and (not everyday_word(word) or name_and_word(word))  # "w jack"
     ):
         return True
     # "send marguerite the numbers", "get gary to book": the one it is sent to, or asked.

@@ -314,6 +314,10 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         ("ask Payroll about the overtime", []),
         ("email Facilities re the heating", []),
         ("ask Hope re the lease", ["Hope"]),
+        # After "w", a name that is an everyday word is the word ("pay w cash"); one many
+        # people bear is still someone ("stripped the axles w jack").
+        ("she'll pay w cash", []),
+        ("stripped the axles w jack, both sound", ["Jack"]),
     ],
 )
 def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
