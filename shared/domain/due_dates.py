@@ -38,7 +38,7 @@ _MONTH_DAY = re.compile(rf"\b(?P<month>{_ENGLISH_MONTH})\b\.?\s+{_DAY}\b(?!\s*(?
 _ISO = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b")
 _ORDINAL = re.compile(r"\b(?:the\s+)?(?P<day>[0-3]?\d)(?:st|nd|rd|th)\b")
 _END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
-_END_OF_A_MONTH = re.compile(rf"\bend of (?P<month>{'|'.join(MONTHS)})\b")
+_END_OF_A_MONTH = re.compile(rf"\bend of (?:the )?(?P<month>{_ENGLISH_MONTH})\b")
 _TODAY = re.compile(
     r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag|esta noche"
     r"|stasera|vanavond|ce soir|esta noite|this afternoon|this evening)\b"

@@ -98,6 +98,8 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         # "sat", "sun" before "w": the day, unless the word is meant.
         ("he collects the bike sat w the van", date(2026, 3, 14)),
         ("read in the sun w a coffee", None),
+        # The end of a month written short.
+        ("renew the tax disc before the end of apr", date(2026, 4, 30)),
         # Ordinals that are an age or a place.
         ("nadia's 18th is next month, she wants headphones", None),
         ("card for her bday, it's the 19th", date(2026, 3, 19)),
