@@ -324,8 +324,15 @@ def _subject_of_a_verb(
     if only_a_persons:
         return False
     unlisted_or_rare = first_names().get(word) in {None, "r"}  # "alun changed plans"
-    if a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
-        return not CLAUSE_BREAK.search(gap_after(text, words, j))  # "ruaridh dragged me up"
+    if a_past_form(following) and unlisted_or_rare:
+        # "ruaridh dragged me up"; "alun relieved", "viv covered.": how someone was, at
+        # the clause's end too, after a clause of its own
+        if j + 1 < len(words) and not CLAUSE_BREAK.search(gap_after(text, words, j)):
+            return True
+        return i > 0 and (
+            words[i - 1].group(0) in {"but", "and"}
+            or bool(re.search(r"[.!?]", gap_after(text, words, i - 1)))
+        )
     if a_present_form(following) and unlisted_or_rare and after in _AFTER_A_VERB:
         return gap_after(text, words, j) == " "  # "encarni lands at 2", "kasia pops in"
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"

@@ -318,6 +318,10 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         # people bear is still someone ("stripped the axles w jack").
         ("she'll pay w cash", []),
         ("stripped the axles w jack, both sound", ["Jack"]),
+        # A rare or unlisted name before a past at a clause's end ("but ifor covered").
+        ("lost the thread in bar 12 but ifor covered", ["Ifor"]),
+        ("the audit went ok. zubin relieved", ["Zubin"]),
+        ("the audit went ok. bins emptied", []),
     ],
 )
 def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
