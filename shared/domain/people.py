@@ -106,6 +106,8 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
             and not _glued_to_a_number(text, words, i + 1)
         ):
             return 2, capitalised(following)
+    if _named_as_a_child(text, words, i):
+        return 1, capitalised(word)
     if low in KIN and raw == word and i + 1 < len(words) and gap_after(text, words, i) == " ":
         following = POSSESSIVE.sub("", words[i + 1].group(0))
         last = i + 2 == len(words) and following == words[i + 1].group(0)
@@ -202,6 +204,25 @@ def _german_name(parts: list[str]) -> tuple[int, str]:
         stem = first[:-1] if first.endswith("s") else ""
         return (1, stem) if stem and known_name(stem) else (0, "")
     return length, " ".join(parts[:length])
+
+
+# Who is given a name: "the baby's called Rían", "her little boy is called kit".
+_NAMED = {"called", "named"}
+_A_CHILD = {
+    "baby", "boy", "girl", "son", "daughter", "grandson", "granddaughter", "nephew", "niece",
+    "he", "she", "he's", "she's", "bebé", "niño", "niña",
+}  # fmt: skip
+
+
+def _named_as_a_child(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` the name a child (or someone) is given, just said ("called Rían")?"""
+    if i < 2 or words[i - 1].group(0).lower() not in _NAMED:
+        return False
+    word = words[i].group(0)
+    if POSSESSIVE.search(word) or word.lower() in COMMON or gap_after(text, words, i - 1) != " ":
+        return False
+    before = {POSSESSIVE.sub("", w.group(0).lower()) for w in words[max(0, i - 5) : i - 1]}
+    return bool(before & _A_CHILD) or words[i - 2].group(0).lower() in _A_CHILD
 
 
 def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:

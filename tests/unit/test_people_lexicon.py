@@ -322,6 +322,10 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         ("lost the thread in bar 12 but ifor covered", ["Ifor"]),
         ("the audit went ok. zubin relieved", ["Zubin"]),
         ("the audit went ok. bins emptied", []),
+        # The name a child is given ("the baby's called Éabha"); not a thing's name.
+        ("the baby's called Éabha, 3.2kg", ["Éabha"]),
+        ("their little girl is called pip", ["Pip"]),
+        ("a new bakery called Crumbs opened", []),
     ],
 )
 def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
