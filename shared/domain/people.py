@@ -106,6 +106,8 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
             and not _glued_to_a_number(text, words, i + 1)
         ):
             return 2, capitalised(following)
+    if low in _LOWER_TITLES and raw == word:
+        return 0, ""  # "sunita (cllr) will write": a title alone is no one
     if _named_as_a_child(text, words, i):
         return 1, capitalised(word)
     if low in KIN and raw == word and i + 1 < len(words) and gap_after(text, words, i) == " ":

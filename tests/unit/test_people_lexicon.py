@@ -326,6 +326,9 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         ("the baby's called Éabha, 3.2kg", ["Éabha"]),
         ("their little girl is called pip", ["Pip"]),
         ("a new bakery called Crumbs opened", []),
+        # A title alone is no one.
+        ("ask farida (cllr) to sign it", ["Farida"]),
+        ("the dr will call back", []),
     ],
 )
 def test_people_of_the_kinds_left_by_the_second_round(text: str, people: list[str]) -> None:
