@@ -83,10 +83,13 @@ def people_in(text: str) -> list[str]:
 _SHOUTED = re.compile(r"\b[^\W\d_a-z]{2,}(?:[^\w\n]+[^\W\d_a-z]{2,}\b){2,}")
 
 
+_TWO_CAPITALS = re.compile(r"[A-ZÀ-ÖØ-Þ]{2}")
+
+
 def _shouting_lowered(text: str) -> str:
     """The capture with its runs of capitals in lowercase, so that the rules read a shouted
     sentence as a written one ("GAIL SIGNED IT" -> "gail signed it": Gail)."""
-    if sum(c.isupper() for c in text) < 6:
+    if not _TWO_CAPITALS.search(text):
         return text  # most captures: nothing shouted
     return _SHOUTED.sub(lambda m: m.group(0).lower(), text)
 
@@ -108,7 +111,7 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
             return 2, capitalised(following)
     if low in _LOWER_TITLES and raw == word:
         return 0, ""  # "sunita (cllr) will write": a title alone is no one
-    if _named_as_a_child(text, words, i):
+    if i > 1 and words[i - 1].group(0).lower() in _NAMED and _named_as_a_child(text, words, i):
         return 1, capitalised(word)
     if low in KIN and raw == word and i + 1 < len(words) and gap_after(text, words, i) == " ":
         following = POSSESSIVE.sub("", words[i + 1].group(0))
