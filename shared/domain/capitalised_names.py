@@ -9,7 +9,6 @@ from shared.domain.people_lexicon import (
     a_past_form,
     a_things_word,
     english_words,
-    everyday_word,
     first_names,
     known_name,
     places,
@@ -17,7 +16,6 @@ from shared.domain.people_lexicon import (
     surnames,
 )
 from shared.domain.people_words import (
-    A_PERSONS_OWN,
     A_PERSONS_VERBS,
     AFTER_A_SUBJECT,
     ARTICLES,
@@ -135,17 +133,6 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     first_mark = first_names().get(parts[0].lower())
     if length > 1 and first_mark in {None, "r"} and any(map(a_things_word, parts)):
         return 0
-    # "Royal Mail", "Red Tractor": a name that is a word, before a thing's word that no list
-    # holds as a surname or a proper noun ("Grace Hopper"); "Tyne Clearances", "Hall Green
-    # Rangers": a thing's plural after any.
-    if length > 1 and any(
-        a_things_word(part)
-        and part.lower() not in surnames()
-        and part not in english_words()
-        and (first_mark == "w" or part.endswith("s"))
-        for part in parts[1:]
-    ):
-        return 0
     # "Reviewer 2", "Halle 11", "Ward 12": a word no list names before a number is a label.
     if (
         length == 1
@@ -173,11 +160,7 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and not possessive
         and a_things_word(word)
         and previous not in _TITLE_WORDS
-        and (
-            # "ask Finance", "ring Estates": an everyday word reached is a department
-            (everyday_word(word) and previous in _CONTACT_WORDS)
-            or not _said_of_a_person(text, words, i, last_end)
-        )
+        and not _said_of_a_person(text, words, i, last_end)
     ):
         return 0
     next_word = words[i + length].group(0) if i + length < len(words) else ""
@@ -224,21 +207,6 @@ _PERSON_BEFORE = {
 }  # fmt: skip
 
 
-# Words that reach someone, or a department ("ask Finance", "ring Estates").
-_CONTACT_WORDS = {
-    "ask", "tell", "text", "message", "msg", "ring", "call", "email", "phone", "try", "ping",
-    "chase", "remind", "contact",
-}  # fmt: skip
-# What a firm, a product or a place does as well as a person ("Lexora is live", "Arbor
-# won't export", "Edmundson have the RCBOs", "Goldcar is cheapest"); not "got", "sent".
-_THINGS_DO_TOO = {
-    "is", "isn't", "isnt", "ist", "are", "was", "wasn't", "wasnt", "were", "has", "have",
-    "won't", "wont", "can", "can't", "cant", "could", "would", "should", "might", "must",
-    "will", "going", "coming", "running", "starts", "starting", "booked", "looks", "seems",
-    "works",
-}  # fmt: skip
-
-
 def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
     """Does the sentence say that a capitalised word the lexicon does not know, `words[i]`, is
     someone: a title or a word said to people before it ("Dr Mensah", "ask Bex", "w Olu"), a
@@ -250,8 +218,6 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
         return True
     if previous == "from" and before_previous in _FROM_A_PERSON:
         return True
-    if previous in FAMILY and i > 1 and POSSESSIVE.search(words[i - 2].group(0)):
-        return True  # "Margalida's dad Pep": someone's relative, by name
     gap_before = gap_after(text, words, i - 1).strip() if i else ""
     if last_end == i and gap_before in {"+", "&", ","}:
         return True
@@ -260,11 +226,7 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
     j = i + 1
     if j < len(words):
         following = words[j].group(0).lower()
-        # "Lexora is live", "Arbor won't export": what things do too says nothing of a word
-        # no list names ("Keiko is off" is known).
-        if following in A_PERSONS_VERBS and (
-            following not in _THINGS_DO_TOO or known_name(words[i].group(0))
-        ):
+        if following in A_PERSONS_VERBS:
             return True
         # "Dobson exchanged yesterday": a surname before a verb's past.
         if (
@@ -299,15 +261,9 @@ def a_place_said_to_be_someone(text: str, words: list[re.Match[str]], i: int) ->
     """Is the town `words[i]`, a name the lexicon knows too, followed by a verb only a person
     does ("hollis says", "Mali wants"; not "Bristol has an offer", "kiel's favour")?"""
     word = words[i].group(0)
-    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
-    if POSSESSIVE.search(word):  # "mali's dentist"; not "kiel's favour"
-        return (
-            known_name(POSSESSIVE.sub("", word))
-            and following in A_PERSONS_OWN
-            and gap_after(text, words, i) == " "
-        )
-    if not known_name(word):
+    if not known_name(word) or POSSESSIVE.search(word):
         return False
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
     return following in A_PERSONS_VERBS - WEAK_VERBS and not CLAUSE_BREAK.search(
         gap_after(text, words, i)
     )

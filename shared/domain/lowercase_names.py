@@ -25,7 +25,6 @@ from shared.domain.people_lexicon import (
     surnames,
 )
 from shared.domain.people_words import (
-    A_PERSONS_OWN,
     AFTER_A_SUBJECT,
     ARTICLES,
     CLAUSE_BREAK,
@@ -58,11 +57,6 @@ _CONTACT_VERBS_A = {
     "llamar", "llama", "llamo", "escribir", "escribirle", "ver", "visitar", "preguntar",
     "preguntarle", "avisar", "felicitar", "invitar", "decirle", "dile",
 }  # fmt: skip
-# Spanish going somewhere: "a" after these leads to a place ("viaje a argentina").
-_GOING_TO = {
-    "ir", "voy", "vas", "va", "vamos", "van", "viaje", "viajar", "vuelo", "vuelos", "volar",
-    "volver", "vuelta", "llegar", "llegamos", "llega", "mudarnos", "mudarse", "bienvenidos",
-}  # fmt: skip
 # Before these, "'s" is no name's ("the builder's quote", "his back's gone").
 _DETERMINERS = {
     "the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "this", "that",
@@ -91,14 +85,9 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
-    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
     if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
-        return (previous not in _DETERMINERS or not spaced_before) and (
-            not a_word(word)
-            # "paddy's knee", "sully's mum": a name that is a word, before what only a
-            # person has
-            or (following in A_PERSONS_OWN and gap_after(text, words, i) == " ")
-        )
+        return (previous not in _DETERMINERS or not spaced_before) and not a_word(word)
+    following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
     after_gap = gap_after(text, words, i)
     # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".
     if (
@@ -114,24 +103,11 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         return True
     if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
         return True
-    # Spanish's personal "a" after a verb no English list holds ("mandar a inma las fotos",
-    # "regalarle a martina"): a name the lexicon knows well.
-    if (
-        spaced_before
-        and previous == "a"
-        and before_previous
-        and gap_after(text, words, i - 2) == " "
-        and not in_word_list(before_previous)
-        and before_previous not in _GOING_TO
-        and plainly_a_name(word, common_too=False)
-    ):
-        return True
     if (
         spaced_before
         and previous in {"w", "with", "con"}
         and _ends_a_phrase(text, words, i)
-        # "w dinosaurs and football", "w strings"; "w cash", a name that is a word, too
-        and (not everyday_word(word) or name_and_word(word))  # "w jack"
+        and not a_word(word)  # "w dinosaurs and football", "w strings"
     ):
         return True
     # "send marguerite the numbers", "get gary to book": the one it is sent to, or asked.
@@ -194,8 +170,7 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and not (spaced_before and previous in _BEFORE_A_THING)
         and not (i and words[i - 1].group(0)[:1].isdigit())
         and not re.search(r"\d\s*$", text[: words[i].start()])
-        # "elena interview"; not across a break: "hamish: club kit order", "felicity (planning"
-        and not (following.removesuffix("s") in THINGS and after_gap == " ")
+        and following.removesuffix("s") not in THINGS
     )
 
 
@@ -324,15 +299,8 @@ def _subject_of_a_verb(
     if only_a_persons:
         return False
     unlisted_or_rare = first_names().get(word) in {None, "r"}  # "alun changed plans"
-    if a_past_form(following) and unlisted_or_rare:
-        # "ruaridh dragged me up"; "alun relieved", "viv covered.": how someone was, at
-        # the clause's end too, after a clause of its own
-        if j + 1 < len(words) and not CLAUSE_BREAK.search(gap_after(text, words, j)):
-            return True
-        return i > 0 and (
-            words[i - 1].group(0) in {"but", "and"}
-            or bool(re.search(r"[.!?]", gap_after(text, words, i - 1)))
-        )
+    if a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
+        return not CLAUSE_BREAK.search(gap_after(text, words, j))  # "ruaridh dragged me up"
     if a_present_form(following) and unlisted_or_rare and after in _AFTER_A_VERB:
         return gap_after(text, words, j) == " "  # "encarni lands at 2", "kasia pops in"
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"

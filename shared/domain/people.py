@@ -19,7 +19,6 @@ from shared.domain.people_lexicon import (
     in_word_list,
     known_name,
     plainly_a_name,
-    surnames,
 )
 from shared.domain.people_words import (
     A_PERSONS_VERBS,
@@ -50,7 +49,6 @@ def people_in(text: str) -> list[str]:
     whole ("Pedro Alves"), kinship words with the name ("Granny Maeve"), titles dropped,
     possessives read ("April's" -> "April"), lowercase names capitalised where the sentence
     says a person stands there ("ravi says", "ask priya", "dani's car")."""
-    text = _shouting_lowered(text)
     words = list(_WORD.finditer(text))
     spans: dict[int, tuple[int, str]] = {}
     last_end = -1
@@ -78,22 +76,6 @@ def people_in(text: str) -> list[str]:
     return names
 
 
-# A run of words in capitals ("GAIL SIGNED IT", "CIARÁN & ORLA HAD THE BABY"): three or more,
-# with nothing but spaces and punctuation between them; a lone "NHS" or "CV" is an acronym.
-_SHOUTED = re.compile(r"\b[^\W\d_a-z]{2,}(?:[^\w\n]+[^\W\d_a-z]{2,}\b){2,}")
-
-
-_TWO_CAPITALS = re.compile(r"[A-ZÀ-ÖØ-Þ]{2}")
-
-
-def _shouting_lowered(text: str) -> str:
-    """The capture with its runs of capitals in lowercase, so that the rules read a shouted
-    sentence as a written one ("GAIL SIGNED IT" -> "gail signed it": Gail)."""
-    if not _TWO_CAPITALS.search(text):
-        return text  # most captures: nothing shouted
-    return _SHOUTED.sub(lambda m: m.group(0).lower(), text)
-
-
 def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> tuple[int, str]:
     """How many words starting at `words[i]` make one person's name (0: none), and the name."""
     raw = words[i].group(0)
@@ -109,10 +91,6 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
             and not _glued_to_a_number(text, words, i + 1)
         ):
             return 2, capitalised(following)
-    if low in _LOWER_TITLES and raw == word:
-        return 0, ""  # "sunita (cllr) will write": a title alone is no one
-    if i > 1 and words[i - 1].group(0).lower() in _NAMED and _named_as_a_child(text, words, i):
-        return 1, capitalised(word)
     if low in KIN and raw == word and i + 1 < len(words) and gap_after(text, words, i) == " ":
         following = POSSESSIVE.sub("", words[i + 1].group(0))
         last = i + 2 == len(words) and following == words[i + 1].group(0)
@@ -148,8 +126,6 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
             return 0, ""  # "Jet2", "Win11": a product, not a person
         length = name_at(text, words, i, last_end)
         parts = [POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
-        if length > 1 and _in_german(text):
-            return _german_name(parts)
         return length, " ".join(parts)
     if (  # "tell alasdair munro", "alasdair munro says": a full name no lexicon lists
         raw == word
@@ -162,72 +138,12 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
     ):
         surname = POSSESSIVE.sub("", words[i + 1].group(0))
         return 2, f"{capitalised(word)} {capitalised(surname)}"
-    if low in _GERMAN and word == low and _in_german(text):
-        return 0, ""  # "morgen ist ...": German's word, not the name Morgen
     if lowercase_name_at(text, words, i, last_end):
         if raw == word and plainly_a_name(word) and a_surname_after(text, words, i):
             surname = POSSESSIVE.sub("", words[i + 1].group(0))
             return 2, f"{capitalised(word)} {capitalised(surname)}"  # "alasdair munro"
         return 1, capitalised(word)
     return 0, ""
-
-
-# German's small words: two of them in a capture say that a capitalised word may be a noun
-# ("sag Adrian Bescheid", "sie will Malcolms Rezept für den Pudding").
-_GERMAN = {
-    "ist", "war", "sind", "und", "oder", "aber", "für", "mit", "sag", "sagen", "sie", "er",
-    "ich", "wir", "ihr", "uns", "heute", "morgen", "nicht", "auch", "noch", "schon", "dann",
-    "der", "den", "dem", "des", "das", "ein", "eine", "einen", "zum", "zur", "vom", "beim",
-    "hat", "habe", "wird", "kommt", "um", "bis", "nach", "wieder", "sehr", "ganz",
-}  # fmt: skip
-
-
-def _in_german(text: str) -> bool:
-    """Two of German's small words, or one and a lowercase word with an umlaut or "ß"
-    ("war wunderschön")."""
-    written = set(_WORD.findall(text))
-    found = len({w.lower() for w in written} & _GERMAN)
-    return found >= 2 or (found == 1 and any(w.islower() and _UMLAUT.search(w) for w in written))
-
-
-_UMLAUT = re.compile("[äöüß]")
-
-
-def _german_name(parts: list[str]) -> tuple[int, str]:
-    """In a German capture a capitalised noun may follow a name: the name runs only as far as
-    words the lists know as names or surnames ("Adrian Bescheid" -> "Adrian"), and a name
-    before a noun with German's "-s" is its genitive ("Malcolms Rezept" -> "Malcolm")."""
-    length = 1
-    while length < len(parts) and (
-        known_name(parts[length]) or parts[length].lower() in surnames()
-    ):
-        length += 1
-    if length == len(parts):
-        return length, " ".join(parts)
-    first = parts[0]
-    if length == 1 and not known_name(first):
-        stem = first[:-1] if first.endswith("s") else ""
-        return (1, stem) if stem and known_name(stem) else (0, "")
-    return length, " ".join(parts[:length])
-
-
-# Who is given a name: "the baby's called Rían", "her little boy is called kit".
-_NAMED = {"called", "named"}
-_A_CHILD = {
-    "baby", "boy", "girl", "son", "daughter", "grandson", "granddaughter", "nephew", "niece",
-    "he", "she", "he's", "she's", "bebé", "niño", "niña",
-}  # fmt: skip
-
-
-def _named_as_a_child(text: str, words: list[re.Match[str]], i: int) -> bool:
-    """Is `words[i]` the name a child (or someone) is given, just said ("called Rían")?"""
-    if i < 2 or words[i - 1].group(0).lower() not in _NAMED:
-        return False
-    word = words[i].group(0)
-    if POSSESSIVE.search(word) or word.lower() in COMMON or gap_after(text, words, i - 1) != " ":
-        return False
-    before = {POSSESSIVE.sub("", w.group(0).lower()) for w in words[max(0, i - 5) : i - 1]}
-    return bool(before & _A_CHILD) or words[i - 2].group(0).lower() in _A_CHILD
 
 
 def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:

@@ -166,16 +166,6 @@ WEAK_VERBS = {
     "tiene", "viene", "needs", "needed", "covering", "just", "also", "still", "from", "and",
     "turns", "turned", "looks", "seems", "works", "lives",
 }  # fmt: skip
-# What only a person has: after "'s", they say a word is someone ("paddy's knee", "sully's
-# mum", "bola's menu" is not among them: a thing's word says nothing).
-A_PERSONS_OWN = {
-    "mum", "mam", "mom", "dad", "wife", "husband", "son", "daughter", "kids", "boys", "girls",
-    "baby", "brother", "sister", "parents", "nan", "gran", "grandad", "grandma", "family",
-    "girlfriend", "boyfriend", "fiancé", "fiancée", "fiance", "fiancee", "partner", "friends",
-    "knee", "knees", "back", "hip", "ankle", "shoulder", "wrist", "leg", "arm", "foot",
-    "birthday", "bday", "funeral", "wedding", "christening", "graduation", "retirement",
-    "dentist", "gp", "op", "operation", "surgery", "scan", "diagnosis",
-}  # fmt: skip
 # What joins two names in a list ("gav and tom", "Pilar y Lucía").
 CONJUNCTIONS = {"and", "y", "und", "et", "e"}
 # The pronouns and helper verbs that follow a verb ("tell me", "to be"): never a name.
@@ -222,8 +212,7 @@ THINGS = {
     "tower", "bridge", "depot", "office", "gym", "club", "studio", "market", "mall", "hotel",
     "team", "teams", "group", "ltd", "inc", "plc", "co", "sons", "partners", "logistics",
     "freight", "offline", "online", "mode", "maps", "cloud", "pro", "day", "night", "week",
-    "weekend", "mobile", "web", "sprint", "version", "planning", "quote", "invoice",
-    "subscription", "membership", "policy", "account",
+    "weekend", "mobile", "web", "sprint", "version", "planning",
 }  # fmt: skip
 # How the rules read around a word of the capture (`words`: its matches, in order).
 POSSESSIVE = re.compile(r"['\u2019]s$")
