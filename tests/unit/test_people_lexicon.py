@@ -1,8 +1,8 @@
-"""Issue 40: the people rules know first names (shared/domain/first_names.txt.gz, generated from
+"""Issue 40: the people rules know first names (shared/domain/first_names.txt.xz, generated from
 Faker's person providers): a lowercase known name is a person where nothing says it is a
 thing, and a capitalised word no one is named is a person only where the sentence says so."""
 
-import gzip
+import lzma
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +12,8 @@ import pytest
 from shared.domain.people import people_in
 from shared.domain.people_lexicon import english_words, first_names
 
-LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt.gz"
-WORDS = LEXICON.with_name("english_words.txt.gz")
+LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt.xz"
+WORDS = LEXICON.with_name("english_words.txt.xz")
 
 
 @pytest.mark.parametrize(
@@ -146,7 +146,7 @@ def test_people_with_the_word_list(text: str, people: list[str]) -> None:
 
 
 def test_the_word_list_says_where_it_comes_from() -> None:
-    text = gzip.decompress(WORDS.read_bytes()).decode("utf-8")
+    text = lzma.decompress(WORDS.read_bytes()).decode("utf-8")
     header = [line for line in text.splitlines() if line.startswith("#")]
     assert any("wbritish" in line for line in header)
     assert len(WORDS.read_bytes()) < 150_000  # the deployed package stays small
@@ -168,11 +168,11 @@ def test_the_unknown_names_above_are_unknown() -> None:
 
 
 def test_the_lexicon_file_says_where_it_comes_from_and_stays_small() -> None:
-    text = gzip.decompress(LEXICON.read_bytes()).decode("utf-8")
+    text = lzma.decompress(LEXICON.read_bytes()).decode("utf-8")
     header = [line for line in text.splitlines() if line.startswith("#")]
     assert any("Faker" in line and "MIT License" in line for line in header)
     assert any("bench/tools/first_names.py" in line for line in header)
-    assert len(LEXICON.read_bytes()) < 120_000  # gzipped: the deployed package stays small
+    assert len(LEXICON.read_bytes()) < 120_000  # compressed: the deployed package stays small
     entries = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert len(entries) > 20_000
     for line in entries:
