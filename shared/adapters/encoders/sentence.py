@@ -1,5 +1,6 @@
 """What the offline classifier asks of a sentence encoder (`SentenceEncoder`), and the numpy
-pieces both of its BERTs share: the exact GELU, layer norm, one BLAS thread a process."""
+pieces both of its BERTs share: the exact GELU, layer norm, a layer's attention and
+feed-forward, mean pooling, one BLAS thread a process."""
 
 from __future__ import annotations
 
@@ -28,6 +29,37 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) 
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
     return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+def attended(
+    x: np.ndarray,
+    qkv: tuple[np.ndarray, np.ndarray, np.ndarray],
+    attn_bias: np.ndarray,
+    block: dict[str, np.ndarray],
+    eps: float,
+) -> np.ndarray:
+    """One BERT layer once its queries, keys and values are made (each model makes them its
+    own way): attention over the unmasked keys, then the residuals, layer norms and
+    feed-forward. `qkv` are (batch, heads, seq, head_dim)."""
+    q, k, v = qkv
+    batch, seq, hidden = x.shape
+    scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1.0 / np.sqrt(q.shape[-1])) + attn_bias
+    scores -= scores.max(axis=-1, keepdims=True)
+    probs = np.exp(scores)
+    probs /= probs.sum(axis=-1, keepdims=True)
+    ctx = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, hidden)
+    b = block
+    x = layer_norm(ctx @ b["out_w"] + b["out_b"] + x, b["ln1_w"], b["ln1_b"], eps)
+    ff = gelu(x @ b["ff1_w"] + b["ff1_b"])
+    return layer_norm(ff @ b["ff2_w"] + b["ff2_b"] + x, b["ln2_w"], b["ln2_b"], eps)
+
+
+def mean_pooled(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The mean of the tokens' last states over the unmasked ones, at unit length."""
+    summed = (x * mask[:, :, None]).sum(axis=1)
+    pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+    norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    return (pooled / norms).astype(np.float32)
 
 
 class SentenceEncoder(Protocol):
