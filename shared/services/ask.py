@@ -37,7 +37,6 @@ from shared.services.ask_run import (
     Answer,
     Answered,
     AskProgress,
-    Citation,
     Question,
     Run,
     Source,
@@ -210,14 +209,7 @@ def checked_answer(turn: ModelTurn, seen: dict[str, Source], asked: Asked) -> An
         own = " ".join(source.text.split())
         if not quote or quote.casefold() not in own.casefold():
             quote = best_quote(asked, source)
-        citations.append(
-            Citation(
-                capture_id=source.id,
-                bucket=source.bucket,
-                title=source.title or quote[:60],
-                quote=quote,
-            )
-        )
+        citations.append(source.cited(quote))
     if not citations:
         # An answer that cites none of the user's captures did not come from them, whatever
         # the model wrote: it is told as nothing found, never passed on.

@@ -25,14 +25,7 @@ def compose(asked: Asked, chosen: list[Source], listed: set[str] | None = None) 
 
     def cite(source: Source) -> str:
         quote = best_quote(asked, source)
-        citations.append(
-            Citation(
-                capture_id=source.id,
-                bucket=source.bucket,
-                title=source.title or quote[:60],
-                quote=quote,
-            )
-        )
+        citations.append(source.cited(quote))
         days = dates_in(quote, source.created_at.date())
         said = f" ({'; '.join(days)})" if days else ""
         return f"“{quote}” [{len(citations)}]{said}"

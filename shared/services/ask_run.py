@@ -145,6 +145,12 @@ class Source:
     whole: bool = True  # False: a search snippet, not the whole text
     detailed: bool = True  # False: a search hit, without its people and dates
 
+    def cited(self, quote: str) -> Citation:
+        """This capture cited for `quote` (its title, or the quote's start where it has none)."""
+        return Citation(
+            capture_id=self.id, bucket=self.bucket, title=self.title or quote[:60], quote=quote
+        )
+
     @classmethod
     def of(cls, row: Any) -> Source | None:
         if not isinstance(row, dict) or not isinstance(row.get("id"), str):
