@@ -27,6 +27,7 @@ says so. Run it again after upgrading a pin and commit the file with it."""
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import lzma
@@ -38,6 +39,7 @@ import tempfile
 import unicodedata
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import faker
 import faker.providers.person as person
@@ -148,9 +150,10 @@ def faker_js_names() -> dict[str, list[str]]:
     }
 
 
-def well_known_names() -> set[str]:
-    """The names borne by WELL_KNOWN_BEARERS people in WELL_KNOWN_SOURCES of
-    nomquamgender's sources, whatever else they are ("dean", "jack", "kit"; not "floor")."""
+@functools.cache
+def _nomquamgender_data() -> dict[str, list[Any]]:
+    """nomquamgender's name table, from its wheel (fetched once a run: only this file is read,
+    so pandas and the rest of its dependencies are never installed)."""
     with tempfile.TemporaryDirectory(prefix="nqg-") as tmp:
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", tmp, NOMQUAMGENDER],
@@ -159,6 +162,13 @@ def well_known_names() -> set[str]:
         (wheel,) = Path(tmp).glob("nomquamgender-*.whl")
         with zipfile.ZipFile(wheel) as packed:
             data = json.loads(packed.read("nomquamgender/name_data.json"))
+    return data
+
+
+def well_known_names() -> set[str]:
+    """The names borne by WELL_KNOWN_BEARERS people in WELL_KNOWN_SOURCES of
+    nomquamgender's sources, whatever else they are ("dean", "jack", "kit"; not "floor")."""
+    data = _nomquamgender_data()
     return {
         name
         for name, entry in data.items()
@@ -169,14 +179,7 @@ def well_known_names() -> set[str]:
 def nomquamgender_names() -> dict[str, int]:
     """nomquamgender's Latin-script first names held by MIN_SOURCES of its sources and borne
     by MIN_BEARERS people, lowercase, with how many bear each."""
-    with tempfile.TemporaryDirectory(prefix="nqg-") as tmp:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", tmp, NOMQUAMGENDER],
-            check=True,
-        )
-        (wheel,) = Path(tmp).glob("nomquamgender-*.whl")
-        with zipfile.ZipFile(wheel) as packed:
-            data = json.loads(packed.read("nomquamgender/name_data.json"))
+    data = _nomquamgender_data()
     # Each name: [sources holding it, people bearing it, p(female), ...].
     return {
         name: entry[1]
