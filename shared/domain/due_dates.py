@@ -278,6 +278,16 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
         return True
     if _RECURRING_AFTER.match(lowered[match.end() :]):
         return True
+    # "run the friday group", "the Tuesday lunch club": a thing named for the day it meets
+    # on, not one day ("at the fri meeting" is one).
+    if (
+        before[-1:] == ["the"]
+        and before[-2:-1] != ["at"]
+        and (named := re.match(r"\s+([a-z]+)", lowered[match.end() :]))
+        and named[1] not in _AFTER_A_DAY
+        and not _TIME_OF_DAY.match(named[0])
+    ):
+        return True
     plural = _NOUNS_AFTER.match(lowered, match.end())
     return (
         match.start() > 0  # "Sunday jobs: ..." is that day's list

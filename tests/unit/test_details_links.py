@@ -103,6 +103,10 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("the boiler man came round on tuesday and left a quote", None),
         # ... unless the clause puts it ahead ("asked me to ... on sat").
         ("kemi asked me to cover her shift on sat", date(2026, 3, 14)),
+        # A thing named for the day it meets on, not one day; but an event "at the" day's.
+        ("kemi will take the monday group from now", None),
+        ("ask if she can lead the sunday walk", None),
+        ("sort it at the fri meeting", date(2026, 3, 13)),
         # No day in particular.
         ("maybe cycle to the coast some saturday", None),
         ("come over any friday you like", None),
