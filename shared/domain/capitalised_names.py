@@ -9,7 +9,9 @@ from shared.domain.people_lexicon import (
     a_past_form,
     a_things_word,
     english_words,
+    everyday_word,
     first_names,
+    in_word_list,
     known_name,
     places,
     plainly_a_name,
@@ -53,9 +55,9 @@ _FROM_A_PERSON = {
     "borrow", "borrowed", "request", "reply", "voicemail",
 }  # fmt: skip
 # Before a place named after a saint ("St Andrew's Hall", "San Sebastián").
-_SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
+SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
 # Where a sentence ends, so that the next word is its first.
-_SENTENCE_END = re.compile(r"[.!?;:\n]\s*$")
+_SENTENCE_END = re.compile(r"[.!?;:\n][\s'\"\u2018\u201c]*$")  # "whatsapp: 'Hi all"
 # The most capitalised words one name runs to ("Mary Ann Evans").
 _MAX_NAME_WORDS = 3
 
@@ -71,6 +73,8 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         return 1 if possessive or previous == "with" else 0
     if not is_name(word) or previous in PLACE_WORDS or previous in ARTICLES:
         return 0
+    if _a_firms_pair(text, words, i):
+        return 0  # "Up & Running", "Ox and Finch", "Man & Van": a firm's name
     if (  # "die Hamburger Rechnungen": the rest of a thing's capitalised words
         i > 1
         and words[i - 1].group(0)[:1].isupper()
@@ -90,8 +94,8 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         return 0
     if previous == "from" and before_previous not in _FROM_A_PERSON:
         return 0
-    if previous in _SAINTS:  # "St Andrew's Hall", "San Sebastián"
-        return 0
+    if previous in SAINTS and not text[: words[i - 1].start()][-1:].isdigit():
+        return 0  # "St Andrew's Hall", "San Sebastián"; not "the 21st Ravi's off"
     if previous == "to" and before_previous in TO_A_PLACE:
         return 0
     if possessive and re.match(r"\s+day\b", text[words[i].end() :], re.IGNORECASE):
@@ -154,13 +158,14 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     ):
         return 0
     # "Republic", "Lego", "Calgary": a word or a place, not a name, unless a title, a
-    # possessive or the sentence says it is someone ("Chen mentioned", "Wen's scan").
+    # possessive or the sentence says it is someone ("Chen mentioned", "Wen's scan"; after
+    # an everyday word, not a verb things do too: "Harbinger can offer", "Kelp is").
     if (
         length == 1
         and not possessive
         and a_things_word(word)
         and previous not in _TITLE_WORDS
-        and not _said_of_a_person(text, words, i, last_end)
+        and not _said_of_a_person(text, words, i, last_end, weak_verbs=not everyday_word(word))
     ):
         return 0
     next_word = words[i + length].group(0) if i + length < len(words) else ""
@@ -197,6 +202,29 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     return length
 
 
+# Between the two capitalised words of a firm's name ("Patel & Sons", "Ox and Finch").
+_FIRMS_JOIN = re.compile(r"\s*&\s*|\s+and\s+")
+
+
+def _a_firms_pair(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` one of two capitalised words joined by "&" or "and", neither a name many
+    bear that is no word, of which one is an everyday word or a thing ("Up & Running", "Ox
+    and Finch") or both are words ("Man & Van"): a firm, a shop or a pub, not two people
+    ("Wen and Ravi")?"""
+    for j in (i - 2, i - 1, i + 1, i + 2):
+        if not 0 <= j < len(words) or words[j].group(0)[:1].islower():
+            continue
+        first, second = sorted((i, j))
+        if not _FIRMS_JOIN.fullmatch(text[words[first].end() : words[second].start()]):
+            continue  # "Up & Running", "Ox and Finch": joined, nothing else between
+        pair = [POSSESSIVE.sub("", words[k].group(0)) for k in (first, second)]
+        if any(plainly_a_name(w, common_too=False) for w in pair):
+            continue  # "Wen and Ravi": a name many bear and no word
+        if any(map(a_things_word, pair)) or all(in_word_list(w.lower()) for w in pair):
+            return True
+    return False
+
+
 # Before a capitalised word the lexicon does not know, what says it is someone ("ask Bex",
 # "w Olu", "Dr Mensah"); "ring", "call" and "email" reach firms too ("ring Octopus").
 _PERSON_BEFORE = {
@@ -207,11 +235,13 @@ _PERSON_BEFORE = {
 }  # fmt: skip
 
 
-def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: int) -> bool:
+def _said_of_a_person(
+    text: str, words: list[re.Match[str]], i: int, last_end: int, weak_verbs: bool = True
+) -> bool:
     """Does the sentence say that a capitalised word the lexicon does not know, `words[i]`, is
     someone: a title or a word said to people before it ("Dr Mensah", "ask Bex", "w Olu"), a
     verb only a person does after it ("Bex says", "Sunita doesn't"), a name before or after it
-    in a list ("Ravi + Bex")?"""
+    in a list ("Ravi + Bex")? Unless `weak_verbs`, not a verb things do too ("can", "is")."""
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     if previous in _PERSON_BEFORE | _TITLE_WORDS or (previous == "to" and before_previous in GIVEN):
@@ -226,7 +256,7 @@ def _said_of_a_person(text: str, words: list[re.Match[str]], i: int, last_end: i
     j = i + 1
     if j < len(words):
         following = words[j].group(0).lower()
-        if following in A_PERSONS_VERBS:
+        if following in A_PERSONS_VERBS and (weak_verbs or following not in WEAK_VERBS):
             return True
         # "Dobson exchanged yesterday": a surname before a verb's past.
         if (

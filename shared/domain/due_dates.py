@@ -38,10 +38,10 @@ _MONTH_DAY = re.compile(rf"\b(?P<month>{_ENGLISH_MONTH})\b\.?\s+{_DAY}\b(?!\s*(?
 _ISO = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b")
 _ORDINAL = re.compile(r"\b(?:the\s+)?(?P<day>[0-3]?\d)(?:st|nd|rd|th)\b")
 _END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
-_END_OF_A_MONTH = re.compile(rf"\bend of (?P<month>{'|'.join(MONTHS)})\b")
+_END_OF_A_MONTH = re.compile(rf"\b(?:end of|ende|fin de|finales de) (?P<month>{_ANY_MONTH})\b")
 _TODAY = re.compile(
     r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag|esta noche"
-    r"|stasera|vanavond|ce soir|esta noite|this afternoon|this evening)\b"
+    r"|stasera|vanavond|ce soir|esta noite|this afternoon|this aft|this evening)\b"
     r"|\baujourd['\u2019]hui\b"
 )
 _DAY_AFTER_TOMORROW = re.compile(
@@ -51,7 +51,7 @@ _DAY_AFTER_TOMORROW = re.compile(
 # "mañana" and "morgen" are also the morning ("por la mañana", "heute Morgen", "'s morgens").
 _TOMORROW = re.compile(
     r"\b(?:tomorrow|tmrw|tmw|tomoz|2moro|demain|amanhã|domani|jutro|imorgon|i morgon)\b"
-    r"|(?<!la )(?<!esta )\bmañana\b"
+    r"|(?<!\bla )(?<!esta )\bmañana\b"  # "llamarla mañana", not "la mañana"
     r"|(?<!heute )(?<!guten )(?<!am )(?<!jeden )(?<!goeden )(?<!deze )\bmorgen\b"
 )
 _WEEKDAY_NAMED = [
@@ -115,10 +115,21 @@ def due_date_in(text: str, today: date) -> date | None:
         if _short_weekday_is_a_day(lowered, match)
     ]
     for match, weekday in sorted(weekdays, key=lambda pair: pair[0].start()):
-        if _DAY_OF_MONTH_AFTER.match(lowered, match.end()):
-            continue  # "fri 16th", "sat 3 feb": the day of the month says which Friday
+        if number := _DAY_OF_MONTH_AFTER.match(lowered, match.end()):
+            # "fri 16th", "sat 3 feb": the day of the month says which Friday; a bare one
+            # ("el martes 10") only where it is that weekday.
+            day = _next_day_of_month(today, int(re.sub(r"\D", "", number[0])))
+            if (
+                day is not None
+                and day.weekday() == weekday
+                and not number[0].endswith(("st", "nd", "rd", "th"))
+            ):
+                add(match, day)
+            continue
         if _is_past_or_recurring(lowered, match):
             continue
+        if match.start() == 0 and _NAMES_A_THING.match(lowered, match.end()):
+            continue  # "saturday assistant: ...": a role or a thing named for its day
         if match.start() == 0 and weekday == today.weekday():
             add(match, today)  # "Sunday jobs: ..." written on a Sunday
         else:
@@ -159,6 +170,7 @@ _TIME_OF_DAY = re.compile(
 _NOT_AHEAD = {
     "last", "every", "since", "which", "each", "most", "other", "past", "previous", "good",
     "not",  # "tues nights now, not thurs"
+    "some", "any",  # "some sunday": no day in particular
 }  # fmt: skip
 _RECURRING_AFTER = re.compile(
     r"(?:\s*(?:or|and|&|/)\s*(?:[a-z]+day|mon|tues?|weds?|thu|thurs?|fri|sat|sun))?"
@@ -184,6 +196,11 @@ _PAST_TENSE = re.compile(
     r"(?:did|was|were|had|could)n['\u2019]?t)\b"
 )
 _CLAUSE_EDGE = re.compile(r"[.,;:!?\n\u2013\u2014\u2600-\u27bf\U0001f000-\U0001faff]| - ")
+# A heading's weekday before one word that is no list ("jobs") and no time of day
+# ("morning"): the name of what the capture is about ("saturday assistant: 7 applications").
+_NAMES_A_THING = re.compile(
+    r"\s+(?!(?:morning|afternoon|evening|night|lunch|eve)\b)[a-z]{3,}(?<!s)\s*:"
+)
 # What may follow a day of the month: a time, a connective or the clause's end.
 _AFTER_A_DAY = {
     "of", "at", "for", "and", "or", "to", "then", "so", "please", "morning", "afternoon",
@@ -255,7 +272,21 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     verb = before[-2] if len(before) > 1 and before[-1] in {"on", "in"} else before[-1:] or [""]
     if _PAST_TENSE.fullmatch(verb if isinstance(verb, str) else verb[0]):
         return True
+    # "passed away on saturday", "lost her gran on sunday": "on" a day after a past verb of
+    # its clause.
+    if before and before[-1] == "on" and _happened_before(lowered, match.start()):
+        return True
     if _RECURRING_AFTER.match(lowered[match.end() :]):
+        return True
+    # "run the friday group", "the Tuesday lunch club": a thing named for the day it meets
+    # on, not one day ("at the fri meeting" is one).
+    if (
+        before[-1:] == ["the"]
+        and before[-2:-1] != ["at"]
+        and (named := re.match(r"\s+([a-z]+)", lowered[match.end() :]))
+        and named[1] not in _AFTER_A_DAY
+        and not _TIME_OF_DAY.match(named[0])
+    ):
         return True
     plural = _NOUNS_AFTER.match(lowered, match.end())
     return (
@@ -264,6 +295,26 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
         and plural["noun"] not in COMMON
         and (plural["noun"][:-1] in english_words() or plural["noun"][:-2] in english_words())
     )
+
+
+def _happened_before(lowered: str, start: int) -> bool:
+    """Does the clause before a day say what happened on it ("lost her gran on sunday"), with
+    nothing still to come in between (not "asked me to lead the pitch on thurs")?"""
+    edges = [m.end() for m in _CLAUSE_EDGE.finditer(lowered[:start])]
+    clause = lowered[edges[-1] if edges else 0 : start]
+    pasts = [
+        past
+        for past in _PAST_TENSE.finditer(clause)
+        if not re.search(r"\b(?:the|a|an|my|your|our|his|her|their)\s+$", clause[: past.start()])
+    ]
+    return bool(pasts) and not _STILL_TO_COME.search(clause, pasts[-1].end())
+
+
+# What puts a day after a past verb ahead: an errand given, a plan ("asked me to lead it on
+# thurs", "said she'll come on sat").
+_STILL_TO_COME = re.compile(
+    r"\bto\s+(?!the\b|a\b|my\b)[a-z]+|['\u2019]ll\b|\b(?:will|can|going|gonna|shall)\b"
+)
 
 
 def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:

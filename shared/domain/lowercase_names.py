@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from shared.domain.calendar_words import TIME_WORDS
-from shared.domain.capitalised_names import a_place_said_to_be_someone
+from shared.domain.capitalised_names import SAINTS, a_place_said_to_be_someone
 from shared.domain.people_lexicon import (
     NAMES_AS_WORDS,
     a_past_form,
@@ -25,6 +25,7 @@ from shared.domain.people_lexicon import (
     surnames,
 )
 from shared.domain.people_words import (
+    A_PERSONS_VERBS,
     AFTER_A_SUBJECT,
     ARTICLES,
     CLAUSE_BREAK,
@@ -50,6 +51,9 @@ _CONTACT_VERBS = {
     "ask", "tell", "call", "ring", "phone", "text", "email", "message", "msg", "thank",
     "remind", "meet", "met", "invite", "slack", "ping", "chase", "congratulate", "cc", "dm",
     "whatsapp", "facetime", "hug", "visit", "congrats", "let",
+    # and their pasts ("told abi to book", "rang nisha about it")
+    "told", "asked", "rang", "phoned", "texted", "emailed", "messaged", "reminded", "thanked",
+    "invited", "visited", "pinged",
 }  # fmt: skip
 # ... after Spanish ones and their personal "a" ("llamar a pilar"), or at the start of a
 # clause before a verb of people (SUBJECT_VERBS: "ravi says").
@@ -57,6 +61,8 @@ _CONTACT_VERBS_A = {
     "llamar", "llama", "llamo", "escribir", "escribirle", "ver", "visitar", "preguntar",
     "preguntarle", "avisar", "felicitar", "invitar", "decirle", "dile",
 }  # fmt: skip
+# Before the one something is given to and the thing ("pay abi my share", "send kev the link").
+_GIVING_VERBS = {"send", "pay", "give", "lend", "show", "owe", "hand", "bring", "buy"}
 # Before these, "'s" is no name's ("the builder's quote", "his back's gone").
 _DETERMINERS = {
     "the", "a", "an", "my", "your", "his", "her", "our", "their", "its", "this", "that",
@@ -83,6 +89,12 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
     if not plain_name(word, words, i):
         return False
     previous = words[i - 1].group(0).lower() if i else ""
+    if (
+        previous in SAINTS
+        and gap_after(text, words, i - 1) == " "
+        and not text[: words[i - 1].start()][-1:].isdigit()  # "21st - ravi's"
+    ):
+        return False  # "st wilfrid's", "san fermín": a church, a school, a town
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
     if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
@@ -110,8 +122,20 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and not a_word(word)  # "w dinosaurs and football", "w strings"
     ):
         return True
-    # "send marguerite the numbers", "get gary to book": the one it is sent to, or asked.
-    if spaced_before and previous == "send" and following in _DETERMINERS:
+    # "send marguerite the numbers", "pay abi my share", "get gary to book": the one it is
+    # sent, paid or given to, or asked.
+    if (
+        spaced_before
+        and previous in _GIVING_VERBS
+        and following in _DETERMINERS
+        and (previous == "send" or not a_word(word))
+    ):
+        return True
+    # "me and abi split it", "me + kev": one of a pair with the user.
+    if (
+        (spaced_before and previous in CONJUNCTIONS and before_previous == "me")
+        or (previous == "me" and gap_after(text, words, i - 1).strip() in {"+", "&"})
+    ) and not a_word(word):
         return True
     if spaced_before and previous == "get" and following == "to":
         return True
@@ -126,8 +150,9 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and not a_word(word)
     ):
         return True
-    # "kev + ollie", "gav and tom": the first of a pair whose second is a known name.
-    if not everyday_word(word) and i + 1 < len(words):
+    # "kev + ollie", "gav and tom", "wren + pip": the first of a pair whose second is a known
+    # name, where the first is no everyday word or one the word list also holds as a name.
+    if (not everyday_word(word) or capitalised(word) in english_words()) and i + 1 < len(words):
         partner = words[i + 2].group(0) if i + 2 < len(words) else ""
         if after_gap.strip() in {"+", "&"}:
             partner = following
@@ -293,6 +318,7 @@ def _subject_of_a_verb(
         return (
             j > i + 1
             or not word.endswith("s")
+            or not in_word_list(word)  # "hargreaves sent": no plural of a word
             or following in _SINGULAR_VERBS
             or known_name(word)  # "precious told me", "jonas had"
         )
@@ -363,6 +389,13 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         return False
     mark = first_names().get(surname)
     listed = capitalised(surname) in english_words() or surname in surnames()
+    if mark is None and not listed and no_list_holds(surname):
+        # "ottilie brandreth confirmed", "benedict orme pulled out": after a first name the
+        # lexicon knows well, a word no list holds is a surname where the sentence says a
+        # person stands there (not "kwame retesting over the wkend", "regula meinte, wir").
+        return plainly_a_name(POSSESSIVE.sub("", words[i].group(0))) and _said_of_a_pair(
+            text, words, i
+        )
     if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
         # "hattie marsh's agent": even a word, where the possessive closes the name.
         return (mark in {"r", ""} or raw != surname) and listed and surname in surnames()
@@ -372,6 +405,29 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         raw != surname
         or not everyday_word(surname)
         or capitalised(surname) in english_words()  # "gillian frost"
+    )
+
+
+def _said_of_a_pair(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the pair `words[i:i+2]` said to be someone: cued as a person, or followed by a
+    verb's past ("benedict orme pulled out")?"""
+    if CLAUSE_BREAK.search(gap_after(text, words, i + 1)):  # "svenja schreibt: slides"
+        previous = words[i - 1].group(0).lower() if i else ""
+        return previous in _CONTACT_VERBS | {"w", "with", "to", "for", "from"}
+    following = words[i + 2].group(0).lower() if i + 2 < len(words) else ""
+    return cued_as_a_person(text, words, i, i + 2) or a_past_form(following)
+
+
+def no_list_holds(word: str) -> bool:
+    """Is the lowercase `word` in no list: no English word or form of one, first name, place,
+    verb the rules know, nor another language's small word ("brandreth", not "está")?"""
+    return (
+        word.isascii()
+        and word.isalpha()
+        and not in_word_list(word)
+        and not known_name(word)
+        and word not in places()
+        and word not in A_PERSONS_VERBS | WEAK_VERBS | _ELSEWHERE_WORDS
     )
 
 

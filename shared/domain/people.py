@@ -118,7 +118,7 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         ):
             return 2, f"{capitalised(word)} {capitalised(following)}"
     if low in FAMILY or (low in _FAMILY_PLURALS and raw == word):
-        if i and _someone_elses(text, words, i):
+        if _someone_elses(text, words, i):
             return 0, ""
         return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
     if word[:1].isupper():
@@ -147,7 +147,12 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
 
 
 def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
-    """Is the family word `words[i]` someone else's relative ("his mum", "Yusuf's dad")?"""
+    """Is the family word `words[i]` someone else's relative ("his mum", "Yusuf's dad", "la
+    mamá de lorena")?"""
+    if i + 2 < len(words) and words[i + 1].group(0).lower() in {"de", "von", "di", "du"}:
+        return True  # "la mamá de lorena", "die Mama von Jonas"
+    if i == 0:
+        return False
     before = words[i - 1].group(0)
     if gap_after(text, words, i - 1) != " ":
         return False

@@ -111,7 +111,10 @@ def inflection_stems(word: str) -> list[str]:
     stems = [
         word[: -len(ending)] + stem
         for ending, stem in _INFLECTIONS
-        if word.endswith(ending) and len(word) - len(ending) + len(stem) >= 3
+        if word.endswith(ending)
+        and len(word) - len(ending) + len(stem) >= 3
+        # "-es" after a hiss or an "o" ("lunches", "boxes", "heroes"), not "innes" of "inn"
+        and (ending != "es" or word[:-2].endswith(("s", "x", "z", "ch", "sh", "o")))
     ]
     for ending in ("ed", "ing"):  # a doubled consonant: "dragged", "shopping"
         base = word[: -len(ending)]

@@ -59,6 +59,7 @@ FAMILY = {
     "mum", "mom", "mam", "dad", "nan", "nana", "nanna", "gran", "granny", "grandma",
     "grandad", "granddad", "grandpa", "grandmother", "grandfather", "oma", "opa", "abuela",
     "abuelo", "nonna", "nonno",
+    "mamá", "papá", "mama", "papa", "mami", "papi", "mutti", "vati",  # Spanish, German
 }  # fmt: skip
 # Kinship words said before a name stay part of it, as people file them ("Grandma Rose",
 # "Uncle Padraig", "Abuela Carmen"); alone, only the family words above name someone.

@@ -95,6 +95,27 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("pay the 2nd stage invoice", None),
         # A day said at the start on that very day is that day ("Thursday jobs: ...").
         ("Thursday jobs: descale the kettle", THURSDAY),
+        # ... but a heading's day before one thing is the name of a role or a group.
+        ("thursday helper: two people applied, both keen", None),
+        ("sunday league: three new players signed", None),
+        # A day something happened on, said after its past verb ...
+        ("her grandad passed away on sunday, send a card", None),
+        ("the boiler man came round on tuesday and left a quote", None),
+        # ... unless the clause puts it ahead ("asked me to ... on sat").
+        ("kemi asked me to cover her shift on sat", date(2026, 3, 14)),
+        # A thing named for the day it meets on, not one day; but an event "at the" day's.
+        ("kemi will take the monday group from now", None),
+        ("ask if she can lead the sunday walk", None),
+        ("sort it at the fri meeting", date(2026, 3, 13)),
+        # No day in particular.
+        ("maybe cycle to the coast some saturday", None),
+        ("come over any friday you like", None),
+        # More ways of saying a day ahead.
+        ("voy a llamarla mañana", date(2026, 3, 13)),
+        ("la cita es el martes 17 en el centro", date(2026, 3, 17)),
+        ("the gig is on friday 20 at the leisure centre", date(2026, 3, 20)),
+        ("alte Fotos holen bis ende oktober", date(2026, 10, 31)),
+        ("pop in to see nan this aft", THURSDAY),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:

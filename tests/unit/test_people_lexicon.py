@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from shared.domain.people import people_in
-from shared.domain.people_lexicon import english_words, first_names
+from shared.domain.people_lexicon import english_words, first_names, in_word_list
 
 LEXICON = Path(__file__).resolve().parents[2] / "shared" / "domain" / "first_names.txt.xz"
 WORDS = LEXICON.with_name("english_words.txt.xz")
@@ -255,6 +255,54 @@ def test_the_rules_need_no_faker_at_run_time() -> None:
 )
 def test_people_of_the_kinds_issue_40_left(text: str, people: list[str]) -> None:
     assert people_in(text) == people
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # Two capitalised words joined by "&" or "and", one a thing or both words: a firm,
+        # a shop or a pub, not two people.
+        ("hire a Man and Van for the move", []),
+        ("voucher for Salt and Pepper", []),
+        ("Ravi and Bex are on call", ["Ravi", "Bex"]),
+        # After a saint's "st", a church or a school; not the "st" of "21st".
+        ("assembly at st aidan's on fri", []),
+        ("cover on the 21st Ravi is off", ["Ravi"]),
+        # A lowercase full name whose surname no list holds, where a verb or a cue says so.
+        ("imogen thistlewood pulled out of the panel", ["Imogen Thistlewood"]),
+        ("henrike meinte, wir kommen im mai", ["Henrike"]),
+        # The pasts of the verbs that reach someone ("told", "rang", "texted").
+        ("texted ned about the van", ["Ned"]),
+        ("told jojo the plan", ["Jojo"]),
+        ("reminded barnaby about the float", ["Barnaby"]),
+        # The one something is given to, before the thing; one of a pair with the user.
+        ("pay jojo my half", ["Jojo"]),
+        ("hand ned the spare set", ["Ned"]),
+        ("give dog a bath", []),
+        ("me and ned split it", ["Ned"]),
+        ("me + effie on the stall", ["Effie"]),
+        # A pair whose first is a word the word list also holds as a name.
+        ("finch + tobi on the till sat", ["Finch", "Tobi"]),
+        # Family words in Spanish and German; someone else's with "de"/"von".
+        ("mamá ya está en casa", ["Mamá"]),
+        ("ring mutti sunday", ["Mutti"]),
+        ("la mamá de lorena llega el lunes", ["Lorena"]),
+        # A surname ending in "s" that is no plural of a word, before a verb.
+        ("maddocks sent the survey back", ["Maddocks"]),
+        # A quoted message's first word starts its sentence ("'Hi everyone").
+        ("forwarded from the club whatsapp: 'Hi everyone, the hall is booked'", []),
+        # An everyday word before a verb things do too is a firm or a thing.
+        ("Granite can do the worktops by may", []),
+        ("Harvest can take 40 covers", []),
+    ],
+)
+def test_people_of_the_kinds_new_months_showed(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
+
+
+def test_an_es_ending_is_a_plural_only_after_a_hiss_or_an_o() -> None:
+    assert in_word_list("lunches") and in_word_list("boxes") and in_word_list("heroes")
+    assert not in_word_list("innes")  # not "inn" + "es"
 
 
 def test_the_lexicon_holds_names_of_more_places() -> None:
