@@ -5,6 +5,7 @@ test_minilm_encoder.py)."""
 import asyncio
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -375,6 +376,42 @@ def test_probabilities_sum_to_one(classifier: OfflineClassifier) -> None:
     assert set(probs) == {*LABELS, "vague"}
     assert sum(probs.values()) == pytest.approx(1.0, abs=1e-4)
     assert max(probs, key=probs.__getitem__) == "Admin"
+
+
+class _Voter:
+    """A voter that gives the same probabilities whatever it is asked (the mix under test)."""
+
+    def __init__(self, probs: list[float]) -> None:
+        self.probs = np.array([probs], dtype=np.float32)
+
+    def predict_proba(self, _query: np.ndarray) -> np.ndarray:
+        return self.probs
+
+    def probabilities(self, _texts: list[str]) -> np.ndarray:
+        return self.probs
+
+
+def test_in_the_product_mix_a_voter_sure_a_group_is_wrong_vetoes_it() -> None:
+    index = offline._ExampleIndex.__new__(offline._ExampleIndex)
+    # The embedding is sure of People, then Projects; the words all but rule People out.
+    index.embedded = _Voter([0.90, 0.05, 0.02, 0.01, 0.01, 0.01])  # type: ignore[assignment]
+    index.wording = _Voter([0.01, 0.45, 0.45, 0.07, 0.01, 0.01])  # type: ignore[assignment]
+    query = np.zeros((1, 4), dtype=np.float32)
+    tuning = offline.TUNINGS["e5"]
+    assert tuning.mix == "product"
+    mean = index.probabilities(query, ["x"], replace(tuning, mix="mean"))[0]
+    product = index.probabilities(query, ["x"], tuning)[0]
+    # Averaged, People keeps the embedding's share of its 0.90 and wins; multiplied, the
+    # words' veto holds, and the group both voters find plausible wins.
+    assert int(np.argmax(mean)) == 0
+    assert int(np.argmax(product)) == 1
+    assert product.sum() == pytest.approx(1.0, abs=1e-5)
+    # Without sharpening, an even product is the normalised geometric mean of the two.
+    even = replace(tuning, embedding_share=0.5, sharpen=1.0)
+    geometric = np.sqrt(index.embedded.probs[0] * index.wording.probs[0])
+    assert index.probabilities(query, ["x"], even)[0] == pytest.approx(
+        geometric / geometric.sum(), abs=1e-5
+    )
 
 
 # --- (d) titles ---------------------------------------------------------------------------------
