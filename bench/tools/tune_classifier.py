@@ -26,10 +26,10 @@ to its share; Tuning.mix).
     python -m bench.tools.tune_classifier --cost [--encoder e5]
 
 Both encoders together (issue 40; 2026-11-27, load 3-5 on the shared 2-core machine), at e5's
-chosen Tuning (months 1.0, share 0.5, sharpened 1.5, no cap), against e5 alone. The 17 months
-left out in turn (filed right / asked / wrong; their 201 mixed-language captures); `--dev`,
-the dev sets' 361 captures (and dev3's 25 vague ones asked); the README's "Call Sarah about
-the budget review" (People, CLASSIFIED in every row):
+Tuning of then (months 1.0, averaged, share 0.5, sharpened 1.5, no cap), against e5 alone. The
+17 months left out in turn (filed right / asked / wrong; their 201 mixed-language captures);
+`--dev`, the dev sets' 361 captures (and dev3's 25 vague ones asked); the README's "Call Sarah
+about the budget review" (People, CLASSIFIED in every row):
 
     e5 alone, C 32               0.886 0.069 0.045; mixed 0.821 0.129 0.050; dev 0.913 0.074
                                  0.013, 22 of 25; Sarah 0.646
