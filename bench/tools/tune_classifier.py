@@ -1,10 +1,10 @@
 """`python -m bench.tools.tune_classifier`: the offline classifier's settings (Tuning in
 shared/adapters/classifier/offline.py) tried on the measure that predicts a held-out month:
-each tuning month (bench/data/month*_captures.jsonl, the frozen one never) classified by the
-app's own classifier built without it, as `python -m bench classify --model offline
---leave-one-out` does, for every setting of a small grid. The encoder's vectors are kept in
-VECTORS (default /tmp/tune-vectors-<encoder>.npz) between runs, and each month's models are
-fitted once per C and months' weight, so trying a mix or a sharpening costs seconds.
+each tuning month (bench.tools.month_examples.tuning_months: never the frozen month nor one
+held out) classified by the app's own classifier built without it, as `python -m bench classify
+--model offline --leave-one-out` does, for every setting of a small grid. The encoder's vectors
+are kept in VECTORS (default /tmp/tune-vectors-<encoder>.npz) between runs, and each month's
+models are fitted once per C and months' weight, so trying a mix or a sharpening costs seconds.
 
 With `--cost`: the CPU time of one capture over the offline models as the capture path spends
 it (the classifier, then search's MiniLM embedder for the same words), median of 200 captures

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench.tools.month_examples import tuning_months
 from shared.adapters.classifier import offline
 from shared.adapters.classifier.offline import OfflineClassifier, _get_index, make_title
 from shared.adapters.encoders.minilm import MiniLMEncoder, get_encoder
@@ -119,19 +120,26 @@ def test_examples_hold_no_capture_of_the_frozen_month() -> None:
 def test_the_months_are_the_tuning_months_captures_and_none_of_the_frozen_ones() -> None:
     months = json.loads(EXAMPLES.with_name(offline.MONTHS_FILE).read_text(encoding="utf-8"))
     held = {t.strip().lower() for texts in months.values() for t in texts}
+    tuning_paths = tuning_months()
+    # The frozen sets, and every month written blind after the tuning months (held out).
+    held_out = [
+        EVAL_SET,
+        *(p for p in MONTH_FROZEN.parent.glob("month*_captures.jsonl") if p not in tuning_paths),
+    ]
     frozen = {
         json.loads(line)["text"].strip().lower()
-        for path in (MONTH_FROZEN, EVAL_SET)
+        for path in held_out
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     }
     tuning = {
         json.loads(line)["text"].strip().lower(): json.loads(line)["label"]
-        for path in MONTH_FROZEN.parent.glob("month*_captures.jsonl")
-        if path != MONTH_FROZEN
+        for path in tuning_paths
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     }
+    assert MONTH_FROZEN in held_out and MONTH_FROZEN not in tuning_paths
+    assert all(p.exists() for p in tuning_paths)
     assert set(months) == {b.value for b in Bucket}
     assert len(held) >= 2000 and not held & frozen
     # Each under its own label (`python -m bench.tools.month_examples` writes them).
