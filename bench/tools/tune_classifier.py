@@ -1,10 +1,10 @@
 """`python -m bench.tools.tune_classifier`: the offline classifier's settings (Tuning in
 shared/adapters/classifier/offline.py) tried on the measure that predicts a held-out month:
-each tuning month (bench/data/month*_captures.jsonl, the frozen one never) classified by the
-app's own classifier built without it, as `python -m bench classify --model offline
---leave-one-out` does, for every setting of a small grid. The encoder's vectors are kept in
-VECTORS (default /tmp/tune-vectors-<encoder>.npz) between runs, and each month's models are
-fitted once per C and months' weight, so trying a mix or a sharpening costs seconds.
+each tuning month (bench.tools.month_examples.tuning_months: never the frozen month nor one
+held out) classified by the app's own classifier built without it, as `python -m bench classify
+--model offline --leave-one-out` does, for every setting of a small grid. The encoder's vectors
+are kept in VECTORS (default /tmp/tune-vectors-<encoder>.npz) between runs, and each month's
+models are fitted once per C and months' weight, so trying a mix or a sharpening costs seconds.
 
 With `--cost`: the CPU time of one capture over the offline models as the capture path spends
 it (the classifier, then search's MiniLM embedder for the same words), median of 200 captures
@@ -16,17 +16,20 @@ capture's path anyway, for search): one logistic regression over [e5; w x MiniLM
 (`--minilm-weight` w), or the probabilities of e5's regression and MiniLM's (at
 `--minilm-c`) averaged, MiniLM's counting w. MiniLM's vectors are kept in VECTORS_MINILM.
 
+With `--mix mean product`: the two voters' probabilities averaged, or multiplied (each raised
+to its share; Tuning.mix).
+
     python -m bench.tools.tune_classifier --encoder e5 --c 4 16 --month-weight 0.3 \\
-        --share 0.5 0.7 --sharpen 1.5 2 [--cap 2.0] [--dev]
+        --share 0.5 0.7 --sharpen 1.5 2 [--mix mean product] [--cap 2.0] [--dev]
     python -m bench.tools.tune_classifier --combo concat --minilm-weight 0.25 0.5 --c 16 32
     python -m bench.tools.tune_classifier --combo average --minilm-weight 0.3 --minilm-c 1 4
     python -m bench.tools.tune_classifier --cost [--encoder e5]
 
 Both encoders together (issue 40; 2026-11-27, load 3-5 on the shared 2-core machine), at e5's
-chosen Tuning (months 1.0, share 0.5, sharpened 1.5, no cap), against e5 alone. The 17 months
-left out in turn (filed right / asked / wrong; their 201 mixed-language captures); `--dev`,
-the dev sets' 361 captures (and dev3's 25 vague ones asked); the README's "Call Sarah about
-the budget review" (People, CLASSIFIED in every row):
+Tuning of then (months 1.0, averaged, share 0.5, sharpened 1.5, no cap), against e5 alone. The
+17 months left out in turn (filed right / asked / wrong; their 201 mixed-language captures);
+`--dev`, the dev sets' 361 captures (and dev3's 25 vague ones asked); the README's "Call Sarah
+about the budget review" (People, CLASSIFIED in every row):
 
     e5 alone, C 32               0.886 0.069 0.045; mixed 0.821 0.129 0.050; dev 0.913 0.074
                                  0.013, 22 of 25; Sarah 0.646
@@ -50,6 +53,38 @@ No clear win, so not wired. On the months a combination moves right or wrong by 
 0.870 / 0.091 / 0.039): the concatenation at C 16 just reaches wrong 0.040 at right 0.888,
 but every combination files fewer of the dev sets right (0.913 -> 0.859-0.899, more asked)
 and of the mixed-language captures (0.821 -> 0.78-0.80: MiniLM reads English only).
+
+The 20 months (months 18-20 folded in; issue 40, 2026-11-27, load 3-5), e5 at C 32 unless
+said, `--dev`; filed right / asked / wrong over the 3,393 month captures left out in turn, the
+months holding both bars (right >= 0.85, wrong <= 0.05) of 20, the dev sets' filed right /
+asked / wrong and right bucket at any confidence, and the README's capture ("Sarah"):
+
+    averaged, share 0.5, sharpen 1.5   0.892 0.062 0.046, 10 held; dev 0.906 0.081 0.013,
+      (the 17 months' setting)         0.953; Sarah 0.68
+    averaged, 0.5, sharpen 1.25        0.874 0.087 0.039, 10 held; dev 0.886 0.101 0.013,
+                                       0.953; Sarah 0.616
+    averaged, 0.5 / 0.4, sharpen 1.1   0.857 0.107 0.036 / 0.859 0.107 0.034; Sarah 0.573 / 0.619
+    averaged, 0.4, sharpen 1.25        0.873 0.090 0.037; dev 0.832 0.154 0.013; Sarah 0.666
+    product, 0.4, sharpen 1 / 1.25     0.871 0.094 0.035 / 0.890 0.066 0.044; Sarah 0.615 / 0.698
+    product, 0.4, sharpen 1.1 (chosen) 0.880 0.081 0.039, 16 held; dev 0.866 0.121 0.013,
+                                       0.969; Sarah 0.651
+    product, 0.5, sharpen 1 / 1.1      0.872 0.090 0.038 / 0.879 0.081 0.040; dev wrong 0.020;
+                                       Sarah 0.573 / 0.605
+    product, C 16, 0.4, sharpen 1.2    0.881 0.080 0.039; dev 0.859 0.121 0.020; Sarah 0.642
+    product, C 16, 0.45, sharpen 1.2   0.882 0.078 0.039; dev 0.872 0.107 0.020; Sarah 0.612
+    product, months 2.0, 0.4, 1 / 1.1  0.883 0.077 0.040 / 0.890 0.066 0.044; Sarah 0.536 / 0.563
+    averaged, months 2.0, 0.4, 1.25    0.881 0.078 0.041; dev 0.819 0.168 0.013; Sarah 0.58
+
+The wrong filings were mostly Admin <-> Projects (77 of 156 at the 17 months' setting), then a
+person pulling a capture into People (Projects 24, Admin 15). A "topic:" lead ("campervan: …",
+78 % Projects in the months) given to the word model as a feature changed nothing (0.890 /
+0.064 / 0.047 against 0.891 / 0.063 / 0.046), nor did a capture's length (long captures are
+filed wrongly no more often). The share 0.4 is the one the months' log-loss picks: fitting the
+two exponents (and a bias per bucket) to the left-out months' probabilities gives 0.64 and
+0.93, a ratio of 0.41, and the biases change nothing. Multiplying the voters moves the line
+between filed right and filed wrong by about 0.006 right at the same wrong; the rest of the
+drop in wrong is asking more, on the dev sets too (filed right 0.906 -> 0.866, the bucket at
+any confidence 0.953 -> 0.969, wrong 0.013 as before).
 """
 
 from __future__ import annotations
@@ -87,6 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--month-weight", type=float, nargs="+")
     parser.add_argument("--share", type=float, nargs="+")
     parser.add_argument("--sharpen", type=float, nargs="+")
+    parser.add_argument(
+        "--mix", choices=("mean", "product"), nargs="+", help="how the two voters are mixed"
+    )
     parser.add_argument(
         "--dev", action="store_true", help="also the dev sets, by the app's own examples and months"
     )
@@ -148,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     dev = [c for path in sorted(DATA.glob("dev*_captures.jsonl")) for c in load(path)]
     print(f"{args.encoder}: {len(sets)} months, {sum(map(len, sets.values()))} captures")
     print(
-        f"{'C':>5} {'months':>6} {'share':>5} {'sharpen':>7}   right  asked  wrong  clear-right"
+        f"  {'C':>5} {'months':>6} {'share':>5} {'sharpen':>7}   right  asked  wrong  clear-right"
         "  | mixed-language right asked wrong"
     )
     with tempfile.TemporaryDirectory(prefix="tune-") as tmp:
@@ -198,10 +236,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: MiniLM weight {minilm_weight}, C {minilm_c}", flush=True)
             offline.TUNINGS[name] = fitted
             offline._indexes.clear()
-            for share, sharpen in itertools.product(
-                args.share or [base.embedding_share], args.sharpen or [base.sharpen]
+            for mix, share, sharpen in itertools.product(
+                args.mix or [base.mix],
+                args.share or [base.embedding_share],
+                args.sharpen or [base.sharpen],
             ):
-                tuning = dataclasses.replace(fitted, embedding_share=share, sharpen=sharpen)
+                tuning = dataclasses.replace(
+                    fitted, embedding_share=share, sharpen=sharpen, mix=mix
+                )
                 judged: list[Judged] = []
                 months_right, months_wrong = [], []
                 for _name, held_out, path in folds:
@@ -222,8 +264,8 @@ def main(argv: list[str] | None = None) -> int:
                 mixed = figures([j for j in judged if j.capture.lang and j.capture.is_bucket])
                 m_right, m_asked, m_wrong = mixed["bucketed_filed_right_asked_wrong"]
                 print(
-                    f"{c:>5g} {weight:>6g} {share:>5g} {sharpen:>7g}   {right:.3f}  {asked:.3f}"
-                    f"  {wrong:.3f}  {f['bars']['clear_right_bucket']:.3f}"
+                    f"{mix[0]} {c:>5g} {weight:>6g} {share:>5g} {sharpen:>7g}   {right:.3f}"
+                    f"  {asked:.3f}  {wrong:.3f}  {f['bars']['clear_right_bucket']:.3f}"
                     f"        | {mixed['captures']:>4} {m_right:.3f} {m_asked:.3f} {m_wrong:.3f}"
                     f" | months under 0.85 right: {sum(r < 0.85 for r in months_right)},"
                     f" least {min(months_right):.3f}; over 0.05 wrong:"

@@ -5,11 +5,13 @@ test_minilm_encoder.py)."""
 import asyncio
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bench.tools.month_examples import tuning_months
 from shared.adapters.classifier import offline
 from shared.adapters.classifier.offline import OfflineClassifier, _get_index, make_title
 from shared.adapters.encoders.minilm import MiniLMEncoder, get_encoder
@@ -118,19 +120,26 @@ def test_examples_hold_no_capture_of_the_frozen_month() -> None:
 def test_the_months_are_the_tuning_months_captures_and_none_of_the_frozen_ones() -> None:
     months = json.loads(EXAMPLES.with_name(offline.MONTHS_FILE).read_text(encoding="utf-8"))
     held = {t.strip().lower() for texts in months.values() for t in texts}
+    tuning_paths = tuning_months()
+    # The frozen sets, and every month written blind after the tuning months (held out).
+    held_out = [
+        EVAL_SET,
+        *(p for p in MONTH_FROZEN.parent.glob("month*_captures.jsonl") if p not in tuning_paths),
+    ]
     frozen = {
         json.loads(line)["text"].strip().lower()
-        for path in (MONTH_FROZEN, EVAL_SET)
+        for path in held_out
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     }
     tuning = {
         json.loads(line)["text"].strip().lower(): json.loads(line)["label"]
-        for path in MONTH_FROZEN.parent.glob("month*_captures.jsonl")
-        if path != MONTH_FROZEN
+        for path in tuning_paths
         for line in path.read_text(encoding="utf-8").splitlines()
         if line.strip()
     }
+    assert MONTH_FROZEN in held_out and MONTH_FROZEN not in tuning_paths
+    assert all(p.exists() for p in tuning_paths)
     assert set(months) == {b.value for b in Bucket}
     assert len(held) >= 2000 and not held & frozen
     # Each under its own label (`python -m bench.tools.month_examples` writes them).
@@ -375,6 +384,42 @@ def test_probabilities_sum_to_one(classifier: OfflineClassifier) -> None:
     assert set(probs) == {*LABELS, "vague"}
     assert sum(probs.values()) == pytest.approx(1.0, abs=1e-4)
     assert max(probs, key=probs.__getitem__) == "Admin"
+
+
+class _Voter:
+    """A voter that gives the same probabilities whatever it is asked (the mix under test)."""
+
+    def __init__(self, probs: list[float]) -> None:
+        self.probs = np.array([probs], dtype=np.float32)
+
+    def predict_proba(self, _query: np.ndarray) -> np.ndarray:
+        return self.probs
+
+    def probabilities(self, _texts: list[str]) -> np.ndarray:
+        return self.probs
+
+
+def test_in_the_product_mix_a_voter_sure_a_group_is_wrong_vetoes_it() -> None:
+    index = offline._ExampleIndex.__new__(offline._ExampleIndex)
+    # The embedding is sure of People, then Projects; the words all but rule People out.
+    index.embedded = _Voter([0.90, 0.05, 0.02, 0.01, 0.01, 0.01])  # type: ignore[assignment]
+    index.wording = _Voter([0.01, 0.45, 0.45, 0.07, 0.01, 0.01])  # type: ignore[assignment]
+    query = np.zeros((1, 4), dtype=np.float32)
+    tuning = offline.TUNINGS["e5"]
+    assert tuning.mix == "product"
+    mean = index.probabilities(query, ["x"], replace(tuning, mix="mean"))[0]
+    product = index.probabilities(query, ["x"], tuning)[0]
+    # Averaged, People keeps the embedding's share of its 0.90 and wins; multiplied, the
+    # words' veto holds, and the group both voters find plausible wins.
+    assert int(np.argmax(mean)) == 0
+    assert int(np.argmax(product)) == 1
+    assert product.sum() == pytest.approx(1.0, abs=1e-5)
+    # Without sharpening, an even product is the normalised geometric mean of the two.
+    even = replace(tuning, embedding_share=0.5, sharpen=1.0)
+    geometric = np.sqrt(index.embedded.probs[0] * index.wording.probs[0])
+    assert index.probabilities(query, ["x"], even)[0] == pytest.approx(
+        geometric / geometric.sum(), abs=1e-5
+    )
 
 
 # --- (d) titles ---------------------------------------------------------------------------------
