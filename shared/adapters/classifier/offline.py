@@ -56,12 +56,10 @@ _EXAMPLES_PATH = Path(__file__).with_name("examples.json")
 # The tuning months' captures (bench/data/MONTH_SET.md), by label, written by `python -m
 # bench.tools.month_examples`: 3,230 real-life captures of 20 lives, each counting MONTH_WEIGHT
 # beside a written example, so that the single-topic captures the examples were written for
-# are filed as before. Picked (over MiniLM, with 17 months) with each month left out in turn
+# are filed as before. MiniLM's weight, picked with 17 months each left out in turn
 # (`python -m bench classify --leave-one-out`) and the dev sets: at 1.0 a month is filed
-# right / asked / wrong 0.874 /
-# 0.073 / 0.053 but the dev sets' clear captures fall from 0.933 / 0.962 to 0.883 / 0.868;
-# at 0.3, 0.854 / 0.094 / 0.052 and 0.933 / 0.887 (with the fit converged, tol 1e-6: 0.854 /
-# 0.095 / 0.051).
+# right / asked / wrong 0.874 / 0.073 / 0.053 but the dev sets' clear captures fall from
+# 0.933 / 0.962 to 0.883 / 0.868; at 0.3, 0.854 / 0.094 / 0.052 and 0.933 / 0.887.
 MONTHS_FILE = "months.json"
 MONTH_WEIGHT = 0.3  # MiniLM's (Tuning.month_weight)
 _MISUNDERSTOOD = "misunderstood"
