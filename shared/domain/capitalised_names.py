@@ -34,6 +34,7 @@ from shared.domain.people_words import (
     THINGS,
     TO_A_PLACE,
     WEAK_VERBS,
+    capitalised,
     gap_after,
 )
 
@@ -137,6 +138,11 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     first_mark = first_names().get(parts[0].lower())
     if length > 1 and first_mark in {None, "r"} and any(map(a_things_word, parts)):
         return 0
+    # "Royal Mail", "Tyne Clearances", "John Deere Financial": after the first, a word no list
+    # holds as a surname or a proper noun is a firm's, a team's or a street's whatever the
+    # first word is ("Grace Hopper", "Sarah Green": surnames, or nouns the word list holds).
+    if any(map(_a_things_word_only, parts[1:])):
+        return 0
     # "Reviewer 2", "Halle 11", "Ward 12": a word no list names before a number is a label.
     if (
         length == 1
@@ -165,7 +171,9 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and not possessive
         and a_things_word(word)
         and previous not in _TITLE_WORDS
-        and not _said_of_a_person(text, words, i, last_end, weak_verbs=not everyday_word(word))
+        and not _said_of_a_person(
+            text, words, i, last_end, weak_verbs=not everyday_word(word), a_thing_too=True
+        )
     ):
         return 0
     next_word = words[i + length].group(0) if i + length < len(words) else ""
@@ -181,7 +189,7 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         length == 1
         and not possessive
         and not known_name(word)
-        and not _said_of_a_person(text, words, i, last_end)
+        and not _said_of_a_person(text, words, i, last_end, a_thing_too=_unlisted(word))
     ):
         return 0  # "before Porto", "your actual Tesco", "hana's Figma prototype"
     starts_sentence = i == 0 or bool(_SENTENCE_END.search(text[: words[i].start()]))
@@ -200,6 +208,17 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         ):
             return 0
     return length
+
+
+def _a_things_word_only(word: str) -> bool:
+    """Is `word` an everyday word ("Mail", "Clearances") that no list of first names or
+    surnames holds, nor the word list as a proper noun ("Hopper", "Green")?"""
+    return (
+        everyday_word(word)
+        and not known_name(word)
+        and word.lower() not in surnames()
+        and capitalised(word.lower()) not in english_words()
+    )
 
 
 # Between the two capitalised words of a firm's name ("Patel & Sons", "Ox and Finch").
@@ -235,13 +254,44 @@ _PERSON_BEFORE = {
 }  # fmt: skip
 
 
+def _unlisted(word: str) -> bool:
+    """Is `word` in no list at all: no first name, surname, everyday word or proper noun of
+    the word list ("Lexora", "Goldcar", "Haribo", and "Bex" or "Olu" too: only what the
+    sentence says of it tells a person from a firm or a brand)?"""
+    low = word.lower()
+    return not (
+        known_name(word)
+        or low in surnames()
+        or in_word_list(low)
+        or capitalised(low) in english_words()
+    )
+
+
+# After a word no list holds or a thing's word, the verbs a firm, a brand or a place is said
+# to do as often as a person ("Goldcar is cheapest", "Lexora has a calendar", "Edmundson have
+# the RCBOs", "Arbor won't export"); not what a person is said to do ("Jonno got the keys").
+_THINGS_DO_TOO = {
+    "is", "isn't", "isnt", "was", "wasn't", "wasnt", "are", "were", "has", "had", "have",
+    "can", "cant", "can't", "could", "couldnt", "couldn't", "will", "wont", "won't", "would",
+    "should", "might", "must", "does", "did", "didn't", "didnt", "doesn't", "doesnt", "dont",
+    "don't", "books", "booked", "owns", "ist", "hat", "es", "está", "tiene",
+}  # fmt: skip
+
+
 def _said_of_a_person(
-    text: str, words: list[re.Match[str]], i: int, last_end: int, weak_verbs: bool = True
+    text: str,
+    words: list[re.Match[str]],
+    i: int,
+    last_end: int,
+    weak_verbs: bool = True,
+    a_thing_too: bool = False,
 ) -> bool:
     """Does the sentence say that a capitalised word the lexicon does not know, `words[i]`, is
     someone: a title or a word said to people before it ("Dr Mensah", "ask Bex", "w Olu"), a
     verb only a person does after it ("Bex says", "Sunita doesn't"), a name before or after it
-    in a list ("Ravi + Bex")? Unless `weak_verbs`, not a verb things do too ("can", "is")."""
+    in a list ("Ravi + Bex")? Unless `weak_verbs`, not a verb things do too ("can", "is");
+    if `a_thing_too` (a word no list holds, or a thing's word), not the verbs a firm or a brand
+    is said to do ("Goldcar is cheapest", "Lexora has a calendar", "Arbor won't export")."""
     previous = words[i - 1].group(0).lower() if i else ""
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     if previous in _PERSON_BEFORE | _TITLE_WORDS or (previous == "to" and before_previous in GIVEN):
@@ -256,7 +306,10 @@ def _said_of_a_person(
     j = i + 1
     if j < len(words):
         following = words[j].group(0).lower()
-        if following in A_PERSONS_VERBS and (weak_verbs or following not in WEAK_VERBS):
+        if following in A_PERSONS_VERBS and (
+            (weak_verbs and not (a_thing_too and following in _THINGS_DO_TOO))
+            or following not in WEAK_VERBS
+        ):
             return True
         # "Dobson exchanged yesterday": a surname before a verb's past.
         if (

@@ -88,6 +88,10 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         return True
     if not plain_name(word, words, i):
         return False
+    if a_word(word) and word not in surnames():
+        # "abstract accepted", "agent wants", "ask estates": an everyday word that no list of
+        # first names or surnames holds is a thing or a role in lowercase, whatever follows.
+        return False
     previous = words[i - 1].group(0).lower() if i else ""
     if (
         previous in SAINTS

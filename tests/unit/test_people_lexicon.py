@@ -311,3 +311,34 @@ def test_the_lexicon_holds_names_of_more_places() -> None:
         assert name in names, name
     assert "berlin" not in names or names["berlin"] == "r"  # a place the registers hold
     assert names.get("doc") != ""  # an English word: out, or rare as Faker's long list has it
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # A capitalised word no list holds, before a verb a firm or a brand does as well.
+        ("Quickfit is cheapest for the tyres", []),
+        ("Brambleco has a sale on till sunday", []),
+        ("Tilecraft won't deliver before the 3rd", []),
+        ("Vantoro booked the survey for tues", []),
+        # ... but before what a person is said to do, or after a title, still someone.
+        ("Jonno got the keys to the unit", ["Jonno"]),
+        ("Bex says the hall is free", ["Bex"]),
+        ("Mrs Abernethy is back from hospital", ["Abernethy"]),
+        ("lunch w Olu thurs", ["Olu"]),
+        # A lowercase everyday word no list of names holds is a thing or a role.
+        ("abstract accepted for the conference", []),
+        ("agent wants the deposit by fri", []),
+        ("ask estates to fix the radiator", []),
+        ("mrs harries sent her comments", ["Harries"]),  # after a title, a surname
+        # A run of capitals whose later word is an everyday word no list holds as a surname
+        # or a proper noun: a firm, a team or a street, whatever the first word is.
+        ("Royal Mail says 3 days", []),
+        ("Tyne Clearances can take the rest", []),
+        ("on John Deere Financial for 5 yrs", []),
+        ("a talk on Grace Hopper", ["Grace Hopper"]),
+        ("Sarah Green wants the slides", ["Sarah Green"]),
+    ],
+)
+def test_people_through_precision(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
