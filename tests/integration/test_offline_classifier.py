@@ -7,6 +7,7 @@ import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -91,13 +92,15 @@ def test_labelled_set_is_separate_and_large_enough() -> None:
     assert all(len(examples[label]) >= 40 for label in LABELS)
 
 
+def _rows(path: Path) -> list[dict[str, Any]]:
+    """A labelled set's rows (JSONL, blank lines skipped)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
 def test_examples_hold_no_capture_of_the_frozen_evaluation_set() -> None:
     # Even a short one written the same way by chance ("um") would be a free hit there.
-    frozen = {
-        json.loads(line)["text"].strip().lower()
-        for line in EVAL_SET.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    }
+    frozen = {row["text"].strip().lower() for row in _rows(EVAL_SET)}
     examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
     assert len(frozen) >= 300
     assert not [t for texts in examples.values() for t in texts if t.strip().lower() in frozen]
@@ -107,11 +110,7 @@ def test_examples_hold_no_capture_of_the_frozen_month() -> None:
     # Issue 40's frozen month is never tuned on. The tuning month is in the examples, as
     # labelled captures in the style of a real month (it is measured by cross-validation:
     # bench/data/MONTH_SET.md).
-    month = {
-        json.loads(line)["text"].strip().lower()
-        for line in MONTH_FROZEN.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    }
+    month = {row["text"].strip().lower() for row in _rows(MONTH_FROZEN)}
     examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
     assert len(month) >= 150
     assert not [t for texts in examples.values() for t in texts if t.strip().lower() in month]
@@ -126,17 +125,9 @@ def test_the_months_are_the_tuning_months_captures_and_none_of_the_frozen_ones()
         EVAL_SET,
         *(p for p in MONTH_FROZEN.parent.glob("month*_captures.jsonl") if p not in tuning_paths),
     ]
-    frozen = {
-        json.loads(line)["text"].strip().lower()
-        for path in held_out
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    }
+    frozen = {row["text"].strip().lower() for path in held_out for row in _rows(path)}
     tuning = {
-        json.loads(line)["text"].strip().lower(): json.loads(line)["label"]
-        for path in tuning_paths
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
+        row["text"].strip().lower(): row["label"] for path in tuning_paths for row in _rows(path)
     }
     assert MONTH_FROZEN in held_out and MONTH_FROZEN not in tuning_paths
     assert all(p.exists() for p in tuning_paths)
