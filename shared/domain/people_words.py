@@ -191,7 +191,7 @@ TO_A_PLACE = {
     "ticket", "tickets", "return", "returning", "holiday", "holidays", "back", "relocate",
     "relocating", "emigrate", "emigrating", "commute", "bus", "ride", "road", "way", "route",
     "journey", "visit", "visiting", "cycle", "cycling", "sail", "sailing", "ferry", "coach",
-    "get", "getting", "head", "heading",
+    "get", "getting", "head", "heading", "taxi", "cab", "uber", "lift",
 }  # fmt: skip
 # Capitalised words after these are things in German or Spanish ("die Hamburger
 # Rechnungen", "el Prado"); English articles are in PLACE_WORDS.
@@ -228,3 +228,23 @@ def gap_after(text: str, words: list[re.Match[str]], i: int) -> str:
 
 def capitalised(word: str) -> str:
     return word[:1].upper() + word[1:]
+
+
+# What says the next word is what someone is called ("called her Ada", "is called kit", "a
+# little girl, Ivy"): a name whatever lists hold it.
+_NAMING = {"called", "named", "calling", "naming", "christened"}
+_A_CHILD = {"boy", "girl", "baby", "son", "daughter"}
+
+
+def named_here(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` what someone is called: after "called"/"named" (and "her", "him"), or
+    after a child's word and a comma ("a little boy, Reggie")?"""
+    if i == 0:
+        return False
+    previous = words[i - 1].group(0).lower()
+    gap = gap_after(text, words, i - 1)
+    if gap == " " and previous in _NAMING:
+        return True
+    if gap == " " and previous in {"her", "him"} and i > 1:
+        return words[i - 2].group(0).lower() in _NAMING and gap_after(text, words, i - 2) == " "
+    return gap.strip() == "," and previous in _A_CHILD
