@@ -323,6 +323,17 @@ def _subject_of_a_verb(
     following = words[j].group(0).lower()
     after = words[j + 1].group(0).lower() if j + 1 < len(words) else ""
     word = words[i].group(0).lower()
+    if (  # "hebblethwaite replied", "hollingworth still prescribing": a surname's shape
+        _A_SURNAMES_ENDING.search(word)
+        and no_list_holds(word)
+        and (
+            following in SUBJECT_VERBS
+            or following in {"hasn't", "hasnt", "hadn't"}
+            or a_past_form(following)
+            or _a_participle(following)
+        )
+    ):
+        return True
     if only_a_persons and following in WEAK_VERBS:
         return False
     # "letter says", "sticker says": things say things too, and a role is no name.
@@ -443,8 +454,14 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         # "ottilie brandreth confirmed", "benedict orme pulled out": after a first name the
         # lexicon knows well, a word no list holds is a surname where the sentence says a
         # person stands there (not "kwame retesting over the wkend", "regula meinte, wir").
-        return plainly_a_name(POSSESSIVE.sub("", words[i].group(0))) and _said_of_a_pair(
-            text, words, i
+        first = POSSESSIVE.sub("", words[i].group(0))
+        return plainly_a_name(first) and (
+            _said_of_a_pair(text, words, i)
+            # "gordon ashworth happy w the budget": after a name many bear, a word no list
+            # holds that ends as English surnames do (not "svenja schreibt", "jens fragt").
+            or (
+                plainly_a_name(first, common_too=False) and bool(_A_SURNAMES_ENDING.search(surname))
+            )
         )
     if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
         # "hattie marsh's agent": even a word, where the possessive closes the name.
@@ -456,6 +473,13 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         or not everyday_word(surname)
         or capitalised(surname) in english_words()  # "gillian frost"
     )
+
+
+# How English, Scots and Irish surnames end ("ashworth", "fairclough", "hebblethwaite").
+_A_SURNAMES_ENDING = re.compile(
+    r"..(?:worth|ough|thwaite|son|ton|ley|by|ham|field|ford|wood|well|shaw|croft|hurst|ridge"
+    r"|dale|combe|bury|stead|wick)$"
+)
 
 
 def _said_of_a_pair(text: str, words: list[re.Match[str]], i: int) -> bool:

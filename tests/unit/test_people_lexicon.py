@@ -372,6 +372,19 @@ def test_people_through_precision(text: str, people: list[str]) -> None:
         ("pass the invoice to quigley", ["Quigley"]),
         ("final figures to kowalczyk tonight", ["Kowalczyk"]),
         ("taxi to olmo after", []),
+        # After a name many bear, a word no list holds that ends as surnames do; such a
+        # word alone before a verb; not another language's verb.
+        ("seating: put maria thistlethwaite next to the door", ["Maria Thistlethwaite"]),
+        ("karen pemberworth happy w the plan", ["Karen Pemberworth"]),
+        ("shopfront: oddingley replied at last", ["Oddingley"]),
+        ("svenja schreibt: slides als PDF", ["Svenja"]),
+        # What a firm sends after its name; a person's is "'s".
+        ("Brightline quote is £300", []),
+        ("cancel the Netflix subscription", []),
+        ("Dave's quote is in", ["Dave"]),
+        # A firm reached in a clause that names an errand, before or after it.
+        ("send it to Hiscox w the claim form", []),
+        ("send it to Priya w the notes", ["Priya"]),
     ],
 )
 def test_people_of_the_fifth_round(text: str, people: list[str]) -> None:
