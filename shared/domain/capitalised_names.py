@@ -186,7 +186,7 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     if (
         length == 1
         and not possessive
-        and next_word.lower().removesuffix("s") in THINGS | _WHAT_A_FIRM_SENDS
+        and next_word.lower().removesuffix("s") in _THINGS_AND_WHAT_FIRMS_SEND
         and next_word.lower() not in AFTER_A_SUBJECT | SUBJECT_VERBS
         and gap_after(text, words, i) == " "
     ):
@@ -222,6 +222,7 @@ _WHAT_A_FIRM_SENDS = {
     "quote", "subscription", "policy", "account", "paperwork", "renewal", "clip", "insurance",
     "licence", "license", "scheme", "contract", "statement", "tariff", "membership",
 }  # fmt: skip
+_THINGS_AND_WHAT_FIRMS_SEND = THINGS | _WHAT_A_FIRM_SENDS
 
 
 def _a_things_word_only(word: str) -> bool:

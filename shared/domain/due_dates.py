@@ -184,8 +184,6 @@ _NOT_AHEAD = {
     "some", "any",  # "some sunday": no day in particular
     "a", "an", "one",  # "one saturday in the hols", "a saturday slot"
 }  # fmt: skip
-# Between "a"/"one" and a day, a word that says what kind of day ("on a quiet tues").
-_A_KIND_OF_DAY = re.compile(r"\bon\s+(?:a|an|one)\s+[a-z]{3,}\s+$")
 # A clause that says what someone does on a day, every week ("the salon only does weds",
 # "she does nights at the Heath on weds").
 _HABIT = re.compile(
@@ -279,8 +277,12 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     before = _words_before(lowered, match.start())
     if before and before[-1] in _NOT_AHEAD:
         return True
-    if _A_KIND_OF_DAY.search(lowered[: match.start()]):
-        return True
+    if (
+        before[-3:-2] == ["on"]
+        and before[-2:-1] in (["a"], ["an"], ["one"])
+        and before[-1].isalpha()
+    ):
+        return True  # "on a quiet tues": a kind of day
     if _HABIT.search(_clause_before(lowered, match.start())):
         return True
     # "swim tues and thurs", "sessions tues + thurs": a week's days, not one day.

@@ -359,9 +359,9 @@ def _subject_of_a_verb(
     if a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
         return not CLAUSE_BREAK.search(gap_after(text, words, j))  # "ruaridh dragged me up"
     if (  # "abbasi observing u15s", "priyesh sending the logs"
-        _a_participle(following)
-        and unlisted_or_rare
+        unlisted_or_rare
         and after in _AFTER_A_PARTICIPLE
+        and _a_participle(following)
         and gap_after(text, words, j) == " "
         and not everyday_word(word)
         and not re.search(r"\d$", text[: words[i].start()])  # "2nd fitting"
