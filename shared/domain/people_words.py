@@ -249,4 +249,3 @@ def named_at(text: str) -> frozenset[int]:
 
 
 _NAMED_CUES = ("call", "nam", "christen", "boy,", "girl,", "baby,", "son,", "daughter,")
-
