@@ -359,7 +359,7 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
     start = edges[-1] if edges else 0
     end_match = _CLAUSE_EDGE.search(lowered, match.end())
     end = end_match.start() if end_match else len(lowered)
-    if _GERMAN_PAST.search(lowered, start, end):
+    if _GERMAN_PAST.search(lowered, start, end) or _A_DISTANCE.search(lowered, start, end):
         return True
     return any(  # not "post the signed forms today": a participle after "the" is no past
         _a_past(past)
@@ -375,6 +375,11 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
 _GERMAN_PAST = re.compile(
     r"\bwar(?:en)?\b|\b(?:hat|habe|hab|haben|ist|sind|bin)\b.*\bge[^\W\d_]{3,}(?:t|en)\b"
 )
+
+
+# A distance covered, in the clause of "today": a run, a ride or a swim done ("120k today in
+# 5h10", "long run today 24k", "did 1.2km in the lake today"); not money ("£7.9k").
+_A_DISTANCE = re.compile(r"(?<![£€$\d.,])\d+(?:\.\d+)?\s?(?:k|km|miles?|mi)\b")
 
 
 def _a_past(match: re.Match[str]) -> bool:

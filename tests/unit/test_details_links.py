@@ -122,6 +122,9 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("Papa hat heute seinen Geburtstag gefeiert", None),
         # ... a name ending "-ed" being no past ("meet alfred at the station today 4.15").
         ("meet alfred at the station today 4.15, bring the car", THURSDAY),
+        # ... or a distance covered in the clause of "today"; money is no distance.
+        ("hill reps today 12k, legs gone", None),
+        ("pay the £2k deposit today", THURSDAY),
         # A kind of day, a day something happens every week, a week's days by slashes.
         ("we could run a stall one saturday in the holidays", None),
         ("what about a sunday brunch slot for the club", None),
