@@ -107,6 +107,12 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and _an_errand_before(text, words, i - 1)
     ):
         return 0
+    if (  # "send it to Aviva w the claim form", "ring aviva to cancel the policy"
+        previous in {"to", "ring", "call", "ask", "email", "phone"}
+        and first_names().get(word.lower(), "r") in {"r", "w"}
+        and _an_errand_in_clause(text, words, i)
+    ):
+        return 0
     if (  # "a card to Kassel", "claim w Hoxton": a town or a country is no one
         word.lower() in places()
         and previous not in _TITLE_WORDS
@@ -180,7 +186,7 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     if (
         length == 1
         and not possessive
-        and next_word.lower().removesuffix("s") in THINGS
+        and next_word.lower().removesuffix("s") in _THINGS_AND_WHAT_FIRMS_SEND
         and next_word.lower() not in AFTER_A_SUBJECT | SUBJECT_VERBS
         and gap_after(text, words, i) == " "
     ):
@@ -208,6 +214,15 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         ):
             return 0
     return length
+
+
+# What a firm sends or sells, after its name ("Admiral quote", "Pathé clips", "Sky
+# subscription"); a person's would be "'s" ("Dave's quote").
+_WHAT_A_FIRM_SENDS = {
+    "quote", "subscription", "policy", "account", "paperwork", "renewal", "clip", "insurance",
+    "licence", "license", "scheme", "contract", "statement", "tariff", "membership",
+}  # fmt: skip
+_THINGS_AND_WHAT_FIRMS_SEND = THINGS | _WHAT_A_FIRM_SENDS
 
 
 def _a_things_word_only(word: str) -> bool:
@@ -359,6 +374,14 @@ _ERRANDS = {
     "insurance", "policy", "account", "mortgage", "loan", "finance", "broadband", "contract",
     "subscription", "tax", "licence", "license",
 }  # fmt: skip
+
+
+def _an_errand_in_clause(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Does the clause around `words[i]` name an errand, before or after it?"""
+    j = i
+    while j + 1 < len(words) and not CLAUSE_BREAK.search(gap_after(text, words, j)):
+        j += 1
+    return _an_errand_before(text, words, j + 1)
 
 
 def _an_errand_before(text: str, words: list[re.Match[str]], i: int) -> bool:

@@ -18,7 +18,7 @@ from shared.domain.calendar_words import (
     WEEKDAYS,
     WEEKDAYS_ELSEWHERE,
 )
-from shared.domain.people_lexicon import english_words
+from shared.domain.people_lexicon import a_past_form, english_words
 from shared.domain.people_words import COMMON
 
 _ENGLISH_MONTH = rf"{'|'.join(MONTHS)}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
@@ -37,6 +37,13 @@ _DAY_MONTH = re.compile(
 _MONTH_DAY = re.compile(rf"\b(?P<month>{_ENGLISH_MONTH})\b\.?\s+{_DAY}\b(?!\s*(?:am|pm|:))")
 _ISO = re.compile(r"\b(?P<year>20\d\d)-(?P<month>[01]\d)-(?P<day>[0-3]\d)\b")
 _ORDINAL = re.compile(r"\b(?:the\s+)?(?P<day>[0-3]?\d)(?:st|nd|rd|th)\b")
+# A day of the month as German and Spanish write it alone ("sie kommen am 23.", "bis zum
+# 27.", "viene el 20, quiere"): after the word said before a day, with a German ordinal's
+# dot or a Spanish clause's end.
+_ORDINAL_ELSEWHERE = re.compile(
+    r"\b(?:am|zum|vom|ab)\s+(?P<day>[0-3]?\d)\.(?!\d)"
+    r"|\bel\s+(?P<dia>[0-3]?\d)(?=\s*(?:[,;!?]|\.(?!\d)|$|y\b|para\b|que\b))"
+)
 _END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
 _END_OF_A_MONTH = re.compile(rf"\b(?:end of|ende|fin de|finales de) (?P<month>{_ANY_MONTH})\b")
 _TODAY = re.compile(
@@ -97,6 +104,10 @@ def due_date_in(text: str, today: date) -> date | None:
             continue
         if 1 <= int(match["day"]) <= 31 and _ordinal_is_a_day(lowered, match):
             add(match, _next_day_of_month(today, int(match["day"])))
+    for match in _ORDINAL_ELSEWHERE.finditer(lowered):
+        day_of_month = int(match["day"] or match["dia"])
+        if 1 <= day_of_month <= 31 and not any(match.start() in span for span in dated):
+            add(match, _next_day_of_month(today, day_of_month))
     for match in _END_OF_MONTH.finditer(lowered):
         add(match, today.replace(day=calendar.monthrange(today.year, today.month)[1]))
     for match in _DAY_AFTER_TOMORROW.finditer(lowered):
@@ -171,7 +182,14 @@ _NOT_AHEAD = {
     "last", "every", "since", "which", "each", "most", "other", "past", "previous", "good",
     "not",  # "tues nights now, not thurs"
     "some", "any",  # "some sunday": no day in particular
+    "a", "an", "one",  # "one saturday in the hols", "a saturday slot"
 }  # fmt: skip
+# A clause that says what someone does on a day, every week ("the salon only does weds",
+# "she does nights at the Heath on weds").
+_HABIT = re.compile(
+    r"\b(?:usually|always|normally|only (?:does|do|opens?|works?)"
+    r"|(?:does|do|works?) (?:nights|days|mornings|evenings|lates|earlies|weekends))\b"
+)
 _RECURRING_AFTER = re.compile(
     r"(?:\s*(?:or|and|&|/)\s*(?:[a-z]+day|mon|tues?|weds?|thu|thurs?|fri|sat|sun))?"
     r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b"
@@ -195,7 +213,10 @@ _PAST_TENSE = re.compile(
     r"brought|bought|caught|felt|heard|lost|won|met|\w{2,}(?<!e)ed|"
     r"(?:did|was|were|had|could)n['\u2019]?t)\b"
 )
-_CLAUSE_EDGE = re.compile(r"[.,;:!?\n\u2013\u2014\u2600-\u27bf\U0001f000-\U0001faff]| - ")
+# A decimal point or a time's dot ("1.2km", "2.30") ends no clause.
+_CLAUSE_EDGE = re.compile(
+    r"(?<!\d)\.|\.(?!\d)|[,;:!?\n\u2013\u2014\u2600-\u27bf\U0001f000-\U0001faff]| - "
+)
 # A heading's weekday before one word that is no list ("jobs") and no time of day
 # ("morning"): the name of what the capture is about ("saturday assistant: 7 applications").
 _NAMES_A_THING = re.compile(
@@ -256,9 +277,17 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     before = _words_before(lowered, match.start())
     if before and before[-1] in _NOT_AHEAD:
         return True
+    if (
+        before[-3:-2] == ["on"]
+        and before[-2:-1] in (["a"], ["an"], ["one"])
+        and before[-1].isalpha()
+    ):
+        return True  # "on a quiet tues": a kind of day
+    if _HABIT.search(_clause_before(lowered, match.start())):
+        return True
     # "swim tues and thurs", "sessions tues + thurs": a week's days, not one day.
-    if re.match(rf"\s*(?:and|&|\+)\s*{_A_WEEKDAY}", lowered[match.end() :]) or re.search(
-        rf"{_A_WEEKDAY}\s*(?:and|&|\+)\s*$", lowered[: match.start()]
+    if re.match(rf"\s*(?:and|&|\+|/)\s*{_A_WEEKDAY}", lowered[match.end() :]) or re.search(
+        rf"{_A_WEEKDAY}\s*(?:and|&|\+|/)\s*$", lowered[: match.start()]
     ):
         return True
     # "the 2nd weds of the month", "first monday": one of the month's, every month.
@@ -297,6 +326,11 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     )
 
 
+def _clause_before(lowered: str, start: int) -> str:
+    edges = [m.end() for m in _CLAUSE_EDGE.finditer(lowered[:start])]
+    return lowered[edges[-1] if edges else 0 : start]
+
+
 def _happened_before(lowered: str, start: int) -> bool:
     """Does the clause before a day say what happened on it ("lost her gran on sunday"), with
     nothing still to come in between (not "asked me to lead the pitch on thurs")?"""
@@ -305,7 +339,8 @@ def _happened_before(lowered: str, start: int) -> bool:
     pasts = [
         past
         for past in _PAST_TENSE.finditer(clause)
-        if not re.search(r"\b(?:the|a|an|my|your|our|his|her|their)\s+$", clause[: past.start()])
+        if _a_past(past)
+        and not re.search(r"\b(?:the|a|an|my|your|our|his|her|their)\s+$", clause[: past.start()])
     ]
     return bool(pasts) and not _STILL_TO_COME.search(clause, pasts[-1].end())
 
@@ -324,12 +359,34 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
     start = edges[-1] if edges else 0
     end_match = _CLAUSE_EDGE.search(lowered, match.end())
     end = end_match.start() if end_match else len(lowered)
+    if _GERMAN_PAST.search(lowered, start, end) or _A_DISTANCE.search(lowered, start, end):
+        return True
     return any(  # not "post the signed forms today": a participle after "the" is no past
-        not re.search(
+        _a_past(past)
+        and not re.search(
             r"\b(?:the|a|an|my|your|our|his|her|their|this|that)\s+$", lowered[: past.start()]
         )
         for past in _PAST_TENSE.finditer(lowered, start, end)
     )
+
+
+# German says what was done with "war" or a perfect ("Opa ist heute gekommen", "hat heute
+# Geburtstag gefeiert").
+_GERMAN_PAST = re.compile(
+    r"\bwar(?:en)?\b|\b(?:hat|habe|hab|haben|ist|sind|bin)\b.*\bge[^\W\d_]{3,}(?:t|en)\b"
+)
+
+
+# A distance covered, in the clause of "today": a run, a ride or a swim done ("120k today in
+# 5h10", "long run today 24k", "did 1.2km in the lake today"); not money ("£7.9k").
+_A_DISTANCE = re.compile(r"(?<![£€$\d.,])\d+(?:\.\d+)?\s?(?:k|km|miles?|mi)\b")
+
+
+def _a_past(match: re.Match[str]) -> bool:
+    """A past of `_PAST_TENSE`: a word it lists, or one ending "-ed" that is an English verb's
+    past ("passed"; not "manfred", "alfred": names)."""
+    word = match[0]
+    return not word.endswith("ed") or len(word) < 5 or a_past_form(word)
 
 
 def _ahead_in_year(today: date, month: int, day: int) -> date | None:

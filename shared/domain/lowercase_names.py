@@ -150,6 +150,14 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and (
             (previous == "to" and before_previous in GIVEN and re.search(r"[^\w\s]", after_gap))
             or (previous == "for" and after_gap.strip() == ",")
+            # "forwarded it to quigley", "figures to kowalczyk tonight": a surname or a
+            # name many bear where the phrase ends.
+            or (
+                previous == "to"
+                and (word in surnames() or plainly_a_name(word, common_too=False))
+                and (before_previous in GIVEN or not in_word_list(word))
+                and _ends_a_phrase(text, words, i)
+            )
         )
         and not a_word(word)
     ):
@@ -304,9 +312,28 @@ def _subject_of_a_verb(
         )
     if j >= len(words):
         return False
+    # "hollingworth still prescribing", "pereira finally signed": the verb after an adverb.
+    if (
+        words[j].group(0).lower() in _ADVERBS
+        and j + 1 < len(words)
+        and gap_after(text, words, j) == " "
+        and gap_after(text, words, j - 1) == " "
+    ):
+        j += 1
     following = words[j].group(0).lower()
     after = words[j + 1].group(0).lower() if j + 1 < len(words) else ""
     word = words[i].group(0).lower()
+    if (  # "hebblethwaite replied", "hollingworth still prescribing": a surname's shape
+        _A_SURNAMES_ENDING.search(word)
+        and no_list_holds(word)
+        and (
+            following in SUBJECT_VERBS
+            or following in {"hasn't", "hasnt", "hadn't"}
+            or a_past_form(following)
+            or _a_participle(following)
+        )
+    ):
+        return True
     if only_a_persons and following in WEAK_VERBS:
         return False
     # "letter says", "sticker says": things say things too, and a role is no name.
@@ -331,11 +358,41 @@ def _subject_of_a_verb(
     unlisted_or_rare = first_names().get(word) in {None, "r"}  # "alun changed plans"
     if a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
         return not CLAUSE_BREAK.search(gap_after(text, words, j))  # "ruaridh dragged me up"
+    if (  # "abbasi observing u15s", "priyesh sending the logs"
+        unlisted_or_rare
+        and after in _AFTER_A_PARTICIPLE
+        and _a_participle(following)
+        and gap_after(text, words, j) == " "
+        and not everyday_word(word)
+        and not re.search(r"\d$", text[: words[i].start()])  # "2nd fitting"
+    ):
+        return True
     if a_present_form(following) and unlisted_or_rare and after in _AFTER_A_VERB:
         return gap_after(text, words, j) == " "  # "encarni lands at 2", "kasia pops in"
     if following == "to" and i > 0:  # "hana to send the invites"; not "learn to sail"
         return bool(after) and after not in _DETERMINERS and after not in OBJECTS
     return following == "on" and after in {"it", "call", "leave", "holiday"}
+
+
+# What follows a verb's "-ing" ("sending the logs", "sorting a van"), not a noun's ("underfloor
+# heating in the bathroom", "opening moved").
+_AFTER_A_PARTICIPLE = {
+    "the", "a", "an", "my", "his", "her", "their", "our", "your", "it", "them", "him", "me",
+    "us", "up", "out", "off", "back", "round", "over", "so",
+}  # fmt: skip
+
+
+def _a_participle(word: str) -> bool:
+    """The "-ing" form of an everyday verb ("sending", "observing", "sorting")."""
+    return (
+        word.endswith("ing")
+        and len(word) > 5
+        and any(in_word_list(stem, 1) for stem in (word[:-3], word[:-3] + "e", word[:-4]))
+    )
+
+
+# Said between a subject and its verb ("still hasn't replied", "finally signed").
+_ADVERBS = {"still", "finally", "already", "never", "also", "just", "now", "actually"}
 
 
 def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -397,8 +454,14 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         # "ottilie brandreth confirmed", "benedict orme pulled out": after a first name the
         # lexicon knows well, a word no list holds is a surname where the sentence says a
         # person stands there (not "kwame retesting over the wkend", "regula meinte, wir").
-        return plainly_a_name(POSSESSIVE.sub("", words[i].group(0))) and _said_of_a_pair(
-            text, words, i
+        first = POSSESSIVE.sub("", words[i].group(0))
+        return plainly_a_name(first) and (
+            _said_of_a_pair(text, words, i)
+            # "gordon ashworth happy w the budget": after a name many bear, a word no list
+            # holds that ends as English surnames do (not "svenja schreibt", "jens fragt").
+            or (
+                plainly_a_name(first, common_too=False) and bool(_A_SURNAMES_ENDING.search(surname))
+            )
         )
     if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
         # "hattie marsh's agent": even a word, where the possessive closes the name.
@@ -410,6 +473,13 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         or not everyday_word(surname)
         or capitalised(surname) in english_words()  # "gillian frost"
     )
+
+
+# How English, Scots and Irish surnames end ("ashworth", "fairclough", "hebblethwaite").
+_A_SURNAMES_ENDING = re.compile(
+    r"..(?:worth|ough|thwaite|son|ton|ley|by|ham|field|ford|wood|well|shaw|croft|hurst|ridge"
+    r"|dale|combe|bury|stead|wick)$"
+)
 
 
 def _said_of_a_pair(text: str, words: list[re.Match[str]], i: int) -> bool:

@@ -15,6 +15,7 @@ from shared.domain.lowercase_names import (
 )
 from shared.domain.people_lexicon import (
     a_past_form,
+    english_words,
     everyday_word,
     in_word_list,
     known_name,
@@ -30,6 +31,7 @@ from shared.domain.people_words import (
     POSSESSIVE,
     capitalised,
     gap_after,
+    named_at,
 )
 
 # A word of letters, with inner hyphens or apostrophes ("Marie-Claire", "O'Neill", "Zoë").
@@ -50,11 +52,12 @@ def people_in(text: str) -> list[str]:
     possessives read ("April's" -> "April"), lowercase names capitalised where the sentence
     says a person stands there ("ravi says", "ask priya", "dani's car")."""
     words = list(_WORD.finditer(text))
+    named = named_at(text)
     spans: dict[int, tuple[int, str]] = {}
     last_end = -1
     i = 0
     while i < len(words):
-        length, name = _person_at(text, words, i, last_end)
+        length, name = _person_at(text, words, i, last_end, named)
         if length:
             spans[i] = (length, name)
             last_end = i + length
@@ -76,8 +79,11 @@ def people_in(text: str) -> list[str]:
     return names
 
 
-def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> tuple[int, str]:
-    """How many words starting at `words[i]` make one person's name (0: none), and the name."""
+def _person_at(
+    text: str, words: list[re.Match[str]], i: int, last_end: int, named: frozenset[int]
+) -> tuple[int, str]:
+    """How many words starting at `words[i]` make one person's name (0: none), and the name;
+    `named`: where a word starts that the capture says someone is called (`named_at`)."""
     raw = words[i].group(0)
     word = POSSESSIVE.sub("", raw)
     low = word.lower()
@@ -121,7 +127,26 @@ def _person_at(text: str, words: list[re.Match[str]], i: int, last_end: int) -> 
         if _someone_elses(text, words, i):
             return 0, ""
         return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
+    if (  # "called her Ada", "is called kit", "a little girl, Ivy"
+        named
+        and words[i].start() in named
+        and word.isalpha()
+        and low not in COMMON | OBJECTS | FAMILY
+        and (word[:1].isupper() or known_name(word))
+        and not word[1:2].isupper()
+    ):
+        return max(name_at(text, words, i, last_end), 1), capitalised(word)
+    if low.endswith("s") and _a_german_genitive(text, words, i):  # "Veronikas Hochzeit"
+        return 1, capitalised(word[:-1])
     if word[:1].isupper():
+        if (  # "REUBEN PASSED", "GAIL SIGNED IT": a name many bear, shouted, and no word
+            len(word) > 3
+            and word.isupper()
+            and word.isalpha()
+            and plainly_a_name(word, common_too=False)
+            and not in_word_list(low)
+        ):
+            return 1, word.title()
         if _glued_to_a_number(text, words, i):
             return 0, ""  # "Jet2", "Win11": a product, not a person
         length = name_at(text, words, i, last_end)
@@ -175,3 +200,34 @@ def _said_after(text: str, words: list[re.Match[str]], i: int) -> bool:
 def _glued_to_a_number(text: str, words: list[re.Match[str]], i: int) -> bool:
     end = words[i].end()
     return end < len(text) and text[end].isdigit()
+
+
+def _a_german_genitive(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` a known first name with German's genitive "s", before a word of no
+    English list or a number ("Veronikas Hochzeit", "manfreds rückflug", "Waltrauds 80.";
+    not "Lloyds Bank", "Tomos")?"""
+    word = words[i].group(0)
+    stem = word[:-1]
+    if (
+        len(stem) < 3
+        or not word.endswith("s")
+        or not plainly_a_name(stem)
+        or not word.isalpha()
+        or known_name(word)
+        or in_word_list(word.lower())
+    ):
+        return False
+    if word.islower() and not plainly_a_name(stem, common_too=False):
+        return False  # "tres leches": in lowercase, only a name many bear
+    if re.match(r" \d+\.", text[words[i].end() :]):
+        return True  # "Waltrauds 80.": a birthday, as German writes it
+    if i + 1 >= len(words) or gap_after(text, words, i) != " ":
+        return False
+    following = words[i + 1].group(0)
+    return (
+        following.isalpha()
+        and following[:1].isupper() == word[:1].isupper()
+        and not in_word_list(following.lower())
+        and capitalised(following.lower()) not in english_words()
+        and not known_name(following)
+    )

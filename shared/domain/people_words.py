@@ -191,7 +191,7 @@ TO_A_PLACE = {
     "ticket", "tickets", "return", "returning", "holiday", "holidays", "back", "relocate",
     "relocating", "emigrate", "emigrating", "commute", "bus", "ride", "road", "way", "route",
     "journey", "visit", "visiting", "cycle", "cycling", "sail", "sailing", "ferry", "coach",
-    "get", "getting", "head", "heading",
+    "get", "getting", "head", "heading", "taxi", "cab", "uber", "lift",
 }  # fmt: skip
 # Capitalised words after these are things in German or Spanish ("die Hamburger
 # Rechnungen", "el Prado"); English articles are in PLACE_WORDS.
@@ -228,3 +228,24 @@ def gap_after(text: str, words: list[re.Match[str]], i: int) -> str:
 
 def capitalised(word: str) -> str:
     return word[:1].upper() + word[1:]
+
+
+# What says the next word is what someone is called ("called her Ada", "is called kit", "a
+# little girl, Ivy"): a name whatever lists hold it.
+_NAMED_AFTER = re.compile(
+    r"\b(?:(?:called|named|calling|naming|christened)(?: (?:her|him))? "
+    r"|(?:boy|girl|baby|son|daughter), ?)(?=[^\W\d_])",
+    re.IGNORECASE,
+)
+
+
+def named_at(text: str) -> frozenset[int]:
+    """Where in `text` a word starts that is what someone is called: after "called"/"named"
+    (and "her", "him"), or after a child's word and a comma ("a little boy, Reggie")."""
+    lowered = text.lower()
+    if not any(cue in lowered for cue in _NAMED_CUES):  # most captures: no regex at all
+        return frozenset()
+    return frozenset(match.end() for match in _NAMED_AFTER.finditer(text))
+
+
+_NAMED_CUES = ("call", "nam", "christen", "boy,", "girl,", "baby,", "son,", "daughter,")

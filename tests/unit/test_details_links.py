@@ -116,6 +116,27 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("the gig is on friday 20 at the leisure centre", date(2026, 3, 20)),
         ("alte Fotos holen bis ende oktober", date(2026, 10, 31)),
         ("pop in to see nan this aft", THURSDAY),
+        # Round five: what was done today, a decimal point being no clause's end ...
+        ("rowed 5.5km on the canal today, arms gone", None),
+        ("Tante Gerda ist heute ins Krankenhaus gekommen", None),
+        ("Papa hat heute seinen Geburtstag gefeiert", None),
+        # ... a name ending "-ed" being no past ("meet alfred at the station today 4.15").
+        ("meet alfred at the station today 4.15, bring the car", THURSDAY),
+        # ... or a distance covered in the clause of "today"; money is no distance.
+        ("hill reps today 12k, legs gone", None),
+        ("pay the £2k deposit today", THURSDAY),
+        # A kind of day, a day something happens every week, a week's days by slashes.
+        ("we could run a stall one saturday in the holidays", None),
+        ("what about a sunday brunch slot for the club", None),
+        ("a pottery night on a slow weds, maybe", None),
+        ("the barber only does tues", None),
+        ("she does nights at the hospice on fri", None),
+        ("gym mon/weds/fri from now", None),
+        # A day of the month as German and Spanish write it alone.
+        ("Jonas und Mia kommen am 20. für eine Woche", date(2026, 3, 20)),
+        ("die Fotos bis zum 27. bestellen", date(2026, 3, 27)),
+        ("mi hermana viene el 16, quiere ver el partido", date(2026, 3, 16)),
+        ("20 Fotos für 20 Jahre", None),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:
