@@ -227,13 +227,7 @@ async def _clause_meaning(
     from shared.services import ask_offline
 
     found = list(run.seen.values())
-    weights = ask_offline.specificity(asked, found)
-    anchor = ask_offline._anchor(asked, found)
-    named = [s for s in found if anchor and ask_offline._anchored(anchor, s)]
-    if any(t not in anchor for t in weights):
-        weights = {t: w for t, w in weights.items() if t not in anchor}
-    floor = run.adapters.embedder.min_similarity
-    weight = weigh(weights, meaning, floor, named)
+    anchor, _, weight = _app_weight(asked, run, meaning, weigh)
     ranked = sorted(
         (s for s in found if ask_offline._anchored(anchor, s)), key=lambda s: (-weight(s), s.id)
     )[:CLAUSE_CANDIDATES]
@@ -254,6 +248,21 @@ async def _clause_meaning(
             out[source.id] = best_clause(vector, cs, vectors[at : at + len(cs)])
         at += len(cs)
     return out
+
+
+def _app_weight(
+    asked: Any, run: Any, meaning: dict[str, float], weigh: Any
+) -> tuple[set[str], dict[str, float], Callable[[Any], float]]:
+    """The anchor, the terms' weights and the weight of a capture as `_choose` makes them."""
+    from shared.services import ask_offline
+
+    found = list(run.seen.values())
+    weights = ask_offline.specificity(asked, found)
+    anchor = ask_offline._anchor(asked, found)
+    named = [s for s in found if anchor and ask_offline._anchored(anchor, s)]
+    if any(t not in anchor for t in weights):
+        weights = {t: w for t, w in weights.items() if t not in anchor}
+    return anchor, weights, weigh(weights, meaning, run.adapters.embedder.min_similarity, named)
 
 
 def _covered(weights: dict[str, float], text: str) -> float:
@@ -343,12 +352,7 @@ def recorder(
     def chooser(asked: Any, run: Any, listed: Any, today: Any, meaning: Any = None) -> Any:
         meaning = meaning or {}
         found = list(run.seen.values())
-        weights = ask_offline.specificity(asked, found)
-        anchor = ask_offline._anchor(asked, found)
-        named = [s for s in found if anchor and ask_offline._anchored(anchor, s)]
-        if any(t not in anchor for t in weights):
-            weights = {t: w for t, w in weights.items() if t not in anchor}
-        weight = weigh(weights, meaning, run.adapters.embedder.min_similarity, named)
+        anchor, weights, weight = _app_weight(asked, run, meaning, weigh)
         chosen = choose(asked, run, listed, today, meaning)
 
         def features(source: Any) -> dict[str, Any]:
