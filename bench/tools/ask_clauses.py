@@ -256,12 +256,7 @@ def _app_weight(
     """The anchor, the terms' weights and the weight of a capture as `_choose` makes them."""
     from shared.services import ask_offline
 
-    found = list(run.seen.values())
-    weights = ask_offline.specificity(asked, found)
-    anchor = ask_offline._anchor(asked, found)
-    named = [s for s in found if anchor and ask_offline._anchored(anchor, s)]
-    if any(t not in anchor for t in weights):
-        weights = {t: w for t, w in weights.items() if t not in anchor}
+    anchor, weights, named = ask_offline.anchored_terms(asked, list(run.seen.values()))
     return anchor, weights, weigh(weights, meaning, run.adapters.embedder.min_similarity, named)
 
 

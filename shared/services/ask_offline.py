@@ -151,16 +151,10 @@ def _choose(
     pointing back), about the same thing as the best; the newest first (the oldest, asked how
     it was at first), the soonest due for a "what's the next …?"."""
     found = list(run.seen.values())
-    weights = specificity(asked, found)
     if asked.shape == "due":
         # A bare "what's due?" lists what is still ahead.
         listed = {i for i in listed if (d := run.seen[i].due_date) is not None and d >= today}
-    anchor = _anchor(asked, found)
-    named = [s for s in found if anchor and _anchored(anchor, s)]
-    # The person it names is what every capture weighed holds: the rest of its words say
-    # which of theirs answers ("Leila's birthday" is not "Leila's new job").
-    if any(t not in anchor for t in weights):
-        weights = {t: w for t, w in weights.items() if t not in anchor}
+    anchor, weights, named = anchored_terms(asked, found)
     weight = _weigh(weights, meaning or {}, run.adapters.embedder.min_similarity, named)
     referents = _referents(asked, found)
     scored = [(weight(s), coverage(weights, s), s) for s in found if _anchored(anchor, s)]
@@ -225,6 +219,20 @@ def _choose(
         top.sort(key=lambda s: s.id not in referents)
     limit = MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3
     return top[: 3 if asked.order != "default" else limit]
+
+
+def anchored_terms(
+    asked: Asked, found: list[Source]
+) -> tuple[set[str], dict[str, float], list[Source]]:
+    """The names the captures know (`_anchor`), the terms' weights, and the captures that name
+    one of them. The person it names is what every capture weighed holds: the rest of its
+    words say which of theirs answers ("Leila's birthday" is not "Leila's new job")."""
+    weights = specificity(asked, found)
+    anchor = _anchor(asked, found)
+    named = [s for s in found if anchor and _anchored(anchor, s)]
+    if any(t not in anchor for t in weights):
+        weights = {t: w for t, w in weights.items() if t not in anchor}
+    return anchor, weights, named
 
 
 def _weigh(
