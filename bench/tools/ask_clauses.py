@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bench.ask import DATA, load
+from bench.ask import DATA, HELD_OUT, load
 
 SETS = [
     ("tuning", "ask_questions.jsonl", "ask_corpus.jsonl"),
@@ -49,7 +49,6 @@ SETS = [
     ("tuning6", "ask6_questions.jsonl", "ask6_corpus.jsonl"),
     ("tuning7", "ask7_questions.jsonl", "ask7_corpus.jsonl"),
 ]
-HELD_OUT = {"frozen", "frozen3", "frozen8", "frozen9"}
 FIGURES = ("all_cited", "one_cited", "facts", "nothing_clean")
 OLDER = ("tuning", "tuning2", "tuning4", "tuning5")
 CARRY = ("tuning6", "tuning7")

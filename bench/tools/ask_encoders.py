@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.ask import DATA, load
+from bench.ask import DATA, HELD_OUT, load
 
 # The tuning parts only: the held-out ones (`frozen` of ask_questions.jsonl, all of ask3_*)
 # are run by the lead, once.
@@ -35,7 +35,6 @@ SETS = [
     ("tuning4", "ask4_questions.jsonl", "ask4_corpus.jsonl"),
     ("tuning5", "ask5_questions.jsonl", "ask5_corpus.jsonl"),
 ]
-HELD_OUT = {"frozen", "frozen3"}
 KS = (1, 3, 5)
 # A follow-up's earlier question's weight in its meaning (services/ask.CARRIED_MEANING).
 CARRIED = 0.5

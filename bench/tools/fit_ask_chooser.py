@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.ask import DATA, capture_id, load
+from bench.ask import DATA, HELD_OUT, capture_id, load
 
 SETS = [
     ("tuning", "ask_questions.jsonl", "ask_corpus.jsonl"),
@@ -40,7 +40,6 @@ SETS = [
     ("tuning4", "ask4_questions.jsonl", "ask4_corpus.jsonl"),
     ("tuning5", "ask5_questions.jsonl", "ask5_corpus.jsonl"),
 ]
-HELD_OUT = {"frozen", "frozen3", "frozen8", "frozen9"}
 # The L2 penalty on the standardised weights (a little: the rows are few).
 PENALTY = 1.0
 # What the lines' choice gives the share of citations expected (precision), beside all cited,
