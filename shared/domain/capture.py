@@ -419,11 +419,12 @@ class InboxItem(Document):
         """What `settled`'s filed item will hold besides its title and words. A user's move
         keeps what the capture held (the user's own edits too); otherwise what a model read
         stands, and the rules fill in what it left empty. Relative dates ("tomorrow") are read
-        from the day it was settled."""
+        from the day it was captured: a capture asked about and answered days later keeps the
+        day its words meant."""
         assert settled.filed_bucket is not None and settled.title is not None
         # The rules read what the classifier read (a long capture's start and end).
         text = excerpt_to_classify(settled.text_to_classify())
-        today = (settled.settled_at or settled.updated_at).date()
+        today = settled.created_at.date()
         if chosen_by == "user" and self.holds_details:
             people, due, done = self.people or [], self.due_date, bool(self.done)
         else:

@@ -20,7 +20,6 @@ from typing import Any
 from shared.domain.capture import InboxItem
 from shared.domain.classification import Bucket, excerpt_to_classify
 from shared.domain.details import details_for
-from shared.domain.documents import utcnow
 from shared.domain.filed import FILED_MODELS, FiledItem
 from shared.domain.ports import CaptureRepository
 
@@ -89,8 +88,8 @@ def _legacy_details(settled: InboxItem, text: str) -> dict[str, Any]:
     """A capture settled before its inbox item held the details: read from its words again,
     what a model read standing."""
     assert settled.filed_bucket is not None and settled.title is not None
-    # Relative dates ("tomorrow") are read from the day it was settled, not the day of a repair.
-    today = (settled.settled_at or utcnow()).date()
+    # Relative dates ("tomorrow") are read from the day it was captured, not the day of a repair.
+    today = settled.created_at.date()
     # The rules read what the classifier read (a long capture's start and end).
     details = details_for(settled.filed_bucket, excerpt_to_classify(text), settled.title, today)
     if settled.people:

@@ -3,6 +3,8 @@ asking no model, and the user's choice wins over a classifier finishing at the s
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
+
 import pytest
 
 from shared.domain.capture import InboxItem, Status
@@ -44,6 +46,19 @@ async def test_picking_a_bucket_for_a_low_confidence_capture_moves_it(fakes: Fak
     assert project.title == "Tiles" and project.inbox_item_id == low.id  # the title is kept
     assert fakes.repo.filed_buckets(USER, low.id) == [Bucket.PROJECTS]
     assert fakes.classifier.texts == []  # picking asks no model
+
+
+async def test_a_capture_picked_days_later_keeps_the_day_its_words_meant(fakes: Fakes) -> None:
+    # Captured on a Monday, asked about, answered on the Thursday: "tomorrow" is the Tuesday.
+    monday = datetime(2026, 11, 16, 9, tzinfo=UTC)
+    item = fakes.repo.seed(text_item("ring the garage tomorrow", created_at=monday))
+    asked = item.classified(guess(None, 0.1, "Garage"))
+    low = await file_capture(item, asked, fakes.repo, fakes.outbox)
+    assert low.due_date is None and low.filed_bucket is None
+    picked = await pick(fakes, low, Bucket.ADMIN)
+    assert picked.settled_at is not None and picked.settled_at.date() > date(2026, 11, 17)
+    assert picked.due_date == date(2026, 11, 17)
+    assert fakes.repo.filed(USER, low.id)[Bucket.ADMIN].due_date == date(2026, 11, 17)
 
 
 async def test_picking_the_same_bucket_again_changes_nothing_more(fakes: Fakes) -> None:
