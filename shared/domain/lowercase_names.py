@@ -465,7 +465,17 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         )
     if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
         # "hattie marsh's agent": even a word, where the possessive closes the name.
-        return (mark in {"r", ""} or raw != surname) and listed and surname in surnames()
+        if (mark in {"r", ""} or raw != surname) and listed and surname in surnames():
+            return True
+        # "dave thorne can start", "pay dave thorne's invoice": a name many bear, then a
+        # first name of no English list where the sentence says a person stands there.
+        first = POSSESSIVE.sub("", words[i].group(0))
+        return (
+            mark == ""
+            and not in_word_list(surname)
+            and plainly_a_name(first, common_too=False)
+            and cued_as_a_person(text, words, i, i + 2)
+        )
     # "glenys rees", "ronan kehoe"; "hattie marsh's agent": even a word, where the
     # possessive closes the name.
     return listed and (

@@ -17,9 +17,11 @@ from shared.domain.people_lexicon import (
     a_past_form,
     english_words,
     everyday_word,
+    first_names,
     in_word_list,
     known_name,
     plainly_a_name,
+    surnames,
 )
 from shared.domain.people_words import (
     A_PERSONS_VERBS,
@@ -163,12 +165,37 @@ def _person_at(
     ):
         surname = POSSESSIVE.sub("", words[i + 1].group(0))
         return 2, f"{capitalised(word)} {capitalised(surname)}"
+    if (  # "heather gunn wants", "feedback from heather gunn": a name that is also a word,
+        # before a surname that is none, where the sentence says a person stands there
+        raw == word
+        and word == low
+        and first_names().get(low) == "w"
+        and len(word) > 3
+        and i + 1 < len(words)
+        and gap_after(text, words, i) == " "
+        and _a_plain_surname(POSSESSIVE.sub("", words[i + 1].group(0)))
+        and cued_as_a_person(text, words, i, i + 2)
+    ):
+        surname = POSSESSIVE.sub("", words[i + 1].group(0))
+        return 2, f"{capitalised(word)} {capitalised(surname)}"
     if lowercase_name_at(text, words, i, last_end):
         if raw == word and plainly_a_name(word) and a_surname_after(text, words, i):
             surname = POSSESSIVE.sub("", words[i + 1].group(0))
             return 2, f"{capitalised(word)} {capitalised(surname)}"  # "alasdair munro"
         return 1, capitalised(word)
     return 0, ""
+
+
+def _a_plain_surname(word: str) -> bool:
+    """A lowercase surname of the list that is no English word nor a name many bear ("gunn",
+    "okafor"; not "good", "land")."""
+    return (
+        word == word.lower()
+        and len(word) > 2
+        and word in surnames()
+        and not in_word_list(word)
+        and word not in COMMON
+    )
 
 
 def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
