@@ -52,8 +52,27 @@ NATIONALITIES = {
     "Tamil", "Swahili", "Yoruba", "Hebrew", "Latin", "European", "African", "Asian",
     "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
 }  # fmt: skip
+# German's pronouns, determiners, numbers and small adverbs, a closed class that no English
+# list holds and a few name lists do ("schickt mir seine Daten", "mit uns allen", "und zwei
+# Pflegekräfte", "sonst kommt es nicht").
+GERMAN_SMALL_WORDS = {
+    "mir", "mich", "dir", "dich", "ihm", "ihn", "ihnen", "uns", "euch", "sich", "mein",
+    "meine", "meinen", "meinem", "meiner", "dein", "deine", "deinen", "deinem", "deiner",
+    "sein", "seine", "seinen", "seinem", "seiner", "ihre", "ihren", "ihrem", "ihrer",
+    "unser", "unsere", "unseren", "unserem", "unserer", "eure", "euren", "alle", "allen",
+    "alles", "allem", "aller", "jede", "jeden", "jeder", "jedes", "kein", "keine", "keinen",
+    "keinem", "keiner", "nichts", "etwas", "sonst", "zwei", "drei", "vier", "fünf", "sechs",
+    "sieben", "acht", "neun", "zehn", "zwölf", "heute", "morgen", "gestern", "jetzt",
+    "dann", "wieder", "immer", "schon", "noch", "auch", "nur", "sehr", "ganz", "gern",
+    "gerne", "bitte", "danke", "hier", "dort", "mal", "viel", "viele", "vielen",
+}  # fmt: skip
 # The same in lowercase, with the times: never a name, whatever stands around it.
-LOWER_NOT_NAMES = TIME_WORDS | {w.lower() for w in NOT_NAMES} | {w.lower() for w in NATIONALITIES}
+LOWER_NOT_NAMES = (
+    TIME_WORDS
+    | {w.lower() for w in NOT_NAMES}
+    | {w.lower() for w in NATIONALITIES}
+    | GERMAN_SMALL_WORDS
+)
 # Family words name a person on their own, capitalised or not ("ask nan", "Mum's birthday").
 FAMILY = {
     "mum", "mom", "mam", "dad", "nan", "nana", "nanna", "gran", "granny", "grandma",
