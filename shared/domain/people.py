@@ -29,6 +29,7 @@ from shared.domain.people_words import (
     COMMON,
     FAMILY,
     KIN,
+    LOWER_NOT_NAMES,
     OBJECTS,
     POSSESSIVE,
     capitalised,
@@ -242,6 +243,7 @@ def _a_german_genitive(text: str, words: list[re.Match[str]], i: int) -> bool:
         or not word.isalpha()
         or known_name(word)
         or in_word_list(word.lower())
+        or word.lower() in LOWER_NOT_NAMES  # "Alles Gute", "el martes 15."
     ):
         return False
     if word.islower() and not plainly_a_name(stem, common_too=False):
