@@ -481,7 +481,25 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
     return listed and (
         raw != surname
         or not everyday_word(surname)
-        or capitalised(surname) in english_words()  # "gillian frost"
+        or (
+            capitalised(surname) in english_words()  # "gillian frost"
+            and not _a_words_phrase(text, words, i + 1)
+        )
+    )
+
+
+def _a_words_phrase(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Does the everyday word `words[i]` run on into a phrase with the content word after it
+    ("good luck", "flowers for"; not "frost at", "pike the"), where a surname ends the name?"""
+    if i + 1 >= len(words) or gap_after(text, words, i) != " ":
+        return False
+    following = words[i + 1].group(0).lower()
+    return (
+        following not in COMMON
+        and in_word_list(following)
+        and following not in SUBJECT_VERBS | A_PERSONS_VERBS | WEAK_VERBS
+        and not a_past_form(following)
+        and not a_present_form(following)
     )
 
 
