@@ -44,6 +44,10 @@ _LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof", "cllr", "herr", "frau", 
 # Titles said only before a surname: after them even a word is one ("mrs harries", "herr
 # gruber"); "dr" and "prof" also come before a thing ("dr appt").
 _SURNAME_TITLES = _LOWER_TITLES - {"dr", "prof"}
+# A capital inside a word, as brands and degrees are written ("ClearView", "PhD"), but after
+# the prefixes of names ("McAllister", "MacLeod", "DeShawn", "LaToya", "DiMaggio", "VanDyke").
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+_NAME_PREFIX = re.compile(r"(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von)[A-Z]")
 _FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
 # Before a family word, someone else's relative, not the user's ("his mum", "Yusuf's dad").
 _SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
@@ -152,6 +156,8 @@ def _person_at(
             return 1, word.title()
         if _glued_to_a_number(text, words, i):
             return 0, ""  # "Jet2", "Win11": a product, not a person
+        if _INNER_CAPITAL.search(word) and not _NAME_PREFIX.match(word):
+            return 0, ""  # "ClearView", "PhD", "FreeAgent": a brand or a title, not a person
         length = name_at(text, words, i, last_end)
         parts = [POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
         return length, " ".join(parts)
