@@ -20,6 +20,7 @@ from shared.domain.people_lexicon import (
     first_names,
     in_word_list,
     known_name,
+    places,
     plainly_a_name,
     surnames,
 )
@@ -145,6 +146,8 @@ def _person_at(
         return max(name_at(text, words, i, last_end), 1), capitalised(word)
     if low.endswith("s") and _a_german_genitive(text, words, i):  # "Veronikas Hochzeit"
         return 1, capitalised(word[:-1])
+    if _beside_a_place(words, i):
+        return 0, ""  # "cambridge to ely", "leicester or bradford": a route, a choice of towns
     if word[:1].isupper():
         if (  # "REUBEN PASSED", "GAIL SIGNED IT": a name many bear, shouted, and no word
             len(word) > 3
@@ -203,6 +206,24 @@ def _a_plain_surname(word: str) -> bool:
         and not in_word_list(word)
         and word not in COMMON
     )
+
+
+def _beside_a_place(words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` one end of a route or a choice whose other end is a town ("Brampton to
+    Carlisle", "leicester or bradford", "Ely or Cambridge")?"""
+    if i > 1 and words[i - 1].group(0).lower() in {"to", "or"} and _a_town(words[i - 2]):
+        return True
+    return (
+        i + 2 < len(words)
+        and words[i + 1].group(0) in {"to", "or"}
+        and _a_town(words[i + 2])
+    )
+
+
+def _a_town(match: re.Match[str]) -> bool:
+    """A town of the places list that is no everyday word ("cambridge", not "wedding")."""
+    low = match.group(0).lower()
+    return low in places() and not in_word_list(low)
 
 
 def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
