@@ -99,6 +99,13 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         return 0  # "St Andrew's Hall", "San Sebastián"; not "the 21st Ravi's off"
     if previous == "to" and before_previous in TO_A_PLACE:
         return 0
+    if (  # "moving the wedding to Skye", "drive the van to Leeds": a thing taken somewhere
+        previous == "to"
+        and i > 3
+        and words[i - 3].group(0).lower() in {"the", "a", "our", "my", "his", "her", "their"}
+        and words[i - 4].group(0).lower() in TO_A_PLACE
+    ):
+        return 0
     if possessive and re.match(r"\s+day\b", text[words[i].end() :], re.IGNORECASE):
         return 0  # "Mother's Day", "Valentine's day": a holiday
     if (  # "renew w Admiral", "claim w Hoxton": an errand is done with a firm
