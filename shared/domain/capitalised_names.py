@@ -114,6 +114,15 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and _an_errand_before(text, words, i - 1)
     ):
         return 0
+    if (  # "retest w Northline", "booked w Streamline", "mit Eurowings": a long word no
+        # list of names holds, done things with, is a firm (nicknames are short: "w Olu")
+        previous in {"w", "with", "mit", "con"}
+        and not possessive
+        and len(word) > 5
+        and not known_name(word)
+        and word.lower() not in surnames()
+    ):
+        return 0
     if (  # "send it to Aviva w the claim form", "ring aviva to cancel the policy"
         previous in {"to", "ring", "call", "ask", "email", "phone"}
         and first_names().get(word.lower(), "r") in {"r", "w"}
