@@ -116,7 +116,7 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         return 0
     if (  # "retest w Northline", "booked w Streamline", "mit Eurowings": a long word no
         # list of names holds, done things with, is a firm (nicknames are short: "w Olu")
-        previous in {"w", "with", "mit", "con"}
+        previous in {"w", "with", "mit", "con", "to", "from"}
         and not possessive
         and len(word) > 5
         and not known_name(word)
