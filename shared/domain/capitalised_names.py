@@ -59,6 +59,11 @@ _FROM_A_PERSON = {
 SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
 # Where a sentence ends, so that the next word is its first.
 _SENTENCE_END = re.compile(r"[.!?;:\n][\s'\"\u2018\u201c]*$")  # "whatsapp: 'Hi all"
+# What reaches a person, or a firm or a place just as well ("w", "to", "ask", "ring").
+_REACHED = {
+    "w", "with", "mit", "con", "to", "from", "ask", "tell", "ring", "call", "email", "phone",
+    "text",
+}  # fmt: skip
 # The most capitalised words one name runs to ("Mary Ann Evans").
 _MAX_NAME_WORDS = 3
 
@@ -114,9 +119,10 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and _an_errand_before(text, words, i - 1)
     ):
         return 0
-    if (  # "retest w Northline", "booked w Streamline", "mit Eurowings": a long word no
-        # list of names holds, done things with, is a firm (nicknames are short: "w Olu")
-        previous in {"w", "with", "mit", "con", "to", "from"}
+    if (  # "retest w Northline", "sending it to Nationwide", "ring Ysbyty Gwynedd": a long
+        # word no list of names holds, reached as a person would be, is a firm or a place
+        # (names no list holds are mostly short: "w Olu", "Bex says")
+        previous in _REACHED
         and not possessive
         and len(word) > 5
         and not known_name(word)
