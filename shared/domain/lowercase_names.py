@@ -450,7 +450,12 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         return False
     mark = first_names().get(surname)
     listed = capitalised(surname) in english_words() or surname in surnames()
-    if mark is None and not listed and no_list_holds(surname):
+    if (
+        mark is None
+        and not listed
+        # "stuart blyth called": a surname that is also a town, where a person is cued
+        and (no_list_holds(surname) or (surname in places() and not in_word_list(surname)))
+    ):
         # "ottilie brandreth confirmed", "benedict orme pulled out": after a first name the
         # lexicon knows well, a word no list holds is a surname where the sentence says a
         # person stands there (not "kwame retesting over the wkend", "regula meinte, wir").
