@@ -64,6 +64,7 @@ _REACHED = {
     "w", "with", "mit", "con", "to", "from", "ask", "tell", "ring", "call", "email", "phone",
     "text",
 }  # fmt: skip
+_A_GAELIC_SURNAME = re.compile(r"(?:Mc|Mac|O['\u2019])[A-Z]")
 # The most capitalised words one name runs to ("Mary Ann Evans").
 _MAX_NAME_WORDS = 3
 
@@ -127,6 +128,7 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and len(word) > 5
         and not known_name(word)
         and word.lower() not in surnames()
+        and not _A_GAELIC_SURNAME.match(word)  # "ask McAllister", "w O'Sullivan"
     ):
         return 0
     if (  # "send it to Aviva w the claim form", "ring aviva to cancel the policy"

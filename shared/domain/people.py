@@ -213,11 +213,7 @@ def _beside_a_place(words: list[re.Match[str]], i: int) -> bool:
     Carlisle", "leicester or bradford", "Ely or Cambridge")?"""
     if i > 1 and words[i - 1].group(0).lower() in {"to", "or"} and _a_town(words[i - 2]):
         return True
-    return (
-        i + 2 < len(words)
-        and words[i + 1].group(0) in {"to", "or"}
-        and _a_town(words[i + 2])
-    )
+    return i + 2 < len(words) and words[i + 1].group(0) in {"to", "or"} and _a_town(words[i + 2])
 
 
 def _a_town(match: re.Match[str]) -> bool:
