@@ -66,6 +66,8 @@ def people_in(text: str) -> list[str]:
     i = 0
     while i < len(words):
         length, name = _person_at(text, words, i, last_end, named)
+        if length == 1 and name.lower() not in FAMILY and _beside_a_place(words, i):
+            length = 0  # "cambridge to ely", "leicester or bradford": a route, a choice of towns
         if length:
             spans[i] = (length, name)
             last_end = i + length
@@ -146,8 +148,6 @@ def _person_at(
         return max(name_at(text, words, i, last_end), 1), capitalised(word)
     if low.endswith("s") and _a_german_genitive(text, words, i):  # "Veronikas Hochzeit"
         return 1, capitalised(word[:-1])
-    if _beside_a_place(words, i):
-        return 0, ""  # "cambridge to ely", "leicester or bradford": a route, a choice of towns
     if word[:1].isupper():
         if (  # "REUBEN PASSED", "GAIL SIGNED IT": a name many bear, shouted, and no word
             len(word) > 3
