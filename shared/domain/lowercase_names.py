@@ -70,6 +70,8 @@ _DETERMINERS = {
     "el", "la", "los", "las", "un", "una", "der", "die", "das", "den", "dem", "des", "ein",
     "eine", "le", "les",
 }  # fmt: skip
+# Before "else's": someone else's, no one's name ("everyone else's navy").
+_ANYONE = {"everyone", "someone", "anyone", "everybody", "somebody", "anybody", "nobody"}
 # Before a known first name, an article or a place word says it names a thing ("the reno").
 _BEFORE_A_THING = _DETERMINERS | ARTICLES | PLACE_WORDS
 # Before a contact verb that is a verb ("i need to ring gary"), not a noun ("phone charger").
@@ -101,8 +103,8 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         return False  # "st wilfrid's", "san fermín": a church, a school, a town
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
-    if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
-        return (previous not in _DETERMINERS or not spaced_before) and not a_word(word)
+    if word != raw:  # "dani's car", not "the builder's quote", "receipt's in", "anyone else's"
+        return (previous not in _DETERMINERS | _ANYONE or not spaced_before) and not a_word(word)
     following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
     after_gap = gap_after(text, words, i)
     # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".

@@ -420,6 +420,8 @@ def test_people_of_the_fifth_round(text: str, people: list[str]) -> None:
         ("a walk from cambridge to ely", []),
         ("wakefield or bradford for the reunion", []),
         ("moving the party to Skye", []),
+        # "else's" after "everyone", "someone"…: no one's name.
+        ("ours are red and everyone else's blue, ask tariq", ["Tariq"]),
     ],
 )
 def test_people_of_the_sixth_round(text: str, people: list[str]) -> None:
