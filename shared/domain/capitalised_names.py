@@ -59,6 +59,12 @@ _FROM_A_PERSON = {
 SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
 # Where a sentence ends, so that the next word is its first.
 _SENTENCE_END = re.compile(r"[.!?;:\n][\s'\"\u2018\u201c]*$")  # "whatsapp: 'Hi all"
+# What reaches a person, or a firm or a place just as well ("w", "to", "ask", "ring").
+_REACHED = {
+    "w", "with", "mit", "con", "to", "from", "ask", "tell", "ring", "call", "email", "phone",
+    "text",
+}  # fmt: skip
+_A_GAELIC_SURNAME = re.compile(r"(?:Mc|Mac|O['\u2019])[A-Z]")
 # The most capitalised words one name runs to ("Mary Ann Evans").
 _MAX_NAME_WORDS = 3
 
@@ -99,12 +105,30 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         return 0  # "St Andrew's Hall", "San Sebastián"; not "the 21st Ravi's off"
     if previous == "to" and before_previous in TO_A_PLACE:
         return 0
+    if (  # "moving the wedding to Skye", "drive the van to Leeds": a thing taken somewhere
+        previous == "to"
+        and i > 3
+        and words[i - 3].group(0).lower() in {"the", "a", "our", "my", "his", "her", "their"}
+        and words[i - 4].group(0).lower() in TO_A_PLACE
+    ):
+        return 0
     if possessive and re.match(r"\s+day\b", text[words[i].end() :], re.IGNORECASE):
         return 0  # "Mother's Day", "Valentine's day": a holiday
     if (  # "renew w Admiral", "claim w Hoxton": an errand is done with a firm
         previous in {"w", "with"}
         and first_names().get(word.lower(), "r") in {"r", "w"}
         and _an_errand_before(text, words, i - 1)
+    ):
+        return 0
+    if (  # "retest w Northline", "sending it to Nationwide", "ring Ysbyty Gwynedd": a long
+        # word no list of names holds, reached as a person would be, is a firm or a place
+        # (names no list holds are mostly short: "w Olu", "Bex says")
+        previous in _REACHED
+        and not possessive
+        and len(word) > 5
+        and not known_name(word)
+        and word.lower() not in surnames()
+        and not _A_GAELIC_SURNAME.match(word)  # "ask McAllister", "w O'Sullivan"
     ):
         return 0
     if (  # "send it to Aviva w the claim form", "ring aviva to cancel the policy"

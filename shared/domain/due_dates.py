@@ -211,6 +211,10 @@ _A_WEEKDAY_BEFORE = re.compile(
 _PAST_TENSE = re.compile(
     r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|thought|"
     r"brought|bought|caught|felt|heard|lost|won|met|\w{2,}(?<!e)ed|"
+    # the other irregular pasts that are no present, noun or day ("dug", not "sat" or "put")
+    r"dug|ate|drank|ran|swam|wrote|broke|flew|drove|rode|sang|spoke|threw|woke|wore|chose|"
+    r"forgot|froze|knew|meant|paid|sold|slept|spent|stood|taught|began|blew|built|drew|"
+    r"fought|grew|held|made|shook|kept|understood|found|became|fell|"
     r"(?:did|was|were|had|could)n['\u2019]?t)\b"
 )
 # A decimal point or a time's dot ("1.2km", "2.30") ends no clause.

@@ -70,6 +70,8 @@ _DETERMINERS = {
     "el", "la", "los", "las", "un", "una", "der", "die", "das", "den", "dem", "des", "ein",
     "eine", "le", "les",
 }  # fmt: skip
+# Before "else's": someone else's, no one's name ("everyone else's navy").
+_ANYONE = {"everyone", "someone", "anyone", "everybody", "somebody", "anybody", "nobody"}
 # Before a known first name, an article or a place word says it names a thing ("the reno").
 _BEFORE_A_THING = _DETERMINERS | ARTICLES | PLACE_WORDS
 # Before a contact verb that is a verb ("i need to ring gary"), not a noun ("phone charger").
@@ -101,8 +103,8 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         return False  # "st wilfrid's", "san fermín": a church, a school, a town
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     spaced_before = i > 0 and text[words[i - 1].end() : words[i].start()] == " "
-    if word != raw:  # "dani's car", not "the builder's quote" or "receipt's in"
-        return (previous not in _DETERMINERS or not spaced_before) and not a_word(word)
+    if word != raw:  # "dani's car", not "the builder's quote", "receipt's in", "anyone else's"
+        return (previous not in _DETERMINERS | _ANYONE or not spaced_before) and not a_word(word)
     following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
     after_gap = gap_after(text, words, i)
     # "ask priya about", "text kofi the address", "let gary in"; not "phone contract ends".
@@ -450,7 +452,12 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         return False
     mark = first_names().get(surname)
     listed = capitalised(surname) in english_words() or surname in surnames()
-    if mark is None and not listed and no_list_holds(surname):
+    if (
+        mark is None
+        and not listed
+        # "stuart blyth called": a surname that is also a town, where a person is cued
+        and (no_list_holds(surname) or (surname in places() and not in_word_list(surname)))
+    ):
         # "ottilie brandreth confirmed", "benedict orme pulled out": after a first name the
         # lexicon knows well, a word no list holds is a surname where the sentence says a
         # person stands there (not "kwame retesting over the wkend", "regula meinte, wir").
@@ -465,13 +472,41 @@ def a_surname_after(text: str, words: list[re.Match[str]], i: int) -> bool:
         )
     if mark is not None:  # "alasdair munro", "glenys rees": a name the lists hold as a surname
         # "hattie marsh's agent": even a word, where the possessive closes the name.
-        return (mark in {"r", ""} or raw != surname) and listed and surname in surnames()
+        if (mark in {"r", ""} or raw != surname) and listed and surname in surnames():
+            return True
+        # "dave thorne can start", "pay dave thorne's invoice": a name many bear, then a
+        # first name of no English list where the sentence says a person stands there.
+        first = POSSESSIVE.sub("", words[i].group(0))
+        return (
+            mark == ""
+            and not in_word_list(surname)
+            and plainly_a_name(first, common_too=False)
+            and cued_as_a_person(text, words, i, i + 2)
+        )
     # "glenys rees", "ronan kehoe"; "hattie marsh's agent": even a word, where the
     # possessive closes the name.
     return listed and (
         raw != surname
         or not everyday_word(surname)
-        or capitalised(surname) in english_words()  # "gillian frost"
+        or (
+            capitalised(surname) in english_words()  # "gillian frost"
+            and not _a_words_phrase(text, words, i + 1)
+        )
+    )
+
+
+def _a_words_phrase(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Does the everyday word `words[i]` run on into a phrase with the content word after it
+    ("good luck", "flowers for"; not "frost at", "pike the"), where a surname ends the name?"""
+    if i + 1 >= len(words) or gap_after(text, words, i) != " ":
+        return False
+    following = words[i + 1].group(0).lower()
+    return (
+        following not in COMMON
+        and in_word_list(following)
+        and following not in SUBJECT_VERBS | A_PERSONS_VERBS | WEAK_VERBS
+        and not a_past_form(following)
+        and not a_present_form(following)
     )
 
 

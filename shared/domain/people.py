@@ -17,9 +17,12 @@ from shared.domain.people_lexicon import (
     a_past_form,
     english_words,
     everyday_word,
+    first_names,
     in_word_list,
     known_name,
+    places,
     plainly_a_name,
+    surnames,
 )
 from shared.domain.people_words import (
     A_PERSONS_VERBS,
@@ -27,6 +30,7 @@ from shared.domain.people_words import (
     COMMON,
     FAMILY,
     KIN,
+    LOWER_NOT_NAMES,
     OBJECTS,
     POSSESSIVE,
     capitalised,
@@ -41,6 +45,10 @@ _LOWER_TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof", "cllr", "herr", "frau", 
 # Titles said only before a surname: after them even a word is one ("mrs harries", "herr
 # gruber"); "dr" and "prof" also come before a thing ("dr appt").
 _SURNAME_TITLES = _LOWER_TITLES - {"dr", "prof"}
+# A capital inside a word, as brands and degrees are written ("ClearView", "PhD"), but after
+# the prefixes of names ("McAllister", "MacLeod", "DeShawn", "LaToya", "DiMaggio", "VanDyke").
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+_NAME_PREFIX = re.compile(r"(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von)[A-Z]")
 _FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
 # Before a family word, someone else's relative, not the user's ("his mum", "Yusuf's dad").
 _SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
@@ -58,6 +66,8 @@ def people_in(text: str) -> list[str]:
     i = 0
     while i < len(words):
         length, name = _person_at(text, words, i, last_end, named)
+        if length == 1 and name.lower() not in FAMILY and _beside_a_place(words, i):
+            length = 0  # "cambridge to ely", "leicester or bradford": a route, a choice of towns
         if length:
             spans[i] = (length, name)
             last_end = i + length
@@ -149,6 +159,8 @@ def _person_at(
             return 1, word.title()
         if _glued_to_a_number(text, words, i):
             return 0, ""  # "Jet2", "Win11": a product, not a person
+        if _INNER_CAPITAL.search(word) and not _NAME_PREFIX.match(word):
+            return 0, ""  # "ClearView", "PhD", "FreeAgent": a brand or a title, not a person
         length = name_at(text, words, i, last_end)
         parts = [POSSESSIVE.sub("", w.group(0)) for w in words[i : i + length]]
         return length, " ".join(parts)
@@ -163,12 +175,51 @@ def _person_at(
     ):
         surname = POSSESSIVE.sub("", words[i + 1].group(0))
         return 2, f"{capitalised(word)} {capitalised(surname)}"
+    if (  # "heather gunn wants", "feedback from heather gunn": a name that is also a word,
+        # before a surname that is none, where the sentence says a person stands there
+        raw == word
+        and word == low
+        and first_names().get(low) == "w"
+        and len(word) > 3
+        and i + 1 < len(words)
+        and gap_after(text, words, i) == " "
+        and _a_plain_surname(POSSESSIVE.sub("", words[i + 1].group(0)))
+        and cued_as_a_person(text, words, i, i + 2)
+    ):
+        surname = POSSESSIVE.sub("", words[i + 1].group(0))
+        return 2, f"{capitalised(word)} {capitalised(surname)}"
     if lowercase_name_at(text, words, i, last_end):
         if raw == word and plainly_a_name(word) and a_surname_after(text, words, i):
             surname = POSSESSIVE.sub("", words[i + 1].group(0))
             return 2, f"{capitalised(word)} {capitalised(surname)}"  # "alasdair munro"
         return 1, capitalised(word)
     return 0, ""
+
+
+def _a_plain_surname(word: str) -> bool:
+    """A lowercase surname of the list that is no English word nor a name many bear ("gunn",
+    "okafor"; not "good", "land")."""
+    return (
+        word == word.lower()
+        and len(word) > 2
+        and word in surnames()
+        and not in_word_list(word)
+        and word not in COMMON
+    )
+
+
+def _beside_a_place(words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` one end of a route or a choice whose other end is a town ("Brampton to
+    Carlisle", "leicester or bradford", "Ely or Cambridge")?"""
+    if i > 1 and words[i - 1].group(0).lower() in {"to", "or"} and _a_town(words[i - 2]):
+        return True
+    return i + 2 < len(words) and words[i + 1].group(0) in {"to", "or"} and _a_town(words[i + 2])
+
+
+def _a_town(match: re.Match[str]) -> bool:
+    """A town of the places list that is no everyday word ("cambridge", not "wedding")."""
+    low = match.group(0).lower()
+    return low in places() and not in_word_list(low)
 
 
 def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
@@ -215,6 +266,7 @@ def _a_german_genitive(text: str, words: list[re.Match[str]], i: int) -> bool:
         or not word.isalpha()
         or known_name(word)
         or in_word_list(word.lower())
+        or word.lower() in LOWER_NOT_NAMES  # "Alles Gute", "el martes 15."
     ):
         return False
     if word.islower() and not plainly_a_name(stem, common_too=False):

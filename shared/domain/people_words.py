@@ -14,6 +14,20 @@ from shared.domain.calendar_words import (
     WEEKDAYS_ELSEWHERE,
 )
 
+# German's pronouns, determiners, numbers and small adverbs, a closed class that no English
+# list holds and a few name lists do ("schickt mir seine Daten", "mit uns allen", "und zwei
+# Pflegekräfte", "sonst kommt es nicht").
+GERMAN_SMALL_WORDS = {
+    "mir", "mich", "dir", "dich", "ihm", "ihn", "ihnen", "uns", "euch", "sich", "mein",
+    "meine", "meinen", "meinem", "meiner", "dein", "deine", "deinen", "deinem", "deiner",
+    "sein", "seine", "seinen", "seinem", "seiner", "ihre", "ihren", "ihrem", "ihrer",
+    "unser", "unsere", "unseren", "unserem", "unserer", "eure", "euren", "alle", "allen",
+    "alles", "allem", "aller", "jede", "jeden", "jeder", "jedes", "kein", "keine", "keinen",
+    "keinem", "keiner", "nichts", "etwas", "sonst", "zwei", "drei", "vier", "fünf", "sechs",
+    "sieben", "acht", "neun", "zehn", "zwölf", "heute", "morgen", "gestern", "jetzt",
+    "dann", "wieder", "immer", "schon", "noch", "auch", "nur", "sehr", "ganz", "gern",
+    "gerne", "bitte", "danke", "hier", "dort", "mal", "viel", "viele", "vielen",
+}  # fmt: skip
 # Capitalised words that start a capture or name a time, not a person: the verbs a capture
 # starts with, pronouns and fillers, holidays, days and months (full and short, and in the
 # other languages read below, but for those that are also first names).
@@ -37,6 +51,9 @@ NOT_NAMES = {
     *(d.title() for d in WEEKDAYS), *(m.title() for m in MONTHS),
     *(d.title() for days in WEEKDAYS_ELSEWHERE for d in days),
     *(m.title() for months in MONTHS_ELSEWHERE for m in months),
+    # German's small words where a sentence starts ("Alles Gute", "Heute"), but those
+    # that are first names in English too
+    *(w.title() for w in GERMAN_SMALL_WORDS - {"allen", "mir", "nur", "mich", "aller"}),
 } - {"Maja", "Mei", "Domingo", "Domenica"}  # fmt: skip
 # Nationalities and languages ("the Lebanese place", "Thai food", "Spanish lessons").
 NATIONALITIES = {
@@ -53,7 +70,12 @@ NATIONALITIES = {
     "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
 }  # fmt: skip
 # The same in lowercase, with the times: never a name, whatever stands around it.
-LOWER_NOT_NAMES = TIME_WORDS | {w.lower() for w in NOT_NAMES} | {w.lower() for w in NATIONALITIES}
+LOWER_NOT_NAMES = (
+    TIME_WORDS
+    | {w.lower() for w in NOT_NAMES}
+    | {w.lower() for w in NATIONALITIES}
+    | GERMAN_SMALL_WORDS
+)
 # Family words name a person on their own, capitalised or not ("ask nan", "Mum's birthday").
 FAMILY = {
     "mum", "mom", "mam", "dad", "nan", "nana", "nanna", "gran", "granny", "grandma",

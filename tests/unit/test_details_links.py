@@ -137,6 +137,10 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("die Fotos bis zum 27. bestellen", date(2026, 3, 27)),
         ("mi hermana viene el 16, quiere ver el partido", date(2026, 3, 16)),
         ("20 Fotos für 20 Jahre", None),
+        # An irregular past reports what was done today; a present keeps the day.
+        ("the builder dug out the footings today", None),
+        ("she wrote the report today, all fine", None),
+        ("write the report today", THURSDAY),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:
