@@ -220,6 +220,12 @@ class InboxItem(Document):
         answers = [c.text for c in reversed(self.clarifications)]
         return "\n".join([*answers, self.text or ""]).strip()
 
+    def words_day(self) -> date:
+        """The day its latest words were said, which their "tomorrow" counts from: the latest
+        answer's, else the capture's (a bucket picked days later says no words)."""
+        said = self.clarifications[-1].at if self.clarifications else self.created_at
+        return said.date()
+
     def can(self, transition: str) -> bool:
         return self.status in TRANSITIONS[transition]
 
@@ -419,12 +425,12 @@ class InboxItem(Document):
         """What `settled`'s filed item will hold besides its title and words. A user's move
         keeps what the capture held (the user's own edits too); otherwise what a model read
         stands, and the rules fill in what it left empty. Relative dates ("tomorrow") are read
-        from the day it was captured: a capture asked about and answered days later keeps the
-        day its words meant."""
+        from the day its latest words were said, not the day it was settled: a capture asked
+        about and picked days later keeps the day its words meant."""
         assert settled.filed_bucket is not None and settled.title is not None
         # The rules read what the classifier read (a long capture's start and end).
         text = excerpt_to_classify(settled.text_to_classify())
-        today = settled.created_at.date()
+        today = settled.words_day()
         if chosen_by == "user" and self.holds_details:
             people, due, done = self.people or [], self.due_date, bool(self.done)
         else:

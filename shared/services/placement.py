@@ -88,8 +88,8 @@ def _legacy_details(settled: InboxItem, text: str) -> dict[str, Any]:
     """A capture settled before its inbox item held the details: read from its words again,
     what a model read standing."""
     assert settled.filed_bucket is not None and settled.title is not None
-    # Relative dates ("tomorrow") are read from the day it was captured, not the day of a repair.
-    today = settled.created_at.date()
+    # Relative dates ("tomorrow") are read from the day they were said, not the day of a repair.
+    today = settled.words_day()
     # The rules read what the classifier read (a long capture's start and end).
     details = details_for(settled.filed_bucket, excerpt_to_classify(text), settled.title, today)
     if settled.people:

@@ -4,9 +4,11 @@ capture that moved on."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
+
 import pytest
 
-from shared.domain.capture import Status
+from shared.domain.capture import Clarification, Status
 from shared.domain.classification import Bucket
 from shared.domain.errors import Conflict, NotFound, Refused
 from shared.domain.outcomes import Outcome
@@ -54,6 +56,16 @@ async def test_the_reopened_capture_is_classified_on_the_answer(fakes: Fakes) ->
     assert (filed.outcome, filed.filed_bucket) == (Outcome.CLASSIFIED, Bucket.PEOPLE)
     assert len(fakes.repo.inbox()) == 1  # the same inbox item, never a second one
     assert fakes.repo.filed_buckets(USER, item.id) == [Bucket.PEOPLE]
+
+
+async def test_an_answers_relative_day_counts_from_the_day_it_was_given(fakes: Fakes) -> None:
+    # Captured on the Monday, the answer given on the Thursday: its "tomorrow" is the Friday.
+    monday, thursday = datetime(2026, 11, 16, 9, tzinfo=UTC), datetime(2026, 11, 19, 9, tzinfo=UTC)
+    said = Clarification(run_id="f-1", text="book the dentist tomorrow", at=thursday)
+    item = fakes.repo.seed(text_item("dentist", created_at=monday, clarifications=[said]))
+    fakes.classifier.then(guess(Bucket.ADMIN, 0.9, "Book the dentist"))
+    filed = await classify_and_file(item, fakes.repo, fakes.classifier, fakes.outbox)
+    assert (filed.filed_bucket, filed.due_date) == (Bucket.ADMIN, date(2026, 11, 20))
 
 
 async def test_a_retried_run_finds_its_answer_stored(fakes: Fakes) -> None:
