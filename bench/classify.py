@@ -193,7 +193,7 @@ async def judge(
             reported = len(usage)
             start = time.perf_counter()
             try:
-                c = await classifier.classify(capture.text)
+                c = await classifier.classify(capture.text, said_on=capture.today)
             except ClassifierUnavailable:
                 unavailable.append(capture.id)
                 continue

@@ -117,6 +117,6 @@ async def _judge(classifier, rows: list[LabelledCapture]) -> list[Judged]:
     out = []
     for row in rows:
         start = time.perf_counter()
-        c = await classifier.classify(row.text)
+        c = await classifier.classify(row.text, said_on=row.today)
         out.append(Judged(row, c, decide(c), time.perf_counter() - start))
     return out

@@ -242,9 +242,16 @@ def due_labelled(j: Judged) -> bool:
 
 
 def filed_details(j: Judged) -> dict:
+    """What the app files: what a model read stands (the OpenAI path's people and due date),
+    and the rules fill in what it left empty (all of it offline)."""
     bucket = j.classification.bucket
     assert bucket is not None
-    return details_for(bucket, j.capture.text, j.classification.title, j.capture.today)
+    details = details_for(bucket, j.capture.text, j.classification.title, j.capture.today)
+    if j.classification.people:
+        details["people"] = j.classification.people
+    if j.classification.due_date is not None:
+        details["due_date"] = j.classification.due_date
+    return details
 
 
 def usage(judged: list[Judged], prices: Prices | None) -> dict:

@@ -29,7 +29,7 @@ import uuid
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -670,9 +670,11 @@ class ScriptedClassifier(_Scripted):
     def __init__(self, *answers: Answer, default: Classification | None = None) -> None:
         super().__init__(answers, default)
         self.texts: list[str] = []
+        self.said_on: list[date | None] = []
 
-    async def classify(self, text: str) -> Classification:
+    async def classify(self, text: str, *, said_on: date | None = None) -> Classification:
         self.texts.append(text)
+        self.said_on.append(said_on)
         return await self._answer(text)
 
 

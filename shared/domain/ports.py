@@ -314,9 +314,10 @@ class VoiceNoteStore(Protocol):
 
 
 class Classifier(Protocol):
-    async def classify(self, text: str) -> Classification:
+    async def classify(self, text: str, *, said_on: date | None = None) -> Classification:
         """Guess the bucket of `text` (a capture as `excerpt_to_classify` gives it: a long one's
-        start and end); ClassifierUnavailable when the model cannot answer."""
+        start and end), its relative dates counted from `said_on` (the day the words were
+        said; today when not given); ClassifierUnavailable when the model cannot answer."""
         ...
 
 

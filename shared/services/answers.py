@@ -18,11 +18,14 @@ async def settled_on_answer(item: InboxItem, classifier: Classifier) -> InboxIte
     reading = read_answer(answer)
     if reading.bucket is not None:
         return item.picked(reading.bucket, _title_for_pick(item, reading.rest))
-    alone = await classifier.classify(excerpt_to_classify(reading.rest))
+    said_on = item.words_day()
+    alone = await classifier.classify(excerpt_to_classify(reading.rest), said_on=said_on)
     if decide(alone) is Outcome.CLASSIFIED:
         return item.classified(alone)
     # The whole story, the answer first: it may help an answer that says little by itself.
-    together = await classifier.classify(excerpt_to_classify(item.text_to_classify()))
+    together = await classifier.classify(
+        excerpt_to_classify(item.text_to_classify()), said_on=said_on
+    )
     return item.classified(_better(alone, together))
 
 

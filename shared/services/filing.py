@@ -55,7 +55,8 @@ async def classify_and_file(
             settled = await with_embedding(await settled_on_answer(item, classifier), embedder)
             return await file_capture(item, settled, repo, outbox, publish=publish)
         guess, embedded = await asyncio.gather(
-            classifier.classify(excerpt_to_classify(text)), vector_for(item, embedder)
+            classifier.classify(excerpt_to_classify(text), said_on=item.words_day()),
+            vector_for(item, embedder),
         )
     try:
         settled = carrying(item.classified(guess), embedded, embedder)

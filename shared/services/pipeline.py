@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import date
 
 from shared import tracing
 from shared.domain.capture import InboxItem, Status
@@ -206,10 +207,11 @@ class _AskedAhead:
         self._words = words
         self._answer = spawn(_classify_ahead(classifier, words))
 
-    async def classify(self, text: str) -> Classification:
+    async def classify(self, text: str, *, said_on: date | None = None) -> Classification:
+        # Asked ahead on the day the capture is made, which is the day its words were said.
         if text == self._words:
             return await self._answer
-        return await self._classifier.classify(text)
+        return await self._classifier.classify(text, said_on=said_on)
 
     def close(self) -> None:
         """The run is over: stop a call whose answer nobody took (the capture was refused, or

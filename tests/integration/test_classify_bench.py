@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.labelled import REFERENCE_DATE
 from shared.adapters.classifier.openai_chat import SYSTEM_PROMPT, ModelAnswer, system_prompt
-from shared.domain.documents import utcnow
 from testkit.fake_openai import FakeOpenAI, classification, http_error
 from testkit.support import bench_classify
 
@@ -57,7 +57,8 @@ def test_the_request_is_the_classifiers_with_the_rules(fake: FakeOpenAI, tmp_pat
     body = request.json
     assert body["model"] == MODEL
     assert body["messages"] == [
-        {"role": "system", "content": system_prompt(utcnow().date())},
+        # The set's own day, which its relative dates are labelled from.
+        {"role": "system", "content": system_prompt(REFERENCE_DATE)},
         {"role": "user", "content": "Call Sarah about the budget review"},
     ]
     schema = body["response_format"]

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from datetime import date
 
 import pytest
 from azure.storage.queue import QueueClient
@@ -125,7 +126,7 @@ async def test_two_deliveries_at_once_both_ask_the_model_and_file_once(
     class AnswersWhenBothAsked:
         """Neither delivery can file before the other has read the capture and asked."""
 
-        async def classify(self, text: str) -> Classification:
+        async def classify(self, text: str, *, said_on: date | None = None) -> Classification:
             asked.append(text)
             await asyncio.wait_for(both_asked.wait(), timeout=10)
             return Classification(bucket=Bucket.PROJECTS, confidence=0.95, title="Launch")

@@ -368,6 +368,13 @@ async def test_capture_text_only_in_user_message(fake: FakeOpenAI) -> None:
     assert json.dumps(body).count("plan Q3 offsite") == 1
 
 
+async def test_relative_days_count_from_the_day_the_words_were_said(fake: FakeOpenAI) -> None:
+    async with openai_classifier(fake) as classifier:
+        await classifier.classify("pay the plumber tomorrow", said_on=date(2026, 11, 16))
+    system = fake.requests[0].json["messages"][0]["content"]
+    assert system.endswith("Today is Monday 2026-11-16.")
+
+
 async def test_prompt_stays_under_budget(fake: FakeOpenAI) -> None:
     estimate = prompt_tokens_estimate(TYPICAL_CAPTURE)
     assert estimate < 800

@@ -4,6 +4,7 @@ filing, moves, and the races its ETag-guarded save settles (a concurrent writer,
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -107,6 +108,18 @@ async def test_what_a_model_read_stands_and_the_rules_fill_in_the_rest(fakes: Fa
     stored = fakes.repo.stored(USER, item.id)
     await file_capture(stored, stored.picked(Bucket.PEOPLE, "Lunch"), fakes.repo, fakes.outbox)
     assert fakes.repo.filed(USER, item.id)[Bucket.PEOPLE].people == ["Fatima Z"]
+
+
+async def test_the_model_counts_relative_days_from_the_day_the_words_were_said(
+    fakes: Fakes,
+) -> None:
+    # Classified days later (a retry, a queue that waited): the model is told the capture's day.
+    monday = datetime(2026, 11, 16, 9, tzinfo=UTC)
+    item = fakes.repo.seed(text_item("pay the plumber tomorrow", created_at=monday))
+    fakes.classifier.then(guess(Bucket.ADMIN, 0.9, "Pay the plumber"))
+    filed = await classify(fakes, item)
+    assert fakes.classifier.said_on == [date(2026, 11, 16)]
+    assert filed.due_date == date(2026, 11, 17)  # the rules count from the same day
 
 
 async def test_the_filed_item_is_written_before_the_inbox_item(fakes: Fakes) -> None:

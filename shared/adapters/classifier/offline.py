@@ -15,6 +15,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Literal
 
@@ -300,7 +301,8 @@ class OfflineClassifier:
         real capture runs at full speed."""
         self.classify_sync(_WARM_UP_CAPTURE)
 
-    async def classify(self, text: str) -> Classification:
+    async def classify(self, text: str, *, said_on: date | None = None) -> Classification:
+        # It reads no dates (the rules do, from the capture's day), so `said_on` changes nothing.
         return await asyncio.to_thread(self.classify_sync, text)
 
     def classify_sync(self, text: str) -> Classification:

@@ -217,7 +217,7 @@ class OpenAIClassifier:
         if max_completion_tokens is not None:
             self._extra["max_completion_tokens"] = max_completion_tokens
 
-    async def classify(self, text: str) -> Classification:
+    async def classify(self, text: str, *, said_on: date | None = None) -> Classification:
         # The request `chat.completions.parse` makes, posted as it is (the client's documented
         # way to post a body it does not check), and the answer read below as its parser reads
         # it: its per-call work on the schema and the response was most of the CPU it spent.
@@ -225,7 +225,7 @@ class OpenAIClassifier:
             "model": self._model,
             "stream": False,
             "messages": [
-                {"role": "system", "content": system_prompt(utcnow().date())},
+                {"role": "system", "content": system_prompt(said_on or utcnow().date())},
                 {"role": "user", "content": text},
             ],
             "response_format": _response_format(),
