@@ -394,11 +394,31 @@ class WordsEmbedder(Faults):
     def __init__(self) -> None:
         super().__init__()
         self.texts: list[str] = []
+        self.word_vectors: dict[str, list[float]] = {}
+        self.words_compared: list[tuple[list[str], list[str]]] = []
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         await self._step("embed")
         self.texts.extend(texts)
         return [_words_vector(t, self.dimensions) for t in texts]
+
+    # Single words are not compared unless a test says from what cosine (`word_line`) and
+    # gives the words' vectors (`word_vectors`): two words not both given are 1.0 alike where
+    # they are the same word, else 0.0.
+    word_line: float | None = None
+
+    async def word_similarities(self, terms: list[str], words: list[str]) -> list[list[float]]:
+        await self._step("word_similarities")
+        self.words_compared.append((list(terms), list(words)))
+
+        def cosine(a: str, b: str) -> float:
+            va, vb = self.word_vectors.get(a), self.word_vectors.get(b)
+            if va is None or vb is None:
+                return float(a == b)
+            norm = math.sqrt(sum(x * x for x in va) * sum(y * y for y in vb)) or 1.0
+            return sum(x * y for x, y in zip(va, vb, strict=True)) / norm
+
+        return [[cosine(t, w) for w in words] for t in terms]
 
 
 def _words_vector(text: str, dimensions: int) -> list[float]:

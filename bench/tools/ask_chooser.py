@@ -301,6 +301,7 @@ class Chooser:
         listed: set[str],
         today: date,
         meaning: dict[str, float] | None = None,
+        soft: dict[str, dict[str, float]] | None = None,  # the app's soft word match: unused
     ) -> list[Source]:
         started = time.perf_counter()
         found = list(run.seen.values())

@@ -184,7 +184,11 @@ def installed() -> Iterator[None]:
         return found
 
     def weighed(
-        weights: dict[str, float], meant: dict[str, float], floor: float, among: list[Any]
+        weights: dict[str, float],
+        meant: dict[str, float],
+        floor: float,
+        among: list[Any],
+        soft: Any = None,
     ) -> Callable[[Any], float]:
         def weight(source: Any) -> float:
             similarity = meant.get(source.id, floor)
@@ -193,7 +197,7 @@ def installed() -> Iterator[None]:
             whole = max(0.0, similarity - least) / (1.0 - floor)
             clause = _CLAUSES.get(source.id)
             own = _covered(weights, clause.text) if clause else 0.0
-            words = ask_offline.coverage(weights, source)
+            words = ask_offline.coverage(weights, source, soft)
             return clause_weight(whole, words, clause, own, least, floor)
 
         return weight
@@ -343,11 +347,13 @@ def recorder(
 
     choose = ask_offline._choose
 
-    def chooser(asked: Any, run: Any, listed: Any, today: Any, meaning: Any = None) -> Any:
+    def chooser(
+        asked: Any, run: Any, listed: Any, today: Any, meaning: Any = None, soft: Any = None
+    ) -> Any:
         meaning = meaning or {}
         found = list(run.seen.values())
         anchor, weights, weight = _app_weight(asked, run, meaning, weigh)
-        chosen = choose(asked, run, listed, today, meaning)
+        chosen = choose(asked, run, listed, today, meaning, soft)
 
         def features(source: Any) -> dict[str, Any]:
             clause = _CLAUSES.get(source.id)

@@ -189,6 +189,15 @@ class Embedder(Protocol):
         now."""
         ...
 
+    # From this cosine two single words' vectors mean about the same for this model ("bike"
+    # and "cycling"); None where this model's single words are not compared.
+    word_line: float | None
+
+    async def word_similarities(self, terms: list[str], words: list[str]) -> list[list[float]]:
+        """Each term's cosine to each word (single words' vectors, in order: a row a term),
+        the words' vectors remembered (a person's vocabulary repeats). EmbedderUnavailable."""
+        ...
+
 
 class CaptureQueues(Protocol):
     """At-least-once queues: a job may be delivered more than once. StorageUnavailable."""

@@ -12,6 +12,7 @@ from typing import Any
 from shared.domain.errors import STORAGE_DOWN, EmbedderUnavailable, StorageUnavailable, Unavailable
 from shared.services.ask_compose import compose
 from shared.services.ask_run import AskProgress, Question, Run, Source, tell
+from shared.services.ask_soft import Soft, soft_matches
 from shared.services.ask_words import STOP_WORDS, Asked, people_named, read_question, stem, stems_of
 from shared.services.recall import search_terms
 
@@ -63,7 +64,8 @@ async def answer_offline(run: Run, question: Question, now: datetime) -> AsyncIt
         async for step in run.call("get_capture", {"captureId": source.id}):
             yield step
     meaning = await _meaning(run, question, asked) if asked.words else {}
-    chosen = _choose(asked, run, listed, today, meaning)
+    soft = await _soft(run, asked, meaning) if asked.words else {}
+    chosen = _choose(asked, run, listed, today, meaning, soft)
     # What the answer rests on is read whole, and with its details (who it was filed with,
     # its date) where the answer tells them.
     details = asked.who or asked.shape in ("due", "when", "next")
@@ -109,6 +111,8 @@ NEWER_CUT = 0.4
 SAME_THING = 0.15
 # A follow-up's meaning: its own words', and its earlier question's at this weight.
 CARRIED_MEANING = 0.5
+# How many of the best captures (by their weight without it) the soft word match reads.
+SOFT_CANDIDATES = 12
 # How many captures the meaning of the question is read for (the nearest, and those its
 # words find).
 MEANING_CANDIDATES = 50
@@ -139,12 +143,25 @@ async def _meaning(run: Run, question: Question, asked: Asked) -> dict[str, floa
     return found.similarity
 
 
+async def _soft(run: Run, asked: Asked, meaning: dict[str, float]) -> Soft:
+    """The soft matches of the question's terms no capture found holds (`ask_soft`), among
+    the words of the SOFT_CANDIDATES best captures by their weight without them (the words
+    compared are what a question's cold cache pays for: about a millisecond each)."""
+    found = list(run.seen.values())
+    held: set[str] = set().union(*(_have(s) for s in found))
+    anchor, weights, named = anchored_terms(asked, found)
+    weight = _weigh(weights, meaning, run.adapters.embedder.min_similarity, named)
+    best = sorted((s for s in found if _anchored(anchor, s)), key=lambda s: (-weight(s), s.id))
+    return await soft_matches(run.adapters.embedder, asked, best[:SOFT_CANDIDATES], held)
+
+
 def _choose(
     asked: Asked,
     run: Run,
     listed: set[str],
     today: date,
     meaning: dict[str, float] | None = None,
+    soft: Soft | None = None,
 ) -> list[Source]:
     """The captures the answer rests on: those weighing past the cut by their words and meaning
     (or listed, for a bare "what's due?"; or quoted by the last answer, for a follow-up
@@ -155,9 +172,9 @@ def _choose(
         # A bare "what's due?" lists what is still ahead.
         listed = {i for i in listed if (d := run.seen[i].due_date) is not None and d >= today}
     anchor, weights, named = anchored_terms(asked, found)
-    weight = _weigh(weights, meaning or {}, run.adapters.embedder.min_similarity, named)
+    weight = _weigh(weights, meaning or {}, run.adapters.embedder.min_similarity, named, soft)
     referents = _referents(asked, found)
-    scored = [(weight(s), coverage(weights, s), s) for s in found if _anchored(anchor, s)]
+    scored = [(weight(s), coverage(weights, s, soft), s) for s in found if _anchored(anchor, s)]
     if asked.who:
         # A "who" is answered by a capture that names someone ("who is painting the kitchen?"
         # is not answered by "choose the paint colour").
@@ -194,7 +211,7 @@ def _choose(
         if s.created_at > newest
         and asked.order != "oldest"
         and (
-            relevant(asked, weights, s, NEWER_CUT)
+            relevant(asked, weights, s, NEWER_CUT, soft)
             or (w >= ANSWER_CUT and kin(lead, s) >= SAME_THING)
         )
     ]
@@ -236,7 +253,11 @@ def anchored_terms(
 
 
 def _weigh(
-    weights: dict[str, float], meaning: dict[str, float], floor: float, among: list[Source]
+    weights: dict[str, float],
+    meaning: dict[str, float],
+    floor: float,
+    among: list[Source],
+    soft: Soft | None = None,
 ) -> Callable[[Source], float]:
     """A capture's weight: its words' coverage plus its meaning above `floor`, or, where the
     question names someone the captures know, above the median of that person's other
@@ -248,7 +269,7 @@ def _weigh(
         others = sorted(meaning.get(s.id, floor) for s in among if s.id != source.id)
         least = max(floor, others[len(others) // 2]) if others else floor
         above = max(0.0, similarity - least) / (1.0 - floor)
-        return coverage(weights, source) + MEANING_WEIGHT * above
+        return coverage(weights, source, soft) + MEANING_WEIGHT * above
 
     return weight
 
@@ -268,21 +289,29 @@ def specificity(asked: Asked, found: list[Source]) -> dict[str, float]:
     return {t: w / (1.0 + math.log1p(sum(t in h for h in held))) for t, w in asked.terms.items()}
 
 
-def coverage(weights: dict[str, float], source: Source) -> float:
-    """How much of what the question is about the capture speaks of (0..1)."""
+def coverage(weights: dict[str, float], source: Source, soft: Soft | None = None) -> float:
+    """How much of what the question is about the capture speaks of (0..1): a term it holds
+    by its words, and one no capture holds for the credit of its soft match (`ask_soft`)."""
     total = sum(weights.values())
     if not total:
         return 0.0
     have = _have(source)
-    return sum(w for t, w in weights.items() if t in have) / total
+    held = sum(w for t, w in weights.items() if t in have)
+    if soft:
+        held += sum(w * soft.get(t, {}).get(source.id, 0.0) for t, w in weights.items())
+    return held / total
 
 
-def relevant(asked: Asked, weights: dict[str, float], source: Source, cut: float) -> bool:
+def relevant(
+    asked: Asked, weights: dict[str, float], source: Source, cut: float, soft: Soft | None = None
+) -> bool:
     """Whether the capture holds more than `cut` of what the question is about, and one of its
-    own words."""
+    own words (or a word near one no capture holds)."""
     own = [t for t, w in asked.terms.items() if w == 1.0]
     have = _have(source)
-    return coverage(weights, source) > cut and (not own or any(t in have for t in own))
+    near = soft or {}
+    held = any(t in have or source.id in near.get(t, {}) for t in own)
+    return coverage(weights, source, soft) > cut and (not own or held)
 
 
 def kinship(found: list[Source]) -> Callable[[Source, Source], float]:

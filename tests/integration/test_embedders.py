@@ -52,6 +52,23 @@ async def test_minilm_puts_a_paraphrase_nearest() -> None:
     assert cosine(query, paraphrase) > cosine(query, other) + 0.2
 
 
+async def test_minilm_puts_a_word_meaning_the_same_over_its_word_line() -> None:
+    # The offline answer's soft word match (services/ask_soft.py): single words' cosines, the
+    # words' vectors remembered (a second call embeds only the new word).
+    from shared.adapters.embedder.minilm import MiniLMEmbedder
+
+    embedder = MiniLMEmbedder()
+    line = embedder.word_line
+    assert line is not None
+    [[cycling, invoice, plane]] = await embedder.word_similarities(
+        ["bike"], ["cycling", "invoice", "plane"]
+    )
+    assert cycling >= line > invoice and plane < line
+    assert embedder.words.embedded == 4
+    [[flight]] = await embedder.word_similarities(["plane"], ["flight"])
+    assert flight >= line and embedder.words.embedded == 5
+
+
 # A few examples a group: the classifier's index of them builds in a second (its own, 763
 # examples, takes a minute on a busy machine and is not what this test is about).
 SMALL_EXAMPLES = {
@@ -157,6 +174,20 @@ async def test_openai_embeds_on_the_deployment_at_its_dimension(fake: FakeOpenAI
     assert [len(v) for v in vectors] == [8, 8]
     expected = word_vector("bike commute", 8)
     assert vectors[0] == [round(x, 6) for x in expected]
+
+
+async def test_openai_compares_words_in_one_call_and_remembers_them(fake: FakeOpenAI) -> None:
+    async with azure_embedder(fake) as embedder:
+        rows = await embedder.word_similarities(["bike"], ["bike", "cycling"])
+        await embedder.word_similarities(["bike"], ["cycling"])
+    # Its words are not matched by the offline answer (no line measured for this model).
+    assert embedder.word_line is None
+    [request] = fake.requests
+    assert request.json is not None and request.json["input"] == ["bike", "cycling"]
+    assert rows[0][0] == pytest.approx(1.0, abs=1e-5)
+    assert rows[0][1] == pytest.approx(
+        cosine(word_vector("bike", 8), word_vector("cycling", 8)), abs=1e-5
+    )
 
 
 async def test_openai_answers_are_read_in_their_index_order_and_made_unit(

@@ -9,6 +9,7 @@ import math
 
 import openai
 
+from shared.adapters.embedder.words import WordVectors
 from shared.adapters.model_failures import unavailable_as
 from shared.domain.errors import EmbedderUnavailable
 
@@ -33,6 +34,14 @@ class OpenAIEmbedder:
         self.model = deployment
         self.dimensions = dimensions
         self.min_similarity = min_similarity
+        self.words = WordVectors(self.embed)
+
+    # The offline answer's soft word match is measured on MiniLM's single words only: on Azure
+    # it runs only as the model's fallback, and this model's words are not compared.
+    word_line: float | None = None
+
+    async def word_similarities(self, terms: list[str], words: list[str]) -> list[list[float]]:
+        return await self.words.similarities(terms, words)
 
     async def embed(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
