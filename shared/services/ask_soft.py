@@ -8,7 +8,7 @@ from __future__ import annotations
 from shared.domain.errors import EmbedderUnavailable
 from shared.domain.ports import Embedder
 from shared.services.ask_run import Source
-from shared.services.ask_words import MONEY, STOP_WORDS, Asked, _bare, _term, stem, words_of
+from shared.services.ask_words import MONEY, STOP_WORDS, Asked, bare_word, stem, term_of, words_of
 
 # A soft match is credited this share of the term's weight times the words' cosine. Measured
 # on the six older tuning parts (bench/tools/ask_soft_words.py, bench/data/ASK_SETS.md): at
@@ -25,12 +25,12 @@ Soft = dict[str, dict[str, float]]
 def unheard(asked: Asked, held: set[str]) -> dict[str, str]:
     """The question's terms none of `held` (the stems the captures found hold), each with the
     word it was asked as: not the money term (its own words answer it), not a name."""
-    names = {_term(n) for n in asked.names}
+    names = {term_of(n) for n in asked.names}
     out: dict[str, str] = {}
     for word in asked.words:
-        term = _term(word)
+        term = term_of(word)
         if term in asked.terms and term not in held and term != MONEY and term not in names:
-            out.setdefault(term, _bare(word).casefold())
+            out.setdefault(term, bare_word(word).casefold())
     return out
 
 
@@ -40,7 +40,7 @@ def vocabulary(found: list[Source], skip: set[str]) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for source in found:
         for word in words_of(f"{source.title} {source.text} {' '.join(source.people)}"):
-            folded = _bare(word).casefold()
+            folded = bare_word(word).casefold()
             if len(folded) < MIN_LETTERS or folded in STOP_WORDS or not folded.isalpha():
                 continue
             if stem(folded) not in skip:

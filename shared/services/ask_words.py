@@ -73,7 +73,7 @@ def stem(word: str) -> str:
     w = "".join(
         c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c)
     )
-    w = _bare(w)
+    w = bare_word(w)
     if w in _LEMMAS:
         return _LEMMAS[w]
     for suffix in ("ing", "ers", "ies", "ied", "er", "ed", "es", "s"):
@@ -90,7 +90,7 @@ def stem(word: str) -> str:
     return _SAME_PERSON.get(w, w)
 
 
-def _bare(word: str) -> str:
+def bare_word(word: str) -> str:
     """A word without its 's or 're: "who's" is "who", "Priya's" is "Priya"."""
     return re.split(f"[{_APOSTROPHES}]", word)[0]
 
@@ -155,7 +155,7 @@ def _terms(text: str) -> list[str]:
     """The question's words that say what it is about (not how it asks)."""
     out = []
     for word in words_of(text):
-        folded = _bare(word).casefold()
+        folded = bare_word(word).casefold()
         if folded in STOP_WORDS or folded in _SHAPE_WORDS or len(folded) < 2 or folded.isdigit():
             continue
         out.append(word)
@@ -169,13 +169,13 @@ def _names(text: str) -> list[str]:
         word = match.group()
         before = text[: match.start()].rstrip()
         opens = not before or before[-1] in ".?!"
-        folded = _bare(word).casefold()
+        folded = bare_word(word).casefold()
         if word[:1].isupper() and not opens and folded not in STOP_WORDS and word != "I":
-            names.append(_bare(word))
+            names.append(bare_word(word))
     return list(dict.fromkeys(names))
 
 
-def _term(word: str) -> str:
+def term_of(word: str) -> str:
     """A question's word as the term it is matched by (any money word: MONEY)."""
     stemmed = stem(word)
     return MONEY if stemmed in _MONEY_STEMS else stemmed
@@ -224,7 +224,7 @@ def read_question(question: Question) -> Asked:
     back ("when is it?"), the captures the last answer quoted."""
     own_text = re.sub(r"\bin the end\b", " ", question.text, flags=re.IGNORECASE)
     own = _terms(own_text)
-    terms = {_term(t): 1.0 for t in own}
+    terms = {term_of(t): 1.0 for t in own}
     words = list(own)
     names = _names(question.text)
     own_names = tuple(names)
@@ -234,8 +234,8 @@ def read_question(question: Question) -> Asked:
     if earlier and (_FOLLOW_UP.search(question.text) or len(own) <= 1):
         before = earlier[-1]
         for word in _terms(before):
-            if _term(word) not in terms:
-                terms[_term(word)] = 0.5
+            if term_of(word) not in terms:
+                terms[term_of(word)] = 0.5
                 words.append(word)
         names += [n for n in _names(before) if n not in names]
         answers = [t.content or "" for t in question.earlier if t.role == "assistant"]
