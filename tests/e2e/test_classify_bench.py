@@ -31,7 +31,10 @@ def test_the_bench_sends_what_the_app_sends(client, fake: FakeOpenAI, tmp_path: 
 
     fake.reset()
     fake.enqueue(fake_openai.classification("People", 0.9, "Ask Marco about Priya"))
-    done, report = bench_classify(fake.base_url, [{"text": TEXT, "label": "People"}], tmp_path)
+    # Made on the day the app's capture was: both count relative days from the same day.
+    day = from_app.json["messages"][0]["content"].rsplit(" ", 1)[-1].rstrip(".")
+    capture = {"text": TEXT, "label": "People", "captured": f"{day}T09:00"}
+    done, report = bench_classify(fake.base_url, [capture], tmp_path)
     assert done.returncode == 0, done.stderr
     [from_bench] = fake.requests
 
