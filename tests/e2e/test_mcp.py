@@ -125,7 +125,7 @@ async def test_the_tool_list_is_the_catalogue(host) -> None:
 async def mine(host, fake) -> dict:
     """A filed project naming a person, with its etag, and a capture waiting on a question."""
     name, word = unique("Quill").capitalize(), unique("zeph")
-    filed = await capture(host, fake, f"ask {name} about the {word} plan", title="The plan")
+    filed = await capture(host, fake, f"{name} says the {word} plan is on", title="The plan")
     assert filed["status"] == "filed" and filed["filedBucket"] == "Projects", filed
     listed = structured(await call(host, "list_bucket", {"bucket": "projects", "person": name}))
     (item,) = listed["items"]
@@ -250,7 +250,7 @@ async def test_refusals_carry_the_http_apis_status_and_code(host, fake, mine) ->
 
 async def test_an_edit_answers_the_new_etag_and_the_old_one_is_refused(host, fake) -> None:
     name = unique("Wren").capitalize()
-    filed = await capture(host, fake, f"ask {name} about bins", title="Bins")
+    filed = await capture(host, fake, f"{name} says bins go out tuesday", title="Bins")
     (item,) = structured(await call(host, "list_bucket", {"bucket": "projects", "person": name}))[
         "items"
     ]

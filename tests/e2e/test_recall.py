@@ -50,7 +50,7 @@ def problem(response, status: int, code: str | None = None) -> dict:
 
 def test_a_bucket_pages_and_filters_for_its_caller(client, fake) -> None:
     name = unique("Quill")
-    made = [file(client, fake, f"ask {name} about step {n}", "Projects") for n in range(3)]
+    made = [file(client, fake, f"{name} says step {n} is next", "Projects") for n in range(3)]
     first = client.get(f"/api/buckets/projects?person={name.lower()}&limit=2", headers=KEY)
     assert first.status_code == 200 and first.headers["cache-control"] == "no-store"
     page = first.json()
@@ -119,7 +119,8 @@ def test_people_and_a_person_case_and_accent_aside(client, fake) -> None:
     # Ends in a vowel: a lowercase word ending "ly", "ing" or "ed" reads as no one's name.
     suffix = unique("") + "a"
     zoe = f"Zoë{suffix}"
-    first = file(client, fake, f"lunch with {zoe} on friday", "People")
+    # (A long capitalised word no list holds after "with" is a firm: "lunch with Northline".)
+    first = file(client, fake, f"{zoe} says lunch on friday", "People")
     second = file(client, fake, f"ask zoe{suffix} about the tiles", "Projects")  # lowercase
     third = file(client, fake, f"{zoe}'s birthday", "People")
     listed = client.get("/api/people", headers=KEY).json()["people"]
