@@ -5,6 +5,7 @@ after "Harj says")."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -71,6 +72,23 @@ def cued_people(text: str, people: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(remembered))
 
 
+@functools.lru_cache(maxsize=16)
+def _index(
+    known: frozenset[str],
+) -> tuple[dict[str, str], dict[str, list[tuple[tuple[str, ...], str]]]]:
+    """`known` by lowercase key: single names, and full names by their first word. Made once
+    per set: a user's set is the same for every capture until a new name is filed."""
+    singles: dict[str, str] = {}
+    full_names: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    for name in sorted(known):
+        parts = tuple(name.lower().split())
+        if len(parts) == 1:
+            singles.setdefault(parts[0], name)
+        elif parts:
+            full_names.setdefault(parts[0], []).append((parts, name))
+    return singles, full_names
+
+
 def with_known(text: str, found: list[str], known: frozenset[str]) -> list[str]:
     """`found` (what the rules read in `text`) and the names of `known` (what `cued_people`
     remembered of the user's earlier captures) that `text` spells where the rules saw no one:
@@ -83,15 +101,12 @@ def with_known(text: str, found: list[str], known: frozenset[str]) -> list[str]:
     keys = [POSSESSIVE.sub("", w.group(0)).lower() for w in words]
     taken = {p.lower() for n in found for p in n.split()}
     out = list(found)
-    singles: dict[str, str] = {}
-    spoken = " ".join(keys)
-    for name in sorted(known):
-        key = name.lower()
-        if " " not in key:
-            singles.setdefault(key, name)
-        elif name not in out and re.search(rf"\b{re.escape(key)}\b", spoken):
-            out = [n for n in out if n.lower() not in key.split()] + [name]
-            taken.update(key.split())
+    singles, full_names = _index(known)
+    for i, key in enumerate(keys):
+        for parts, name in full_names.get(key, ()):
+            if name not in out and keys[i : i + len(parts)] == list(parts):
+                out = [n for n in out if n.lower() not in parts] + [name]
+                taken.update(parts)
     for i, key in enumerate(keys):
         if key not in singles or key in taken or key in COMMON | FAMILY:
             continue
