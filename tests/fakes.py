@@ -194,6 +194,15 @@ class FakeCaptureRepository(Faults):
         await self._step("delete_filed")
         self._filed.pop((bucket, user_id, capture_id), None)
 
+    async def known_people(self, user_id: str) -> frozenset[str]:
+        await self._step("known_people")
+        return frozenset(
+            name
+            for (_, user, _), text in self._filed.items()
+            if user == user_id
+            for name in json.loads(text).get("peopleKnown") or []
+        )
+
     # For tests: the state to start from, and what is stored, without counting as a call or
     # meeting a fault
 

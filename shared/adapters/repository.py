@@ -5,6 +5,7 @@ Services see `CaptureRepository` and domain models only; Cosmos and its errors s
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Iterator
 
@@ -92,6 +93,24 @@ class CosmosCaptureRepository(CosmosStore):
 
     async def delete_filed(self, user_id: str, bucket: Bucket, capture_id: str) -> None:
         await self._delete(bucket.value, user_id, capture_id)
+
+    async def known_people(self, user_id: str) -> frozenset[str]:
+        # One field of the items that hold any, in the user's partition of each bucket, the
+        # four at once (a filed item written before `peopleKnown` existed has none).
+        query = (
+            "SELECT c.peopleKnown FROM c WHERE c.userId = @user AND ARRAY_LENGTH(c.peopleKnown) > 0"
+        )
+        parameters: list[dict[str, object]] = [{"name": "@user", "value": user_id}]
+        per_bucket = await asyncio.gather(
+            *(self._query(bucket.value, user_id, query, parameters) for bucket in Bucket)
+        )
+        return frozenset(
+            str(name)
+            for docs in per_bucket
+            for doc in docs
+            if isinstance(doc.get("peopleKnown"), list)
+            for name in doc["peopleKnown"]
+        )
 
 
 def _readable(docs: list[dict]) -> Iterator[InboxItem]:

@@ -290,12 +290,13 @@ class InboxItem(Document):
     def queued(self) -> InboxItem:
         return self._to("queued", Status.QUEUED)
 
-    def classified(self, c: Classification) -> InboxItem:
+    def classified(self, c: Classification, known: frozenset[str] = frozenset()) -> InboxItem:
         """Settled by the classifier's guess: the thresholds decide the outcome, and the
-        bucket is kept only for an outcome that files."""
+        bucket is kept only for an outcome that files. `known`: the names the user's earlier
+        captures said with a person's cue, which the people rules read this one with."""
         outcome = decide(c, rounds=len(self.clarifications))
         bucket = c.bucket if outcome in FILED_OUTCOMES else None
-        return self._settled("classified", outcome, c, bucket, "classifier")
+        return self._settled("classified", outcome, c, bucket, "classifier", known)
 
     def picked(self, bucket: Bucket, title: str) -> InboxItem:
         """Filed where the user says, whatever the classifier thought."""
@@ -385,6 +386,7 @@ class InboxItem(Document):
         c: Classification,
         bucket: Bucket | None,
         chosen_by: Literal["classifier", "user"],
+        known: frozenset[str] = frozenset(),
     ) -> InboxItem:
         picked = (
             response_of(BucketPayload(bucket=bucket)) if chosen_by == "user" and bucket else None
@@ -417,10 +419,14 @@ class InboxItem(Document):
         settled = settled.model_copy(update={"settled_at": settled.updated_at})
         if bucket is None:
             return settled.model_copy(update={"next_action": None, "done": None})
-        return settled.model_copy(update=self._filed_details(settled, c, chosen_by))
+        return settled.model_copy(update=self._filed_details(settled, c, chosen_by, known))
 
     def _filed_details(
-        self, settled: InboxItem, c: Classification, chosen_by: Literal["classifier", "user"]
+        self,
+        settled: InboxItem,
+        c: Classification,
+        chosen_by: Literal["classifier", "user"],
+        known: frozenset[str],
     ) -> dict[str, Any]:
         """What `settled`'s filed item will hold besides its title and words. A user's move
         keeps what the capture held (the user's own edits too); otherwise what a model read
@@ -436,7 +442,7 @@ class InboxItem(Document):
         else:
             read_people = c.people if chosen_by == "classifier" else self.people
             read_due = c.due_date if chosen_by == "classifier" else self.due_date
-            people = read_people or people_in(text)
+            people = read_people or people_in(text, known)
             due = read_due if read_due is not None else due_date_in(text, today)
             done = False
         next_action = None

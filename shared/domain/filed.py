@@ -11,6 +11,7 @@ from pydantic import Field, computed_field
 
 from shared.domain.classification import Bucket
 from shared.domain.documents import Document, Timestamp, utc_text, utcnow
+from shared.domain.people_history import cued_people
 
 # What an Admin item without a due date sorts as: after every real date.
 _NO_DATE = "9999-12-31"
@@ -47,6 +48,13 @@ class FiledItem(Document):
     @property
     def people_keys(self) -> list[str]:
         return list(dict.fromkeys(person_key(p) for p in self.people))
+
+    # stored: the names said here with a person's cue ("Harj says", "ask harj"), which the
+    # user's later captures are read with (people_history.py, CaptureRepository.known_people)
+    @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form over a property
+    @property
+    def people_known(self) -> list[str]:
+        return cued_people(self.text, self.people)
 
     # stored: the bucket page's one ORDER BY and its keyset
     @computed_field  # type: ignore[prop-decorator]  # pydantic's documented form over a property

@@ -559,3 +559,8 @@ def cued_as_a_person(text: str, words: list[re.Match[str]], i: int, end: int) ->
         return True
     following = words[end].group(0).lower() if end < len(words) else ""
     return following in SUBJECT_VERBS or a_present_form(following)
+
+
+# For people_history.py: the verbs that reach a person, and the words before a thing.
+CONTACT_VERBS = frozenset(_CONTACT_VERBS | _CONTACT_VERBS_A)
+DETERMINERS = frozenset(_DETERMINERS)

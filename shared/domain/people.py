@@ -13,6 +13,7 @@ from shared.domain.lowercase_names import (
     lowercase_name_at,
     plain_name,
 )
+from shared.domain.people_history import with_known
 from shared.domain.people_lexicon import (
     a_past_form,
     english_words,
@@ -54,11 +55,13 @@ _FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
 _SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
 
 
-def people_in(text: str) -> list[str]:
+def people_in(text: str, known: frozenset[str] = frozenset()) -> list[str]:
     """The people a capture names, as a person would list them, each once: full names kept
     whole ("Pedro Alves"), kinship words with the name ("Granny Maeve"), titles dropped,
     possessives read ("April's" -> "April"), lowercase names capitalised where the sentence
-    says a person stands there ("ravi says", "ask priya", "dani's car")."""
+    says a person stands there ("ravi says", "ask priya", "dani's car"). `known`: the names
+    the user's earlier captures said with a strong cue (people_history.py), read wherever the
+    capture spells them ("harj board paper fri" once "Harj says" was filed)."""
     words = list(_WORD.finditer(text))
     named = named_at(text)
     spans: dict[int, tuple[int, str]] = {}
@@ -76,17 +79,17 @@ def people_in(text: str) -> list[str]:
             i += 1
     # A word read as a name in one place is that name wherever else it is written.
     covered = {j for i, (length, _) in spans.items() for j in range(i, i + length)}
-    known = {n.lower(): n for _, n in spans.values() if " " not in n and n.lower() not in FAMILY}
+    read = {n.lower(): n for _, n in spans.values() if " " not in n and n.lower() not in FAMILY}
     for j, match in enumerate(words):
         word = POSSESSIVE.sub("", match.group(0))
-        if j not in covered and word.lower() in known and word.lower() not in COMMON:
-            spans[j] = (1, known[word.lower()])
+        if j not in covered and word.lower() in read and word.lower() not in COMMON:
+            spans[j] = (1, read[word.lower()])
     names: list[str] = []
     for i in sorted(spans):
         name = spans[i][1]
         if name not in names:
             names.append(name)
-    return names
+    return with_known(text, names, known)
 
 
 def _person_at(

@@ -76,6 +76,11 @@ class CaptureRepository(Protocol):
         """Idempotent: deleting what is not there is fine."""
         ...
 
+    async def known_people(self, user_id: str) -> frozenset[str]:
+        """The names the user's filed items said with a person's cue (`peopleKnown`), which
+        the people rules read a new capture with."""
+        ...
+
 
 @dataclass(frozen=True)
 class FiledFilter:

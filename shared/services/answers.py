@@ -11,9 +11,12 @@ from shared.domain.outcomes import Outcome, decide
 from shared.domain.ports import Classifier
 
 
-async def settled_on_answer(item: InboxItem, classifier: Classifier) -> InboxItem:
+async def settled_on_answer(
+    item: InboxItem, classifier: Classifier, known: frozenset[str] = frozenset()
+) -> InboxItem:
     """`item` (status received, its latest clarification the answer) settled: picked where the
-    answer says, or classified."""
+    answer says, or classified (`known`: the user's people, as `InboxItem.classified` takes
+    them)."""
     answer = item.clarifications[-1].text
     reading = read_answer(answer)
     if reading.bucket is not None:
@@ -21,12 +24,12 @@ async def settled_on_answer(item: InboxItem, classifier: Classifier) -> InboxIte
     said_on = item.words_day()
     alone = await classifier.classify(excerpt_to_classify(reading.rest), said_on=said_on)
     if decide(alone) is Outcome.CLASSIFIED:
-        return item.classified(alone)
+        return item.classified(alone, known)
     # The whole story, the answer first: it may help an answer that says little by itself.
     together = await classifier.classify(
         excerpt_to_classify(item.text_to_classify()), said_on=said_on
     )
-    return item.classified(_better(alone, together))
+    return item.classified(_better(alone, together), known)
 
 
 def _better(alone: Classification, together: Classification) -> Classification:

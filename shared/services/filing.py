@@ -14,7 +14,7 @@ from collections.abc import Callable
 from shared import tracing
 from shared.domain.capture import InboxItem
 from shared.domain.classification import excerpt_to_classify
-from shared.domain.errors import CaptureDeleted, StaleItem
+from shared.domain.errors import CaptureDeleted, StaleItem, StorageUnavailable
 from shared.domain.outcomes import FailureCode
 from shared.domain.ports import CaptureRepository, Classifier, Embedder, Outbox
 from shared.services.answers import settled_on_answer
@@ -52,14 +52,17 @@ async def classify_and_file(
         raise ValueError(f"capture {item.id} has no text to classify")
     with tracing.span("classify"):
         if item.clarifications:
-            settled = await with_embedding(await settled_on_answer(item, classifier), embedder)
+            known = await _known_people(item.user_id, repo)
+            answered = await settled_on_answer(item, classifier, known)
+            settled = await with_embedding(answered, embedder)
             return await file_capture(item, settled, repo, outbox, publish=publish)
-        guess, embedded = await asyncio.gather(
+        guess, embedded, known = await asyncio.gather(
             classifier.classify(excerpt_to_classify(text), said_on=item.words_day()),
             vector_for(item, embedder),
+            _known_people(item.user_id, repo),
         )
     try:
-        settled = carrying(item.classified(guess), embedded, embedder)
+        settled = carrying(item.classified(guess, known), embedded, embedder)
         return await file_capture(item, settled, repo, outbox, publish=publish)
     except StaleItem:
         # Marked queued meanwhile (a run handing the capture over while the worker already
@@ -69,8 +72,18 @@ async def classify_and_file(
             raise
         if current.text_to_classify() != text:
             raise
-        settled = carrying(current.classified(guess), embedded, embedder)
+        settled = carrying(current.classified(guess, known), embedded, embedder)
         return await file_capture(current, settled, repo, outbox, publish=publish)
+
+
+async def _known_people(user_id: str, repo: CaptureRepository) -> frozenset[str]:
+    """The names the user's filed items said with a person's cue, for the people rules; none
+    when the store cannot say now: they refine a capture's people, never block its filing."""
+    try:
+        return await repo.known_people(user_id)
+    except StorageUnavailable:
+        log.warning("known people unavailable for a capture; read without them")
+        return frozenset()
 
 
 async def file_capture(

@@ -280,3 +280,28 @@ async def test_a_document_cosmos_cannot_read_is_left_out_of_lists(cosmos, user: 
         assert [i.id for i in await repo.on_thread(user, "t-broken")] == [good.id]
     finally:
         await reset()
+
+
+async def test_known_people_are_the_cued_names_of_the_users_filed_items(subject, user) -> None:
+    def filed(model, text: str, people: list[str], owner: str = user):
+        capture_id = new_id()
+        return model(
+            id=capture_id,
+            user_id=owner,
+            inbox_item_id=capture_id,
+            title="t",
+            text=text,
+            confidence=1,
+            people=people,
+        )
+
+    assert await subject.repo.known_people(user) == frozenset()
+    harj = filed(PersonItem, "Harj says the board paper slips", ["Harj"])
+    await subject.repo.put_filed(harj)
+    await subject.repo.put_filed(filed(IdeaItem, "ring nana elsie re the quiz", ["Nana Elsie"]))
+    # Said with no person's cue, and another user's: neither is this user's known person.
+    await subject.repo.put_filed(filed(IdeaItem, "Currys rang: the part's in", ["Currys"]))
+    await subject.repo.put_filed(filed(PersonItem, "ask Priya", ["Priya"], f"{user}-other"))
+    stored = subject.filed(user, Bucket.PEOPLE, harj.id)
+    assert stored is not None and stored["peopleKnown"] == ["Harj"]
+    assert await subject.repo.known_people(user) == frozenset({"Harj", "Elsie"})

@@ -127,7 +127,8 @@ async def test_the_filed_item_is_written_before_the_inbox_item(fakes: Fakes) -> 
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9))
     await classify(fakes, item)
     # A crash between the two leaves a capture still to settle, never one settled on nothing.
-    assert fakes.repo.calls == ["put_filed", "save"]
+    # (after the one read of the user's known people, made during the model's wait)
+    assert fakes.repo.calls == ["known_people", "put_filed", "save"]
 
 
 async def test_a_retry_after_a_failed_save_files_once(fakes: Fakes) -> None:
@@ -227,7 +228,8 @@ async def test_the_model_down_changes_nothing(fakes: Fakes) -> None:
     with pytest.raises(ClassifierUnavailable):
         await classify(fakes, item)
     assert fakes.repo.stored(USER, item.id) == item
-    assert fakes.repo.calls == [] and fakes.repo.filed_count() == 0
+    # Only the read of the user's known people, made during the model's wait: nothing written.
+    assert fakes.repo.calls == ["known_people"] and fakes.repo.filed_count() == 0
 
 
 async def test_publishing_is_best_effort(fakes: Fakes) -> None:
@@ -413,3 +415,42 @@ async def test_record_over_a_changed_item_returns_the_stored_one(fakes: Fakes) -
     settled = fakes.repo.seed(item.classified(guess(Bucket.IDEAS, 0.9)))
     assert await record(item, InboxItem.queued, fakes.repo) == settled
     assert fakes.repo.stored(USER, item.id).status is Status.FILED
+
+
+async def test_a_name_the_user_said_with_a_cue_before_is_read_in_a_later_capture(
+    fakes: Fakes,
+) -> None:
+    later = "harj board paper fri"
+    first = fakes.repo.seed(text_item(later))
+    fakes.classifier.then(guess(Bucket.PROJECTS, 0.9, "Board paper"))
+    assert (await classify(fakes, first)).people == []  # no history yet: the rules see no one
+
+    earlier = fakes.repo.seed(text_item("Harj says the board paper slips a week"))
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Harj"))
+    assert (await classify(fakes, earlier)).people == ["Harj"]
+    again = fakes.repo.seed(text_item(later))
+    fakes.classifier.then(guess(Bucket.PROJECTS, 0.9, "Board paper"))
+    result = await classify(fakes, again)
+    assert result.people == ["Harj"]
+    assert fakes.repo.filed(USER, again.id)[Bucket.PROJECTS].people == ["Harj"]
+
+
+async def test_a_name_found_with_no_persons_cue_does_not_spread(fakes: Fakes) -> None:
+    earlier = fakes.repo.seed(text_item("Currys rang: the part's in, engineer back mon"))
+    fakes.classifier.then(guess(Bucket.ADMIN, 0.9, "Engineer"))
+    await classify(fakes, earlier)
+    assert await fakes.repo.known_people(USER) == frozenset()
+
+
+async def test_filing_reads_without_known_people_when_the_store_cannot_say(
+    fakes: Fakes,
+) -> None:
+    fakes.repo.seed(text_item("Harj says the board paper slips a week"))
+    filed = fakes.repo.seed(text_item("ask Harj about the paper"))
+    fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Harj"))
+    await classify(fakes, filed)
+    item = fakes.repo.seed(text_item("harj board paper fri"))
+    fakes.repo.fail_next("known_people", StorageUnavailable("down"))
+    fakes.classifier.then(guess(Bucket.PROJECTS, 0.9, "Board paper"))
+    result = await classify(fakes, item)
+    assert result.status is Status.FILED and result.people == []

@@ -210,7 +210,7 @@ async def test_the_model_is_asked_while_the_capture_is_stored(fakes: Fakes, stor
     assert [type(p) for p in progress] == [Stored, Settled]
     assert progress[-1].item.filed_bucket is Bucket.PEOPLE
     assert fakes.classifier.texts == ["Call Sarah about the budget"]
-    assert fakes.repo.calls[:2] == ["add", "put_filed"]
+    assert fakes.repo.calls[:3] == ["add", "known_people", "put_filed"]
 
 
 async def test_a_capture_that_is_not_stored_stops_its_model_call(fakes: Fakes, storage_up) -> None:

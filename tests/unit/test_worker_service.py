@@ -89,7 +89,7 @@ async def test_a_handed_over_job_files_with_no_sweep_on_its_first_delivery(fakes
     fakes.classifier.then(guess(Bucket.PEOPLE, 0.9, "Call Sarah"))
     fakes.repo.calls.clear()
     await handle_classify_job(sent.job, fakes.adapters, first_delivery=True)
-    assert fakes.repo.calls == ["get", "put_filed", "save"]
+    assert fakes.repo.calls == ["get", "known_people", "put_filed", "save"]
 
     # An attempt that died after its filed item (Ideas) and before its save; then the host
     # hands the job out again and the model answers otherwise.
