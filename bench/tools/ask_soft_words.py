@@ -5,8 +5,7 @@ the eight tuning parts, each variant beside the others.
 
 The eight tuning sets are stored as `bench ask` stores them (each its own user, one stack,
 seeded once), then for each `--variant` (`ask_soft`'s or `ask_offline`'s constants, and
-SOFT_LINE for the embedder's `word_line`, SHORT_FORMS=1 for the table of typed shortenings
-below, as `NAME=value,NAME=value`; none: the app as it is;
+SOFT_LINE for the embedder's `word_line`, as `NAME=value,NAME=value`; none: the app as it is;
 `SOFT_CREDIT=0`: the app without the soft match) every question is asked through the app's
 own offline path and scored by `bench ask`'s `score`: per set the four figures (and as
 questions), their mean over the eight, over the six older sets (where the line and credit were
@@ -29,7 +28,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -99,63 +98,18 @@ def _user(part: str) -> str:
     return f"bench-soft-{part}"
 
 
-# `--variant SHORT_FORMS=1`: shortenings people type in notes and messages, each as its full
-# word (general usage, none taken from the sets' captures: a capture says "appt" or "uni"
-# where a question says "appointment" or "university"), read as the full word's stem by
-# `ask_words.stem` (and so by its `stems_of` and `term_of`). Measured, not wired (ASK_SETS.md).
-SHORT_FORMS = {
-    "appt": "appointment", "appts": "appointments", "op": "operation", "ops": "operations",
-    "uni": "university", "unis": "universities", "docs": "documents", "info": "information",
-    "approx": "approximately", "accom": "accommodation", "mgr": "manager", "dept": "department",
-    "govt": "government", "gov": "government", "physio": "physiotherapy", "hosp": "hospital",
-    "dr": "doctor", "mins": "minutes", "hrs": "hours", "hr": "hour", "wk": "week",
-    "wks": "weeks", "yr": "year", "yrs": "years", "bday": "birthday", "xmas": "christmas",
-    "hols": "holiday", "hol": "holiday", "cert": "certificate", "certs": "certificates",
-    "mtg": "meeting", "mtgs": "meetings", "msg": "message", "msgs": "messages",
-    "pic": "picture", "pics": "pictures", "ref": "reference", "refs": "references",
-    "meds": "medication", "prescr": "prescription", "reno": "renovation",
-    "renos": "renovations", "mgmt": "management", "acct": "account", "amt": "amount",
-    "tel": "telephone", "addr": "address", "sched": "schedule", "est": "estimate",
-    "incl": "including", "qty": "quantity", "avg": "average", "biz": "business",
-    "fam": "family", "grad": "graduation", "convo": "conversation", "fave": "favourite",
-    "fav": "favourite", "tix": "tickets", "specs": "specifications", "vax": "vaccination",
-    "tues": "tuesday", "weds": "wednesday", "thur": "thursday", "thurs": "thursday",
-    "feb": "february", "apr": "april", "aug": "august", "sept": "september",
-    "oct": "october", "nov": "november", "dec": "december",
-}  # fmt: skip
-
-
-def short_stem(stem: Callable[[str], str]) -> Callable[[str], str]:
-    """`stem` reading a shortening in SHORT_FORMS as its full word ("appts": "appointment")."""
-
-    def stemmed(word: str) -> str:
-        full = SHORT_FORMS.get(word.casefold())
-        if full is not None:
-            return stem(full)
-        out = stem(word)
-        return stem(SHORT_FORMS[out]) if out in SHORT_FORMS else out
-
-    return stemmed
-
-
 def _set(variant: dict[str, Any], embedder: Any) -> dict[str, tuple[Any, str, Any]]:
     """Set `variant` on what holds each name (SOFT_LINE: the embedder's `word_line`); what was
     there, to put back."""
-    from shared.services import ask_offline, ask_soft, ask_words
+    from shared.services import ask_offline, ask_soft
 
     was: dict[str, tuple[Any, str, Any]] = {}
     for name, value in variant.items():
-        if name == "SHORT_FORMS":
-            if value:
-                was[name] = (ask_words, "stem", ask_words.stem)
-                ask_words.stem = short_stem(ask_words.stem)  # type: ignore[assignment]
-            continue
         held: Any = embedder if name == "SOFT_LINE" else None
         attr = "word_line" if name == "SOFT_LINE" else name
-        owners = (ask_soft, ask_offline, ask_words)
-        held = held or next((m for m in owners if hasattr(m, name)), None)
+        held = held or next((m for m in (ask_soft, ask_offline) if hasattr(m, name)), None)
         if held is None:
-            raise SystemExit(f"no constant {name} in ask_soft, ask_offline or ask_words")
+            raise SystemExit(f"no constant {name} in ask_soft or ask_offline")
         was[name] = (held, attr, getattr(held, attr))
         setattr(held, attr, value)
     return was

@@ -5,7 +5,7 @@ first), and the answer composed from their own words (`ask_compose`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -13,15 +13,7 @@ from shared.domain.errors import STORAGE_DOWN, EmbedderUnavailable, StorageUnava
 from shared.services.ask_compose import compose
 from shared.services.ask_run import AskProgress, Question, Run, Source, tell
 from shared.services.ask_soft import Soft, soft_matches
-from shared.services.ask_words import (
-    STOP_WORDS,
-    Asked,
-    people_named,
-    read_question,
-    shortened,
-    stem,
-    stems_of,
-)
+from shared.services.ask_words import STOP_WORDS, Asked, people_named, read_question, stem, stems_of
 from shared.services.recall import search_terms
 
 
@@ -121,9 +113,6 @@ SAME_THING = 0.15
 CARRIED_MEANING = 0.5
 # How many of the best captures (by their weight without it) the soft word match reads.
 SOFT_CANDIDATES = 12
-# A question's term a capture holds as its shortening ("surg" for "surgery": `shortened`), or
-# the reverse, counts for this share of its weight (0: not at all).
-PREFIX_CREDIT = 1.0
 # How many captures the meaning of the question is read for (the nearest, and those its
 # words find).
 MEANING_CANDIDATES = 50
@@ -159,7 +148,7 @@ async def _soft(run: Run, asked: Asked, meaning: dict[str, float]) -> Soft:
     the words of the SOFT_CANDIDATES best captures by their weight without them (the words
     compared are what a question's cold cache pays for: about a millisecond each)."""
     found = list(run.seen.values())
-    held: set[str] = set().union(*(_holds(asked.terms, s) for s in found))
+    held: set[str] = set().union(*(_have(s) for s in found))
     anchor, weights, named = anchored_terms(asked, found)
     weight = _weigh(weights, meaning, run.adapters.embedder.min_similarity, named)
     best = sorted((s for s in found if _anchored(anchor, s)), key=lambda s: (-weight(s), s.id))
@@ -292,22 +281,11 @@ def _have(source: Source) -> set[str]:
     return stems_of(f"{source.title} {source.text} {' '.join(source.people)}")
 
 
-def _short(terms: Iterable[str], source: Source, have: set[str] | None = None) -> set[str]:
-    """The terms the capture holds only as a shortening (none where PREFIX_CREDIT is 0)."""
-    return shortened(terms, _have(source) if have is None else have) if PREFIX_CREDIT else set()
-
-
-def _holds(terms: Iterable[str], source: Source) -> set[str]:
-    """The capture's stems, and the terms it holds as a shortening."""
-    have = _have(source)
-    return have | _short(terms, source, have)
-
-
 def specificity(asked: Asked, found: list[Source]) -> dict[str, float]:
     """Each term's weight, lower the more of what the tools found holds it (a word every
     capture has says little; a word none has, that the question is about something never
     captured): its own weight over 1 + ln(1 + how many found captures hold it)."""
-    held = [_holds(asked.terms, s) for s in found]
+    held = [_have(s) for s in found]
     return {t: w / (1.0 + math.log1p(sum(t in h for h in held))) for t, w in asked.terms.items()}
 
 
@@ -319,7 +297,6 @@ def coverage(weights: dict[str, float], source: Source, soft: Soft | None = None
         return 0.0
     have = _have(source)
     held = sum(w for t, w in weights.items() if t in have)
-    held += PREFIX_CREDIT * sum(weights[t] for t in _short(weights, source, have))
     if soft:
         held += sum(w * soft.get(t, {}).get(source.id, 0.0) for t, w in weights.items())
     return held / total
@@ -331,7 +308,7 @@ def relevant(
     """Whether the capture holds more than `cut` of what the question is about, and one of its
     own words (or a word near one no capture holds)."""
     own = [t for t, w in asked.terms.items() if w == 1.0]
-    have = _holds(own, source)
+    have = _have(source)
     near = soft or {}
     held = any(t in have or source.id in near.get(t, {}) for t in own)
     return coverage(weights, source, soft) > cut and (not own or held)
@@ -382,7 +359,7 @@ def _referents(asked: Asked, found: list[Source]) -> set[str]:
         s.id
         for s in found
         if any(quote in " ".join(s.text.split()).casefold() for quote in asked.referents)
-        and (not own or bool(set(own) & _holds(own, s)))
+        and (not own or bool(set(own) & _have(s)))
     }
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -89,35 +88,6 @@ def stem(word: str) -> str:
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]
     return _SAME_PERSON.get(w, w)
-
-
-# A capture's word of at least PREFIX_SHORT letters that begins a question's word of at least
-# PREFIX_LONG is taken for its shortening ("surg" for "surgery", "approx" for "approximately"),
-# and a question's word that begins a capture's of at least PREFIX_LONG_REVERSE ("complete"
-# for "completion"): not "cat" for "category". Measured on the eight tuning parts
-# (bench/data/ASK_SETS.md): the reverse at 6 or 7 letters also takes "renew" for "renewal" and
-# answers "did I renew the van insurance?", which nothing answers.
-PREFIX_SHORT = 4
-PREFIX_LONG = 6
-PREFIX_LONG_REVERSE = 8
-
-
-def shortened(terms: Iterable[str], have: set[str]) -> set[str]:
-    """The terms (stems) that `have` (a text's stems) does not hold but holds as a shortening,
-    or where the term is the shortening of one of its words."""
-    out: set[str] = set()
-    for term in terms:
-        if term in have or len(term) < PREFIX_SHORT or term == MONEY:
-            continue
-        for word in have:
-            if len(word) < PREFIX_SHORT or word in STOP_WORDS:
-                continue
-            if (len(term) >= PREFIX_LONG and term.startswith(word)) or (
-                len(word) >= PREFIX_LONG_REVERSE and word.startswith(term)
-            ):
-                out.add(term)
-                break
-    return out
 
 
 def bare_word(word: str) -> str:

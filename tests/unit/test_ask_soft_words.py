@@ -1,6 +1,6 @@
 """The soft word match's measure (bench/tools/ask_soft_words.py): a set's figures as questions,
-a variant set on what holds it (the embedder's `word_line` for SOFT_LINE, `ask_words.stem` for
-the table of shortenings) and put back, and the word comparisons counted, timed and put back."""
+a variant set on what holds it (the embedder's `word_line` for SOFT_LINE) and put back, and
+the word comparisons counted, timed and put back."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from bench.tools import ask_soft_words
 from bench.tools.ask_soft_words import Words, counts, recording
 from shared.adapters.embedder.words import WordVectors
-from shared.services import ask_offline, ask_soft, ask_words
+from shared.services import ask_offline, ask_soft
 
 
 def test_a_sets_figures_are_counted_as_questions() -> None:
@@ -49,15 +49,6 @@ def test_a_variant_is_set_where_it_is_held_and_put_back() -> None:
     assert embedder.word_line == 0.45 and ask_soft.SOFT_CREDIT == 0.75
     with pytest.raises(SystemExit):
         ask_soft_words._set({"NO_SUCH": 1}, embedder)
-
-
-def test_the_table_of_shortenings_is_read_as_the_full_words_stem_and_put_back() -> None:
-    was = ask_soft_words._set({"SHORT_FORMS": 1, "PREFIX_LONG": 7}, _Embedder())
-    assert ask_words.term_of("appts") == ask_words.stem("appointment") == "appointment"
-    assert "university" in ask_words.stems_of("uni open day") and ask_words.PREFIX_LONG == 7
-    for held, name, value in was.values():
-        setattr(held, name, value)
-    assert ask_words.term_of("appts") == "appt" and ask_words.PREFIX_LONG == 6
 
 
 @pytest.mark.parametrize("cold", [False, True])
