@@ -34,6 +34,25 @@ CORPUS = DATA / "ask_corpus.jsonl"
 # The parts no tuning may read: their misses are never looked at, only their aggregates
 # (ASK_SETS.md says which set was written when and promoted when).
 HELD_OUT = frozenset({"frozen", "frozen3", "frozen10", "frozen11", "frozen12"})
+# The tuning parts, oldest first, each one life: (part, questions file, corpus file). The
+# measuring tools in bench/tools take the first four, six or all of them.
+TUNING_SETS = [
+    ("tuning", "ask_questions.jsonl", "ask_corpus.jsonl"),
+    *(
+        (f"tuning{n}", f"ask{n}_questions.jsonl", f"ask{n}_corpus.jsonl")
+        for n in (2, 4, 5, 6, 7, 8, 9)
+    ),
+]
+FIGURES = ("all_cited", "one_cited", "facts", "nothing_clean")
+
+
+def mean_figures(scored: dict[str, dict[str, Any]], parts: tuple[str, ...]) -> dict[str, float]:
+    """Each figure's mean over `parts`, and the four figures' mean."""
+    out = {f: round(sum(scored[p][f] for p in parts) / len(parts), 3) for f in FIGURES}
+    out["overall"] = round(sum(out[f] for f in FIGURES) / len(FIGURES), 3)
+    return out
+
+
 # The corpus's day 0, and when its questions are asked (the evening after its last day).
 START = datetime(2026, 11, 2, 9, tzinfo=UTC)
 ASKED_AT = datetime(2026, 11, 30, 18, tzinfo=UTC)

@@ -39,17 +39,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from bench.ask import DATA, HELD_OUT, load
+from bench.ask import DATA, FIGURES, HELD_OUT, TUNING_SETS, load
+from bench.ask import mean_figures as mean
 
-SETS = [
-    ("tuning", "ask_questions.jsonl", "ask_corpus.jsonl"),
-    ("tuning2", "ask2_questions.jsonl", "ask2_corpus.jsonl"),
-    ("tuning4", "ask4_questions.jsonl", "ask4_corpus.jsonl"),
-    ("tuning5", "ask5_questions.jsonl", "ask5_corpus.jsonl"),
-    ("tuning6", "ask6_questions.jsonl", "ask6_corpus.jsonl"),
-    ("tuning7", "ask7_questions.jsonl", "ask7_corpus.jsonl"),
-]
-FIGURES = ("all_cited", "one_cited", "facts", "nothing_clean")
+SETS = TUNING_SETS[:6]
 OLDER = ("tuning", "tuning2", "tuning4", "tuning5")
 CARRY = ("tuning6", "tuning7")
 
@@ -328,13 +321,6 @@ def _set(variant: dict[str, Any]) -> dict[str, tuple[Any, str, Any]]:
         was[name] = (module, name, getattr(module, name))
         setattr(module, name, value)
     return was
-
-
-def mean(scored: dict[str, dict[str, Any]], parts: tuple[str, ...]) -> dict[str, float]:
-    """Each figure's mean over `parts`, and the four figures' mean."""
-    out = {f: round(sum(scored[p][f] for p in parts) / len(parts), 3) for f in FIGURES}
-    out["overall"] = round(sum(out[f] for f in FIGURES) / len(FIGURES), 3)
-    return out
 
 
 def recorder(

@@ -25,16 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from bench.ask import DATA, HELD_OUT, load
+from bench.ask import DATA, HELD_OUT, TUNING_SETS, load
 
 # The tuning parts only: the held-out ones (`frozen` of ask_questions.jsonl, all of ask3_*)
 # are run by the lead, once.
-SETS = [
-    ("tuning", "ask_questions.jsonl", "ask_corpus.jsonl"),
-    ("tuning2", "ask2_questions.jsonl", "ask2_corpus.jsonl"),
-    ("tuning4", "ask4_questions.jsonl", "ask4_corpus.jsonl"),
-    ("tuning5", "ask5_questions.jsonl", "ask5_corpus.jsonl"),
-]
+SETS = TUNING_SETS[:4]
 KS = (1, 3, 5)
 # A follow-up's earlier question's weight in its meaning (services/ask.CARRIED_MEANING).
 CARRIED = 0.5

@@ -33,20 +33,11 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from bench.ask import DATA, HELD_OUT, load
+from bench.ask import DATA, FIGURES, HELD_OUT, TUNING_SETS, load
+from bench.ask import mean_figures as mean
 from bench.tools.ask_clauses import parse_variant
 
-SETS = [
-    ("tuning", "ask_questions.jsonl", "ask_corpus.jsonl"),
-    ("tuning2", "ask2_questions.jsonl", "ask2_corpus.jsonl"),
-    ("tuning4", "ask4_questions.jsonl", "ask4_corpus.jsonl"),
-    ("tuning5", "ask5_questions.jsonl", "ask5_corpus.jsonl"),
-    ("tuning6", "ask6_questions.jsonl", "ask6_corpus.jsonl"),
-    ("tuning7", "ask7_questions.jsonl", "ask7_corpus.jsonl"),
-    ("tuning8", "ask8_questions.jsonl", "ask8_corpus.jsonl"),
-    ("tuning9", "ask9_questions.jsonl", "ask9_corpus.jsonl"),
-]
-FIGURES = ("all_cited", "one_cited", "facts", "nothing_clean")
+SETS = TUNING_SETS
 OLDER = ("tuning", "tuning2", "tuning4", "tuning5", "tuning6", "tuning7")
 CARRY = ("tuning8", "tuning9")
 
@@ -113,13 +104,6 @@ def _set(variant: dict[str, Any], embedder: Any) -> dict[str, tuple[Any, str, An
         was[name] = (held, attr, getattr(held, attr))
         setattr(held, attr, value)
     return was
-
-
-def mean(scored: dict[str, dict[str, Any]], parts: tuple[str, ...]) -> dict[str, float]:
-    """Each figure's mean over `parts`, and the four figures' mean."""
-    out = {f: round(sum(scored[p][f] for p in parts) / len(parts), 3) for f in FIGURES}
-    out["overall"] = round(sum(out[f] for f in FIGURES) / len(FIGURES), 3)
-    return out
 
 
 def counts(scored: dict[str, Any], answered: list[dict[str, Any]]) -> dict[str, int]:

@@ -32,14 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from bench.ask import DATA, HELD_OUT, capture_id, load
+from bench.ask import DATA, HELD_OUT, TUNING_SETS, capture_id, load
 
-SETS = [
-    ("tuning", "ask_questions.jsonl", "ask_corpus.jsonl"),
-    ("tuning2", "ask2_questions.jsonl", "ask2_corpus.jsonl"),
-    ("tuning4", "ask4_questions.jsonl", "ask4_corpus.jsonl"),
-    ("tuning5", "ask5_questions.jsonl", "ask5_corpus.jsonl"),
-]
+SETS = TUNING_SETS[:4]
 # The L2 penalty on the standardised weights (a little: the rows are few).
 PENALTY = 1.0
 # What the lines' choice gives the share of citations expected (precision), beside all cited,
