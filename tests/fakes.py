@@ -50,6 +50,7 @@ from shared.domain.messages import (
     TranscribeJob,
 )
 from shared.domain.ports import (
+    KNOWN_FROM_LATEST,
     Adapters,
     DigestAdapters,
     FiledFilter,
@@ -196,12 +197,16 @@ class FakeCaptureRepository(Faults):
 
     async def known_people(self, user_id: str) -> frozenset[str]:
         await self._step("known_people")
-        return frozenset(
-            name
-            for (_, user, _), text in self._filed.items()
-            if user == user_id
-            for name in json.loads(text).get("peopleKnown") or []
+        per_bucket: dict[Bucket, list[dict]] = {}
+        for (bucket, user, _), text in self._filed.items():
+            doc = json.loads(text)
+            if user == user_id and doc.get("peopleKnown"):
+                per_bucket.setdefault(bucket, []).append(doc)
+        newest = (
+            sorted(docs, key=lambda d: d["createdAt"], reverse=True)[:KNOWN_FROM_LATEST]
+            for docs in per_bucket.values()
         )
+        return frozenset(name for docs in newest for doc in docs for name in doc["peopleKnown"])
 
     # For tests: the state to start from, and what is stored, without counting as a call or
     # meeting a fault

@@ -15,6 +15,7 @@ from shared.adapters.cosmos_documents import CosmosStore
 from shared.domain.capture import InboxItem, Status
 from shared.domain.classification import Bucket
 from shared.domain.filed import FILED_MODELS, FiledItem
+from shared.domain.ports import KNOWN_FROM_LATEST
 from shared.settings import INBOX
 
 log = logging.getLogger(__name__)
@@ -95,10 +96,13 @@ class CosmosCaptureRepository(CosmosStore):
         await self._delete(bucket.value, user_id, capture_id)
 
     async def known_people(self, user_id: str) -> frozenset[str]:
-        # One field of the items that hold any, in the user's partition of each bucket, the
-        # four at once (a filed item written before `peopleKnown` existed has none).
+        # One field of the newest items that hold any, in the user's partition of each bucket,
+        # the four at once (a filed item written before `peopleKnown` existed has none); one
+        # ORDER BY path and TOP, which the local server takes too.
         query = (
-            "SELECT c.peopleKnown FROM c WHERE c.userId = @user AND ARRAY_LENGTH(c.peopleKnown) > 0"
+            f"SELECT TOP {KNOWN_FROM_LATEST} c.peopleKnown FROM c"
+            " WHERE c.userId = @user AND ARRAY_LENGTH(c.peopleKnown) > 0"
+            " ORDER BY c.createdAt DESC"
         )
         parameters: list[dict[str, object]] = [{"name": "@user", "value": user_id}]
         per_bucket = await asyncio.gather(

@@ -32,6 +32,10 @@ from shared.domain.push import Delivery, DeviceSlots, PushSubscription
 from shared.domain.push_services import PushServices
 from shared.domain.transcript import Transcript
 
+# How many of a bucket's newest items holding known people `known_people` reads: about a year
+# of a busy life's captures across the four buckets.
+KNOWN_FROM_LATEST = 500
+
 
 class CaptureRepository(Protocol):
     """The inbox and the four buckets. Every method may raise StorageUnavailable."""
@@ -78,7 +82,9 @@ class CaptureRepository(Protocol):
 
     async def known_people(self, user_id: str) -> frozenset[str]:
         """The names the user's filed items said with a person's cue (`peopleKnown`), which
-        the people rules read a new capture with."""
+        the people rules read a new capture with: of the KNOWN_FROM_LATEST newest items that
+        hold any, in each bucket (what a capture's filing reads stays bounded however much
+        the user has filed)."""
         ...
 
 

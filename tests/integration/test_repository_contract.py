@@ -11,12 +11,14 @@ from typing import Any, Protocol
 
 import pytest
 
+from shared.adapters import repository
 from shared.domain.capture import Clarification, InboxItem, Status
 from shared.domain.classification import Bucket, Classification
 from shared.domain.documents import utc_text, utcnow
 from shared.domain.errors import StaleItem
 from shared.domain.filed import IdeaItem, PersonItem
 from shared.domain.ports import CaptureRepository
+from tests import fakes
 from tests.fakes import FakeCaptureRepository, new_id, text_item
 
 
@@ -282,7 +284,9 @@ async def test_a_document_cosmos_cannot_read_is_left_out_of_lists(cosmos, user: 
         await reset()
 
 
-async def test_known_people_are_the_cued_names_of_the_users_filed_items(subject, user) -> None:
+async def test_known_people_are_the_cued_names_of_the_users_filed_items(
+    subject, user, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def filed(model, text: str, people: list[str], owner: str = user):
         capture_id = new_id()
         return model(
@@ -305,3 +309,10 @@ async def test_known_people_are_the_cued_names_of_the_users_filed_items(subject,
     stored = subject.filed(user, Bucket.PEOPLE, harj.id)
     assert stored is not None and stored["peopleKnown"] == ["Harj"]
     assert await subject.repo.known_people(user) == frozenset({"Harj", "Elsie"})
+    # Only a bucket's newest items that hold any are read: bounded however much is filed.
+    later = filed(PersonItem, "met Wren for a coffee", ["Wren"])
+    later = later.model_copy(update={"created_at": harj.created_at + timedelta(minutes=1)})
+    await subject.repo.put_filed(later)
+    monkeypatch.setattr(repository, "KNOWN_FROM_LATEST", 1)
+    monkeypatch.setattr(fakes, "KNOWN_FROM_LATEST", 1)
+    assert await subject.repo.known_people(user) == frozenset({"Wren", "Elsie"})
