@@ -71,6 +71,8 @@ def people_in(text: str, known: frozenset[str] = frozenset()) -> list[str]:
         length, name = _person_at(text, words, i, last_end, named)
         if length == 1 and name.lower() not in FAMILY and _beside_a_place(words, i):
             length = 0  # "cambridge to ely", "leicester or bradford": a route, a choice of towns
+        if length and _a_firms_plural(text, words, i, length):
+            length = 0  # "Arnold Clark have a Skoda", "Evans have the bike": a firm
         if length:
             spans[i] = (length, name)
             last_end = i + length
@@ -209,6 +211,28 @@ def _a_plain_surname(word: str) -> bool:
         and not in_word_list(word)
         and word not in COMMON
     )
+
+
+# The plural of a verb: after one name, a firm's ("Arnold Clark have", "Evans have"), as
+# British English speaks of a firm; a person's only as one of a pair ("owen and faye want").
+_PLURAL_VERBS = {
+    "have", "are", "were", "want", "need", "say", "don't", "dont", "aren't", "arent",
+    "haven't", "havent", "weren't", "werent",
+}  # fmt: skip
+_PAIRED = re.compile(r"[+&/]|\b(?:and|y|und|et|e|or|with|w)\b|,\s*$", re.IGNORECASE)
+
+
+def _a_firms_plural(text: str, words: list[re.Match[str]], i: int, length: int) -> bool:
+    """Is the name at `words[i : i + length]` the subject of a plural verb with no partner
+    before it ("Arnold Clark have it ready"; not "owen and faye want", "Mitch + Jess have")?"""
+    j = i + length
+    if j >= len(words) or gap_after(text, words, j - 1) != " ":
+        return False
+    if words[j].group(0).lower() not in _PLURAL_VERBS or POSSESSIVE.search(words[j - 1].group(0)):
+        return False
+    # "Beatriz and her husband Joaquim are": a partner a few words back.
+    before = text[words[max(i - 3, 0)].start() : words[i].start()] if i else ""
+    return not _PAIRED.search(before)
 
 
 def _beside_a_place(words: list[re.Match[str]], i: int) -> bool:
