@@ -195,7 +195,13 @@ _RECURRING_AFTER = re.compile(
     r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b"
 )
 # What the day is said of, when it recurs: a plural ("sunday roasts", "the thurs club runs").
-_NOUNS_AFTER = re.compile(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]{3,}s)\b")
+_NOUNS_AFTER = re.compile(r"\s+(?P<between>[a-z]+\s+)?(?P<noun>[a-z]{3,}s)\b")
+# Words that start another clause or phrase after a day ("sat before prices go up"); not a
+# time of day ("thursday evening sessions" recur).
+_CONNECTIVES = {
+    "before", "after", "by", "as", "because", "cos", "unless", "once", "while", "in", "at",
+    "for", "to", "if", "but", "when", "so", "then", "and", "or", "till", "until", "from",
+}  # fmt: skip
 _DEADLINE = re.compile(
     r"(?:\bby|\bbefore|\btill|\btil|\buntil|\bdue|\bantes del?|\bbis|\bvor|\bavant)"
     r"(?:\s+(?:the|this|next|el|la|am|on|zum|le))?"
@@ -325,6 +331,8 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     return (
         match.start() > 0  # "Sunday jobs: ..." is that day's list
         and plural is not None
+        # "by sun before prices jump": a plural after a connective is the next clause's
+        and (plural["between"] or "").strip() not in _CONNECTIVES
         and plural["noun"] not in COMMON
         and (plural["noun"][:-1] in english_words() or plural["noun"][:-2] in english_words())
     )

@@ -141,6 +141,11 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("the builder dug out the footings today", None),
         ("she wrote the report today, all fine", None),
         ("write the report today", THURSDAY),
+        # A plural after a day and a connective is the next clause's, not a day that recurs.
+        ("book the train by sat before fares go up", date(2026, 3, 14)),
+        ("renew it by mon as prices rise in april", date(2026, 3, 16)),
+        ("she wants her thursday evening sessions back", None),
+        ("cook the sunday roasts for the club", None),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:
