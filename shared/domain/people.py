@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from shared.domain.calendar_words import TIME_WORDS
 from shared.domain.capitalised_names import is_name, name_at
 from shared.domain.lowercase_names import (
     a_surname_after,
@@ -140,6 +141,8 @@ def _person_at(
             return 2, f"{capitalised(word)} {capitalised(following)}"
     if low in FAMILY or (low in _FAMILY_PLURALS and raw == word):
         if _someone_elses(text, words, i):
+            if (relative := _a_relatives_name(text, words, i)) is not None:
+                return 2, relative  # "quique's dad salva", "Margalida's dad Pep": his name
             return 0, ""
         return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
     if (  # "called her Ada", "is called kit", "a little girl, Ivy"
@@ -262,6 +265,26 @@ def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
     return before.lower() in _SOMEONE_ELSES or (
         bool(POSSESSIVE.search(before)) and before.lower() not in {"it's", "that's", "what's"}
     )
+
+
+def _a_relatives_name(text: str, words: list[re.Match[str]], i: int) -> str | None:
+    """The name right after someone else's family word, in apposition ("quique's dad salva
+    had a scan", "Margalida's dad Pep is"): a first name the lists hold that is no word, or a
+    capitalised word that is no day, month or common word; None where there is none."""
+    if i + 1 >= len(words) or gap_after(text, words, i) != " ":
+        return None
+    raw = words[i + 1].group(0)
+    word = POSSESSIVE.sub("", raw)
+    low = word.lower()
+    if not word.isalpha() or low in COMMON | OBJECTS | FAMILY | KIN | TIME_WORDS:
+        return None
+    if word == low:
+        return capitalised(word) if first_names().get(low) in {"", "r"} else None
+    if word[1:] == low[1:] and not known_name(word) and in_word_list(low) and not raw.endswith("s"):
+        # "her dad Pep": a capitalised word the list holds is his name only before a verb
+        following = words[i + 2].group(0).lower() if i + 2 < len(words) else ""
+        return word if following in A_PERSONS_VERBS else None
+    return word if word[1:] == low[1:] else None
 
 
 def _said_after(text: str, words: list[re.Match[str]], i: int) -> bool:

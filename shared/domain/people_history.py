@@ -41,7 +41,7 @@ def _cued_at(text: str, words: list[re.Match[str]], i: int) -> bool:
     if POSSESSIVE.search(raw) and raw.lower() not in _NOT_POSSESSIVES:
         return word == word.lower() or known_name(word)
     before = words[i - 1].group(0).lower() if i else ""
-    if before in CONTACT_VERBS | _TITLES | KIN and _gap(text, words, i - 1).strip() == "":
+    if before in CONTACT_VERBS | _TITLES | KIN | FAMILY and _gap(text, words, i - 1).strip() == "":
         return True
     if i + 1 < len(words) and not CLAUSE_BREAK.search(_gap(text, words, i)):
         return words[i + 1].group(0).lower() in _PERSONS_ONLY

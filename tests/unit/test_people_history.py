@@ -25,6 +25,10 @@ def test_a_name_found_with_no_persons_cue_is_not_remembered() -> None:
 
 def test_kinship_and_full_names_are_remembered_whole_and_by_first_name() -> None:
     assert cued_people("ring nana elsie", ["Nana Elsie"]) == ["Elsie"]
+    # The name after someone else's family word is remembered ("quique's dad salva").
+    text = "quique's dad salva had a scan today"
+    assert people_in(text) == ["Quique", "Salva"]
+    assert cued_people(text, people_in(text)) == ["Quique", "Salva"]
     assert cued_people("benedict orme pulled out", ["Benedict Orme"]) == [
         "Benedict Orme",
         "Benedict",

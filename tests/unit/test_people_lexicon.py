@@ -451,6 +451,13 @@ def test_people_of_the_sixth_round(text: str, people: list[str]) -> None:
         ("owen and faye want the sockets moved", ["Owen", "Faye"]),
         ("Mitch + Jess have set the date", ["Mitch", "Jess"]),
         ("Beatriz and her husband Joaquim are expecting", ["Beatriz", "Joaquim"]),
+        # The name right after someone else's family word, in apposition.
+        ("tomas's dad salva had his op", ["Tomas", "Salva"]),
+        ("Nuria's dad Pep is in hospital", ["Nuria", "Pep"]),
+        ("Nuria's dad Pep's birthday", ["Nuria", "Pep"]),
+        ("her dad Tuesday", []),
+        ("his mum in hospital again", []),
+        ("kai's dad rang", ["Kai"]),
     ],
 )
 def test_people_of_the_seventh_round(text: str, people: list[str]) -> None:
