@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from shared.domain.lowercase_names import CONTACT_VERBS, DETERMINERS
-from shared.domain.people_lexicon import in_word_list, known_name
+from shared.domain.people_lexicon import everyday_word, in_word_list, known_name
 from shared.domain.people_words import ARTICLES, CLAUSE_BREAK, COMMON, FAMILY, KIN, POSSESSIVE
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
@@ -42,7 +42,8 @@ def _cued_at(text: str, words: list[re.Match[str]], i: int) -> bool:
         return word == word.lower() or known_name(word)
     before = words[i - 1].group(0).lower() if i else ""
     if before in CONTACT_VERBS | _TITLES | KIN | FAMILY and _gap(text, words, i - 1).strip() == "":
-        return True
+        # "ring Admiral", "call Sage": an everyday word reached is a firm as often as a person
+        return before not in CONTACT_VERBS or not everyday_word(word)
     if i + 1 < len(words) and not CLAUSE_BREAK.search(_gap(text, words, i)):
         return words[i + 1].group(0).lower() in _PERSONS_ONLY
     return False

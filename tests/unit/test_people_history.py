@@ -21,6 +21,12 @@ def test_a_name_found_with_no_persons_cue_is_not_remembered() -> None:
     assert cued_people("Currys rang: the part's in", ["Currys"]) == []
     assert cued_people("Xero's price rise is nuts", ["Xero"]) == []
     assert cued_people("cqc rang the switchboard", ["Cqc"]) == []
+    # An everyday word reached by a contact verb is a firm as often as a person ("ring
+    # Admiral"); a name that is none is remembered so ("ring Harj"), and a word is after a
+    # person's verb ("Rose says").
+    assert cued_people("ring Admiral first thing mon", ["Admiral"]) == []
+    assert cued_people("ring Harj first thing mon", ["Harj"]) == ["Harj"]
+    assert cued_people("Rose says hi", ["Rose"]) == ["Rose"]
 
 
 def test_kinship_and_full_names_are_remembered_whole_and_by_first_name() -> None:
