@@ -17,6 +17,7 @@ from shared.domain.lowercase_names import (
 from shared.domain.people_history import with_known
 from shared.domain.people_lexicon import (
     a_past_form,
+    a_word,
     english_words,
     everyday_word,
     first_names,
@@ -130,7 +131,7 @@ def _person_at(
             or (
                 plain_name(following, words, i + 1)
                 and (
-                    low not in FAMILY
+                    (low not in FAMILY and not _a_verbs_past(following))
                     or not everyday_word(following)
                     # "grandad con's party", "grandad con did a speech": a name that is a word
                     or (known_name(following) and _said_after(text, words, i + 1))
@@ -140,6 +141,8 @@ def _person_at(
         ):
             return 2, f"{capitalised(word)} {capitalised(following)}"
     if low in FAMILY or (low in _FAMILY_PLURALS and raw == word):
+        if low in _FAMILY_PLURALS and _after_a_modifier(text, words, i):
+            return 0, ""  # "the cricket mums", "Welsh speaking mums": mothers, not Mum's
         if _someone_elses(text, words, i):
             if (relative := _a_relatives_name(text, words, i)) is not None:
                 return 2, relative  # "quique's dad salva", "Margalida's dad Pep": his name
@@ -265,6 +268,35 @@ def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
     return before.lower() in _SOMEONE_ELSES or (
         bool(POSSESSIVE.search(before)) and before.lower() not in {"it's", "that's", "what's"}
     )
+
+
+# Before a plural family word, what makes it "Mum's" still ("for mums walker", "to dads").
+_BEFORE_MUMS = {"for", "to", "at", "w", "with", "from", "about", "ring", "call", "text", "and"}
+
+
+def _after_a_modifier(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the plural family word `words[i]` after a word that describes them, in the same
+    phrase ("the cricket mums", "loads of Welsh speaking mums"), so mothers, not the user's?"""
+    if i == 0 or gap_after(text, words, i - 1) != " ":
+        return False
+    before = words[i - 1].group(0)
+    return before.lower() not in _BEFORE_MUMS | _SOMEONE_ELSES and before.isalpha()
+
+
+# Pasts that no "-ed" shows ("uncle threw", "auntie came"): after a kinship word, no name.
+_IRREGULAR_PASTS = {
+    "came", "went", "was", "were", "rang", "had", "got", "did", "saw", "took", "gave", "sent",
+    "thought", "brought", "bought", "caught", "felt", "heard", "lost", "met", "dug", "ate",
+    "drank", "ran", "swam", "wrote", "broke", "flew", "drove", "rode", "sang", "spoke",
+    "threw", "woke", "wore", "chose", "forgot", "froze", "knew", "meant", "paid", "sold",
+    "slept", "spent", "stood", "taught", "began", "blew", "built", "drew", "fought", "grew",
+    "held", "made", "shook", "kept", "found", "became", "fell", "left", "told", "said",
+}  # fmt: skip
+
+
+def _a_verbs_past(word: str) -> bool:
+    """Is the lowercase `word` an everyday verb's past and no name ("threw", "cooked")?"""
+    return word == word.lower() and a_word(word) and (word in _IRREGULAR_PASTS or a_past_form(word))
 
 
 def _a_relatives_name(text: str, words: list[re.Match[str]], i: int) -> str | None:

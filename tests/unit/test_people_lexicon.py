@@ -458,6 +458,18 @@ def test_people_of_the_sixth_round(text: str, people: list[str]) -> None:
         ("her dad Tuesday", []),
         ("his mum in hospital again", []),
         ("kai's dad rang", ["Kai"]),
+        # German's "es" after a verb is no possessive ("wie geht's").
+        ("wie geht's dir, ueli", ["Ueli"]),
+        ("ueli geht's besser", ["Ueli"]),
+        # A plural family word after a word that describes them: mothers, not Mum's.
+        ("a group for the cricket mums", []),
+        ("loads of Welsh speaking mums in town", []),
+        ("mums hip op went fine", ["Mum"]),
+        ("too tight for mums walker", ["Mum"]),
+        # A verb's past after a kinship word is no name.
+        ("jule's uncle threw a party", ["Jule"]),
+        ("uncle terry's birthday", ["Uncle Terry"]),
+        ("Auntie Win came for tea", ["Auntie Win"]),
     ],
 )
 def test_people_of_the_seventh_round(text: str, people: list[str]) -> None:
