@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from shared.domain.calendar_words import TIME_WORDS
-from shared.domain.capitalised_names import is_name, name_at
+from shared.domain.capitalised_names import TITLE_WORDS, is_name, name_at
 from shared.domain.lowercase_names import (
     a_surname_after,
     cued_as_a_person,
@@ -73,6 +73,8 @@ def people_in(text: str, known: frozenset[str] = frozenset()) -> list[str]:
         length, name = _person_at(text, words, i, last_end, named)
         if length == 1 and name.lower() not in FAMILY and _beside_a_place(words, i):
             length = 0  # "cambridge to ely", "leicester or bradford": a route, a choice of towns
+        if length == 1 and _after_a_things_capital(text, words, i, spans):
+            length = 0  # "Bristol Old Vic", "Direct Line", "Hound Tor": the end of a thing's name
         if length and _a_firms_plural(text, words, i, length):
             length = 0  # "Arnold Clark have a Skoda", "Evans have the bike": a firm
         if length:
@@ -226,6 +228,28 @@ _PLURAL_VERBS = {
     "haven't", "havent", "weren't", "werent",
 }  # fmt: skip
 _PAIRED = re.compile(r"[+&/]|\b(?:and|y|und|et|e|or|with|w)\b|,\s*$", re.IGNORECASE)
+
+
+# What starts a sentence, whose first word is capitalised whatever it is ("Ask Priya").
+_SENTENCE_START = re.compile(r"[.!?\n:;'\"\u2018\u201c(\[]|[^\w\s,'\u2019&+/-]")
+
+
+def _after_a_things_capital(
+    text: str, words: list[re.Match[str]], i: int, spans: dict[int, tuple[int, str]]
+) -> bool:
+    """Is `words[i]` right after a capitalised word the rules left, inside a sentence ("book
+    Bristol Old Vic tickets", "Direct Line letter", "Lanternfish Press"): the rest of a
+    thing's name? Not after a sentence's first word (after a full stop, a colon, a quote or
+    an emoji), a title, a kinship or family word, nor
+    a name ("Oma Gerti", "Professor Lindqvist")."""
+    if i < 2 or gap_after(text, words, i - 1) != " " or (i - 1) in spans:
+        return False
+    before = words[i - 1].group(0)
+    if not before[:1].isupper() or POSSESSIVE.search(before) or not before.isalpha():
+        return False
+    if before.lower() in KIN | FAMILY | TITLE_WORDS or known_name(before):
+        return False
+    return not _SENTENCE_START.search(gap_after(text, words, i - 2))
 
 
 def _a_firms_plural(text: str, words: list[re.Match[str]], i: int, length: int) -> bool:

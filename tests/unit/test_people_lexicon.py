@@ -470,6 +470,14 @@ def test_people_of_the_sixth_round(text: str, people: list[str]) -> None:
         ("jule's uncle threw a party", ["Jule"]),
         ("uncle terry's birthday", ["Uncle Terry"]),
         ("Auntie Win came for tea", ["Auntie Win"]),
+        # A capitalised word right after one the rules left, inside a sentence, ends a
+        # thing's name; not after a sentence's first word, a title, a kinship word or a name.
+        ("book Bristol Old Vic tickets w lou", ["Lou"]),
+        ("renew the van insurance, Direct Line letter came", []),
+        ("post it back to Lanternfish Press today", []),
+        ("Ask Priya about it", ["Priya"]),
+        ("chapter 2 to Professor Lindqvist by fri", ["Lindqvist"]),
+        ("ring Oma Gerti on tues", ["Oma Gerti"]),
     ],
 )
 def test_people_of_the_seventh_round(text: str, people: list[str]) -> None:
