@@ -93,9 +93,9 @@ def _index(
 def with_known(text: str, found: list[str], known: frozenset[str]) -> list[str]:
     """`found` (what the rules read in `text`) and the names of `known` (what `cued_people`
     remembered of the user's earlier captures) that `text` spells where the rules saw no one:
-    a full name whole, a single name written lowercase only if no English list holds the word
-    ("harj", not "will"), and never after an article ("the cqc") nor beside a capitalised word
-    the rules left ("Theatre Royal")."""
+    a full name whole, a single name written lowercase unless it is an English word that the
+    lists of first names hold too ("harj", "tam", not "will"), and never after an article
+    ("the cqc") nor beside a capitalised word the rules left ("Theatre Royal")."""
     if not known:
         return found
     words = list(_WORD.finditer(text))
@@ -112,8 +112,10 @@ def with_known(text: str, found: list[str], known: frozenset[str]) -> list[str]:
         if key not in singles or key in taken or key in COMMON | FAMILY:
             continue
         raw = POSSESSIVE.sub("", words[i].group(0))
-        if raw == key and in_word_list(key):
-            continue  # "will", "mark" in lowercase: a word, whatever the memory holds
+        if raw == key and in_word_list(key) and known_name(key):
+            # "will", "mark" in lowercase: a word, whatever the memory holds; a word no list of
+            # first names holds ("tam", "bola") is remembered as the user's name for someone.
+            continue
         end = words[i].end()
         if _INNER_CAPITAL.search(raw) or text[end : end + 1].isdigit():
             continue  # "ClearView", "Jet2": a brand, as the rules read it

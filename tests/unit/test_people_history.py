@@ -59,6 +59,9 @@ def test_a_known_spelling_does_not_make_a_thing_a_person() -> None:
     assert people_in("keep the Massey going till then", known) == []
     assert people_in("a job at the Theatre Royal Plymouth", known) == []
     assert people_in("will do it fri", known) == []
+    # A word no list of first names holds is the user's name for someone once remembered.
+    assert people_in("joiner tam finishes thurs", frozenset({"Tam"})) == ["Tam"]
+    assert people_in("joiner tam finishes thurs") == []
     assert people_in("fly Jet2 on the 3rd", known) == []
     assert with_known("ClearView quote came", [], known) == []
 
