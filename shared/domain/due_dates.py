@@ -277,9 +277,11 @@ def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     if match.start() == 0 and re.match(r"\s*[a-z]+\s*:", lowered[match.end() :]):
         return True  # "sat jobs: ...": the day's list
     before = _words_before(lowered, match.start())
-    if before and before[-1] in _BEFORE_A_DAY:
-        return True
     rest = lowered[match.end() :]
+    # "tablets and sun cream", "maps or sat nav": after "and"/"or" the word is read as it
+    # stands, a day only where no word follows it
+    if before and before[-1] in _BEFORE_A_DAY - {"and", "or"}:
+        return True
     return bool(_TIME_OF_DAY.match(rest)) or not re.match(r"\s*[^\W\d_]", rest)
 
 
@@ -371,7 +373,11 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
     start = edges[-1] if edges else 0
     end_match = _CLAUSE_EDGE.search(lowered, match.end())
     end = end_match.start() if end_match else len(lowered)
-    if _GERMAN_PAST.search(lowered, start, end) or _A_DISTANCE.search(lowered, start, end):
+    if (
+        _GERMAN_PAST.search(lowered, start, end)
+        or _SPANISH_PAST.search(lowered, start, end)
+        or _A_DISTANCE.search(lowered, start, end)
+    ):
         return True
     return any(  # not "post the signed forms today": a participle after "the" is no past
         _a_past(past)
@@ -389,9 +395,20 @@ _GERMAN_PAST = re.compile(
 )
 
 
+# Spanish says what was done with its preterite ("me lo pidió hoy", "llamó hoy") or a perfect
+# ("ha llamado hoy", "hemos comido").
+_SPANISH_PAST = re.compile(
+    r"\b[^\W\d_]{2,}(?:ió|ó)\b|\b(?:he|has|ha|hemos|han)\s+[^\W\d_]+(?:ado|ido)\b"
+)
+
+
 # A distance covered, in the clause of "today": a run, a ride or a swim done ("120k today in
 # 5h10", "long run today 24k", "did 1.2km in the lake today"); not money ("£7.9k").
-_A_DISTANCE = re.compile(r"(?<![£€$\d.,])\d+(?:\.\d+)?\s?(?:k|km|miles?|mi)\b")
+_A_DISTANCE = re.compile(
+    r"(?<![£€$\d.,])\d+(?:\.\d+)?\s?(?:k|km|miles?|mi)\b"
+    # "1500m swim", "400 m": metres swum or run, three digits or more (not "5m", millions)
+    r"|(?<![£€$\d.,])\d{3,}\s?m\b"
+)
 
 
 def _a_past(match: re.Match[str]) -> bool:

@@ -146,6 +146,15 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("renew it by mon as prices rise in april", date(2026, 3, 16)),
         ("she wants her thursday evening sessions back", None),
         ("cook the sunday roasts for the club", None),
+        # After "and"/"or", "sun" or "sat" with a word after it is that word's ("sun cream").
+        ("buy chlorine tablets and sun cream", None),
+        ("bins out fri or sat", date(2026, 3, 13)),
+        # Metres covered, and Spanish's preterite or perfect, report what was done today.
+        ("1500m swim in 34 min tonight, legs gone", None),
+        ("araceli me lo pidió hoy, 3 tiers", None),
+        ("ha llamado hoy la tía", None),
+        ("llamar a mamá hoy", THURSDAY),
+        ("buy 5m of wire today", THURSDAY),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:
