@@ -210,13 +210,14 @@ _DEADLINE = re.compile(
 # A day of the month right after a weekday ("fri 16th", "sat 3 feb", "weds the 4th").
 _DAY_OF_MONTH_AFTER = re.compile(
     r"\.?\s+(?:the\s+)?(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b(?![:.]?\d)"
+    r"(?!\s?[-\u2013]\s?\d|\s?(?:am|pm)\b)"  # "sat 2-5pm", "fri 9am": a time, not the 2nd
 )
 _A_WEEKDAY_BEFORE = re.compile(
     rf"\b(?:{'|'.join(WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?\s+(?:the\s+)?$"
 )
 _PAST_TENSE = re.compile(
     r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|thought|"
-    r"brought|bought|caught|felt|heard|lost|won|met|\w{2,}(?<!e)ed|"
+    r"brought|bought|caught|felt|heard|lost|won(?!['\u2019]t)|met|\w{2,}(?<!e)ed|"
     # the other irregular pasts that are no present, noun or day ("dug", not "sat" or "put")
     r"dug|ate|drank|ran|swam|wrote|broke|flew|drove|rode|sang|spoke|threw|woke|wore|chose|"
     r"forgot|froze|knew|meant|paid|sold|slept|spent|stood|taught|began|blew|built|drew|"
@@ -260,6 +261,8 @@ def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     rest = lowered[match.end() :]
     if _WEEKDAY_AFTER.match(rest):
         return False  # "the 2nd weds of the month": a day that recurs
+    if _is_deadline(lowered, match.start()):
+        return True  # "in by the 4th too", "by the 9th im cancelling": a deadline's day
     following = re.match(r"\s*([^\W\d_]+)", rest)
     if following is None:
         return True  # the end, punctuation or a time ("the 22nd, she's", "13th 2pm")
@@ -333,6 +336,7 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     return (
         match.start() > 0  # "Sunday jobs: ..." is that day's list
         and plural is not None
+        and not match[0].endswith(".")  # "by weds. reckons he could": the next sentence
         # "by sun before prices jump": a plural after a connective is the next clause's
         and (plural["between"] or "").strip() not in _CONNECTIVES
         and plural["noun"] not in COMMON

@@ -155,6 +155,13 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("ha llamado hoy la tía", None),
         ("llamar a mamá hoy", THURSDAY),
         ("buy 5m of wire today", THURSDAY),
+        # "won't" is no past; a day and a full stop end the day's phrase ("by weds. reckons").
+        ("post the card today or it won't reach them", THURSDAY),
+        ("quote to us by weds. reckons he could start", date(2026, 3, 18)),
+        # A deadline's ordinal whatever follows it, and a time range after a weekday.
+        ("references must be in by the 20th too", date(2026, 3, 20)),
+        ("race pack pick up sat 2-5pm in town", date(2026, 3, 14)),
+        ("the 2nd stage invoice", None),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:
