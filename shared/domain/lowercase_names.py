@@ -234,12 +234,13 @@ _A_ROLES_ENDING = re.compile(r"(?:er|or|ent|ant|ist|ian|ee|s)$")
 
 
 def _a_words_name_saying(text: str, words: list[re.Match[str]], i: int) -> bool:
-    word = words[i].group(0)
+    """Is the everyday word `words[i]` someone, at a clause's start before what only a person
+    does now ("tam wants"; not "agent wants")? The verb is looked at first: it seldom follows."""
     return (
         i + 1 < len(words)
-        and not _A_ROLES_ENDING.search(word)
-        and gap_after(text, words, i) == " "
         and words[i + 1].group(0).lower() in _ONLY_A_PERSON_NOW
+        and gap_after(text, words, i) == " "
+        and not _A_ROLES_ENDING.search(words[i].group(0))
         and _starts_clause(text, words, i)
     )
 
