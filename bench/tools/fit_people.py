@@ -6,7 +6,7 @@ Per set: people exact / precision / recall as `python -m bench details --set …
 (every bucketed capture whose people are labelled, names compared as filed), the rules alone
 and the fitted decision (a candidate kept where its score is above 0.5) fitted on every other
 set. `--split`: one set of weights for what the rules took and one for what they left. Never
-run on the held-out sets (the frozen month, eval, months 26+, follow-ups)."""
+run on the held-out sets (the frozen month, eval, months 33+, follow-ups)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from shared.domain.people import people_in
 
 TUNING = (
     "month_dev",
-    *(f"month{n}" for n in range(2, 26)),
+    *(f"month{n}" for n in range(2, 33)),
     "details",
     "details2",
     "details3",
@@ -33,7 +33,7 @@ TUNING = (
     "dev4",
     "dev5",
 )
-RECENT = frozenset(f"month{n}" for n in range(21, 26))
+RECENT = frozenset(f"month{n}" for n in range(30, 33))
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def main(argv: list[str]) -> int:
         up += decided[0] > rules[0]
         down += decided[0] < rules[0]
         print(f"| `{name}` | {shown(rules)} | {shown(decided)} |")
-    for label, pair in (("months 21-25", recent), (f"all {len(sets)} sets", total)):
+    for label, pair in (("months 30-32", recent), (f"all {len(sets)} sets", total)):
         print(f"| **{label}** | {shown(pair['rules'])} | {shown(pair['fitted'])} |")
     print(f"sets up {up}, down {down}, same {len(sets) - up - down}")
     return 0

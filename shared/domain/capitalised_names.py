@@ -45,6 +45,7 @@ _TITLES = {
     "Monsieur", "Signora", "Signor",
 }  # fmt: skip
 _TITLE_WORDS = {t.lower() for t in _TITLES}
+TITLE_WORDS = _TITLE_WORDS
 # Months that are also first names: a person when possessive ("April's birthday") or met.
 _MONTH_NAMES = {"April", "May", "June", "August"}
 # After "from", a place ("back from Porto") unless something came from someone ("an idea

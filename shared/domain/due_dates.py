@@ -195,7 +195,13 @@ _RECURRING_AFTER = re.compile(
     r"\s*(?:mornings|afternoons|evenings|nights|nite?s)\b"
 )
 # What the day is said of, when it recurs: a plural ("sunday roasts", "the thurs club runs").
-_NOUNS_AFTER = re.compile(r"\s+(?:[a-z]+\s+)?(?P<noun>[a-z]{3,}s)\b")
+_NOUNS_AFTER = re.compile(r"\s+(?P<between>[a-z]+\s+)?(?P<noun>[a-z]{3,}s)\b")
+# Words that start another clause or phrase after a day ("sat before prices go up"); not a
+# time of day ("thursday evening sessions" recur).
+_CONNECTIVES = {
+    "before", "after", "by", "as", "because", "cos", "unless", "once", "while", "in", "at",
+    "for", "to", "if", "but", "when", "so", "then", "and", "or", "till", "until", "from",
+}  # fmt: skip
 _DEADLINE = re.compile(
     r"(?:\bby|\bbefore|\btill|\btil|\buntil|\bdue|\bantes del?|\bbis|\bvor|\bavant)"
     r"(?:\s+(?:the|this|next|el|la|am|on|zum|le))?"
@@ -204,13 +210,14 @@ _DEADLINE = re.compile(
 # A day of the month right after a weekday ("fri 16th", "sat 3 feb", "weds the 4th").
 _DAY_OF_MONTH_AFTER = re.compile(
     r"\.?\s+(?:the\s+)?(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b(?![:.]?\d)"
+    r"(?!\s?[-\u2013]\s?\d|\s?(?:am|pm)\b)"  # "sat 2-5pm", "fri 9am": a time, not the 2nd
 )
 _A_WEEKDAY_BEFORE = re.compile(
     rf"\b(?:{'|'.join(WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\.?\s+(?:the\s+)?$"
 )
 _PAST_TENSE = re.compile(
     r"\b(?:came|went|was|were|rang|said|had|got|did|saw|told|left|took|gave|sent|thought|"
-    r"brought|bought|caught|felt|heard|lost|won|met|\w{2,}(?<!e)ed|"
+    r"brought|bought|caught|felt|heard|lost|won(?!['\u2019]t)|met|\w{2,}(?<!e)ed|"
     # the other irregular pasts that are no present, noun or day ("dug", not "sat" or "put")
     r"dug|ate|drank|ran|swam|wrote|broke|flew|drove|rode|sang|spoke|threw|woke|wore|chose|"
     r"forgot|froze|knew|meant|paid|sold|slept|spent|stood|taught|began|blew|built|drew|"
@@ -254,6 +261,8 @@ def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     rest = lowered[match.end() :]
     if _WEEKDAY_AFTER.match(rest):
         return False  # "the 2nd weds of the month": a day that recurs
+    if _is_deadline(lowered, match.start()):
+        return True  # "in by the 4th too", "by the 9th im cancelling": a deadline's day
     following = re.match(r"\s*([^\W\d_]+)", rest)
     if following is None:
         return True  # the end, punctuation or a time ("the 22nd, she's", "13th 2pm")
@@ -271,9 +280,11 @@ def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     if match.start() == 0 and re.match(r"\s*[a-z]+\s*:", lowered[match.end() :]):
         return True  # "sat jobs: ...": the day's list
     before = _words_before(lowered, match.start())
-    if before and before[-1] in _BEFORE_A_DAY:
-        return True
     rest = lowered[match.end() :]
+    # "tablets and sun cream", "maps or sat nav": after "and"/"or" the word is read as it
+    # stands, a day only where no word follows it
+    if before and before[-1] in _BEFORE_A_DAY - {"and", "or"}:
+        return True
     return bool(_TIME_OF_DAY.match(rest)) or not re.match(r"\s*[^\W\d_]", rest)
 
 
@@ -325,6 +336,9 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
     return (
         match.start() > 0  # "Sunday jobs: ..." is that day's list
         and plural is not None
+        and not match[0].endswith(".")  # "by weds. reckons he could": the next sentence
+        # "by sun before prices jump": a plural after a connective is the next clause's
+        and (plural["between"] or "").strip() not in _CONNECTIVES
         and plural["noun"] not in COMMON
         and (plural["noun"][:-1] in english_words() or plural["noun"][:-2] in english_words())
     )
@@ -363,7 +377,11 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
     start = edges[-1] if edges else 0
     end_match = _CLAUSE_EDGE.search(lowered, match.end())
     end = end_match.start() if end_match else len(lowered)
-    if _GERMAN_PAST.search(lowered, start, end) or _A_DISTANCE.search(lowered, start, end):
+    if (
+        _GERMAN_PAST.search(lowered, start, end)
+        or _SPANISH_PAST.search(lowered, start, end)
+        or _A_DISTANCE.search(lowered, start, end)
+    ):
         return True
     return any(  # not "post the signed forms today": a participle after "the" is no past
         _a_past(past)
@@ -381,9 +399,20 @@ _GERMAN_PAST = re.compile(
 )
 
 
+# Spanish says what was done with its preterite ("me lo pidió hoy", "llamó hoy") or a perfect
+# ("ha llamado hoy", "hemos comido").
+_SPANISH_PAST = re.compile(
+    r"\b[^\W\d_]{2,}(?:ió|ó)\b|\b(?:he|has|ha|hemos|han)\s+[^\W\d_]+(?:ado|ido)\b"
+)
+
+
 # A distance covered, in the clause of "today": a run, a ride or a swim done ("120k today in
 # 5h10", "long run today 24k", "did 1.2km in the lake today"); not money ("£7.9k").
-_A_DISTANCE = re.compile(r"(?<![£€$\d.,])\d+(?:\.\d+)?\s?(?:k|km|miles?|mi)\b")
+_A_DISTANCE = re.compile(
+    r"(?<![£€$\d.,])\d+(?:\.\d+)?\s?(?:k|km|miles?|mi)\b"
+    # "1500m swim", "400 m": metres swum or run, three digits or more (not "5m", millions)
+    r"|(?<![£€$\d.,])\d{3,}\s?m\b"
+)
 
 
 def _a_past(match: re.Match[str]) -> bool:

@@ -10,6 +10,7 @@ from shared.domain.calendar_words import TIME_WORDS
 from shared.domain.capitalised_names import SAINTS, a_place_said_to_be_someone
 from shared.domain.people_lexicon import (
     NAMES_AS_WORDS,
+    a_compound,
     a_past_form,
     a_present_form,
     a_word,
@@ -90,10 +91,19 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         return True
     if not plain_name(word, words, i):
         return False
+    if a_compound(word) and not (
+        _starts_clause(text, words, i) and _subject_of_a_verb(text, words, i, only_a_persons=True)
+    ):
+        # "walkthrough went well", "headshot sent", "heat exchanger's cracked": a word made of
+        # everyday words is a thing, unless a person's verb follows ("thistlewood signed").
+        return False
     if a_word(word) and word not in surnames():
         # "abstract accepted", "agent wants", "ask estates": an everyday word that no list of
-        # first names or surnames holds is a thing or a role in lowercase, whatever follows.
-        return False
+        # first names or surnames holds is a thing or a role in lowercase, whatever follows;
+        # but at a clause's start before what only a person does now ("tam says", "bola
+        # says", "tansy wants"), a word with no role's or plural's ending is someone
+        # ("letter says", "printer says", "agent wants", "judges loved" stay things).
+        return _a_words_name_saying(text, words, i)
     previous = words[i - 1].group(0).lower() if i else ""
     if (
         previous in SAINTS
@@ -210,6 +220,28 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and not (i and words[i - 1].group(0)[:1].isdigit())
         and not re.search(r"\d\s*$", text[: words[i].start()])
         and following.removesuffix("s") not in THINGS
+    )
+
+
+# What only a person does, said now, after a word the word list holds ("tam says"): not a
+# past ("split agreed"), which a report of things takes too.
+_ONLY_A_PERSON_NOW = {
+    "wants", "thinks", "reckons", "agrees", "suggests", "loves", "hates", "likes",
+    "prefers", "knows", "meint", "quiere",
+}  # fmt: skip
+# The endings of roles, doers and things that say ("agent", "organiser", "inspector", "letter").
+_A_ROLES_ENDING = re.compile(r"(?:er|or|ent|ant|ist|ian|ee|s)$")
+
+
+def _a_words_name_saying(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the everyday word `words[i]` someone, at a clause's start before what only a person
+    does now ("tam wants"; not "agent wants")? The verb is looked at first: it seldom follows."""
+    return (
+        i + 1 < len(words)
+        and words[i + 1].group(0).lower() in _ONLY_A_PERSON_NOW
+        and gap_after(text, words, i) == " "
+        and not _A_ROLES_ENDING.search(words[i].group(0))
+        and _starts_clause(text, words, i)
     )
 
 

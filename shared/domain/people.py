@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from shared.domain.capitalised_names import is_name, name_at
+from shared.domain.calendar_words import TIME_WORDS
+from shared.domain.capitalised_names import TITLE_WORDS, is_name, name_at
 from shared.domain.lowercase_names import (
     a_surname_after,
     cued_as_a_person,
@@ -16,6 +17,7 @@ from shared.domain.lowercase_names import (
 from shared.domain.people_history import with_known
 from shared.domain.people_lexicon import (
     a_past_form,
+    a_word,
     english_words,
     everyday_word,
     first_names,
@@ -71,6 +73,10 @@ def people_in(text: str, known: frozenset[str] = frozenset()) -> list[str]:
         length, name = _person_at(text, words, i, last_end, named)
         if length == 1 and name.lower() not in FAMILY and _beside_a_place(words, i):
             length = 0  # "cambridge to ely", "leicester or bradford": a route, a choice of towns
+        if length == 1 and _after_a_things_capital(text, words, i, spans):
+            length = 0  # "Bristol Old Vic", "Direct Line", "Hound Tor": the end of a thing's name
+        if length and _a_firms_plural(text, words, i, length):
+            length = 0  # "Arnold Clark have a Skoda", "Evans have the bike": a firm
         if length:
             spans[i] = (length, name)
             last_end = i + length
@@ -127,7 +133,7 @@ def _person_at(
             or (
                 plain_name(following, words, i + 1)
                 and (
-                    low not in FAMILY
+                    (low not in FAMILY and not _a_verbs_past(following))
                     or not everyday_word(following)
                     # "grandad con's party", "grandad con did a speech": a name that is a word
                     or (known_name(following) and _said_after(text, words, i + 1))
@@ -137,7 +143,11 @@ def _person_at(
         ):
             return 2, f"{capitalised(word)} {capitalised(following)}"
     if low in FAMILY or (low in _FAMILY_PLURALS and raw == word):
+        if low in _FAMILY_PLURALS and _after_a_modifier(text, words, i):
+            return 0, ""  # "the cricket mums", "Welsh speaking mums": mothers, not Mum's
         if _someone_elses(text, words, i):
+            if (relative := _a_relatives_name(text, words, i)) is not None:
+                return 2, relative  # "quique's dad salva", "Margalida's dad Pep": his name
             return 0, ""
         return 1, low.rstrip("s").title() if low in _FAMILY_PLURALS else low.title()
     if (  # "called her Ada", "is called kit", "a little girl, Ivy"
@@ -211,6 +221,50 @@ def _a_plain_surname(word: str) -> bool:
     )
 
 
+# The plural of a verb: after one name, a firm's ("Arnold Clark have", "Evans have"), as
+# British English speaks of a firm; a person's only as one of a pair ("owen and faye want").
+_PLURAL_VERBS = {
+    "have", "are", "were", "want", "need", "say", "don't", "dont", "aren't", "arent",
+    "haven't", "havent", "weren't", "werent",
+}  # fmt: skip
+_PAIRED = re.compile(r"[+&/]|\b(?:and|y|und|et|e|or|with|w)\b|,\s*$", re.IGNORECASE)
+
+
+# What starts a sentence, whose first word is capitalised whatever it is ("Ask Priya").
+_SENTENCE_START = re.compile(r"[.!?\n:;'\"\u2018\u201c(\[]|[^\w\s,'\u2019&+/-]")
+
+
+def _after_a_things_capital(
+    text: str, words: list[re.Match[str]], i: int, spans: dict[int, tuple[int, str]]
+) -> bool:
+    """Is `words[i]` right after a capitalised word the rules left, inside a sentence ("book
+    Bristol Old Vic tickets", "Direct Line letter", "Lanternfish Press"): the rest of a
+    thing's name? Not after a sentence's first word (after a full stop, a colon, a quote or
+    an emoji), a title, a kinship or family word, nor
+    a name ("Oma Gerti", "Professor Lindqvist")."""
+    if i < 2 or gap_after(text, words, i - 1) != " " or (i - 1) in spans:
+        return False
+    before = words[i - 1].group(0)
+    if not before[:1].isupper() or POSSESSIVE.search(before) or not before.isalpha():
+        return False
+    if before.lower() in KIN | FAMILY | TITLE_WORDS or known_name(before):
+        return False
+    return not _SENTENCE_START.search(gap_after(text, words, i - 2))
+
+
+def _a_firms_plural(text: str, words: list[re.Match[str]], i: int, length: int) -> bool:
+    """Is the name at `words[i : i + length]` the subject of a plural verb with no partner
+    before it ("Arnold Clark have it ready"; not "owen and faye want", "Mitch + Jess have")?"""
+    j = i + length
+    if j >= len(words) or gap_after(text, words, j - 1) != " ":
+        return False
+    if words[j].group(0).lower() not in _PLURAL_VERBS or POSSESSIVE.search(words[j - 1].group(0)):
+        return False
+    # "Beatriz and her husband Joaquim are": a partner a few words back.
+    before = text[words[max(i - 3, 0)].start() : words[i].start()] if i else ""
+    return not _PAIRED.search(before)
+
+
 def _beside_a_place(words: list[re.Match[str]], i: int) -> bool:
     """Is `words[i]` one end of a route or a choice whose other end is a town ("Brampton to
     Carlisle", "leicester or bradford", "Ely or Cambridge")?"""
@@ -238,6 +292,55 @@ def _someone_elses(text: str, words: list[re.Match[str]], i: int) -> bool:
     return before.lower() in _SOMEONE_ELSES or (
         bool(POSSESSIVE.search(before)) and before.lower() not in {"it's", "that's", "what's"}
     )
+
+
+# Before a plural family word, what makes it "Mum's" still ("for mums walker", "to dads").
+_BEFORE_MUMS = {"for", "to", "at", "w", "with", "from", "about", "ring", "call", "text", "and"}
+
+
+def _after_a_modifier(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the plural family word `words[i]` after a word that describes them, in the same
+    phrase ("the cricket mums", "loads of Welsh speaking mums"), so mothers, not the user's?"""
+    if i == 0 or gap_after(text, words, i - 1) != " ":
+        return False
+    before = words[i - 1].group(0)
+    return before.lower() not in _BEFORE_MUMS | _SOMEONE_ELSES and before.isalpha()
+
+
+# Pasts that no "-ed" shows ("uncle threw", "auntie came"): after a kinship word, no name.
+_IRREGULAR_PASTS = {
+    "came", "went", "was", "were", "rang", "had", "got", "did", "saw", "took", "gave", "sent",
+    "thought", "brought", "bought", "caught", "felt", "heard", "lost", "met", "dug", "ate",
+    "drank", "ran", "swam", "wrote", "broke", "flew", "drove", "rode", "sang", "spoke",
+    "threw", "woke", "wore", "chose", "forgot", "froze", "knew", "meant", "paid", "sold",
+    "slept", "spent", "stood", "taught", "began", "blew", "built", "drew", "fought", "grew",
+    "held", "made", "shook", "kept", "found", "became", "fell", "left", "told", "said",
+}  # fmt: skip
+
+
+def _a_verbs_past(word: str) -> bool:
+    """Is the lowercase `word` an everyday verb's past and no name ("threw", "cooked")?"""
+    return word == word.lower() and a_word(word) and (word in _IRREGULAR_PASTS or a_past_form(word))
+
+
+def _a_relatives_name(text: str, words: list[re.Match[str]], i: int) -> str | None:
+    """The name right after someone else's family word, in apposition ("quique's dad salva
+    had a scan", "Margalida's dad Pep is"): a first name the lists hold that is no word, or a
+    capitalised word that is no day, month or common word; None where there is none."""
+    if i + 1 >= len(words) or gap_after(text, words, i) != " ":
+        return None
+    raw = words[i + 1].group(0)
+    word = POSSESSIVE.sub("", raw)
+    low = word.lower()
+    if not word.isalpha() or low in COMMON | OBJECTS | FAMILY | KIN | TIME_WORDS:
+        return None
+    if word == low:
+        return capitalised(word) if first_names().get(low) in {"", "r"} else None
+    if word[1:] == low[1:] and not known_name(word) and in_word_list(low) and not raw.endswith("s"):
+        # "her dad Pep": a capitalised word the list holds is his name only before a verb
+        following = words[i + 2].group(0).lower() if i + 2 < len(words) else ""
+        return word if following in A_PERSONS_VERBS else None
+    return word if word[1:] == low[1:] else None
 
 
 def _said_after(text: str, words: list[re.Match[str]], i: int) -> bool:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from shared.domain.lowercase_names import CONTACT_VERBS, DETERMINERS
-from shared.domain.people_lexicon import in_word_list, known_name
+from shared.domain.people_lexicon import everyday_word, in_word_list, known_name
 from shared.domain.people_words import ARTICLES, CLAUSE_BREAK, COMMON, FAMILY, KIN, POSSESSIVE
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
@@ -41,8 +41,9 @@ def _cued_at(text: str, words: list[re.Match[str]], i: int) -> bool:
     if POSSESSIVE.search(raw) and raw.lower() not in _NOT_POSSESSIVES:
         return word == word.lower() or known_name(word)
     before = words[i - 1].group(0).lower() if i else ""
-    if before in CONTACT_VERBS | _TITLES | KIN and _gap(text, words, i - 1).strip() == "":
-        return True
+    if before in CONTACT_VERBS | _TITLES | KIN | FAMILY and _gap(text, words, i - 1).strip() == "":
+        # "ring Admiral", "call Sage": an everyday word reached is a firm as often as a person
+        return before not in CONTACT_VERBS or not everyday_word(word)
     if i + 1 < len(words) and not CLAUSE_BREAK.search(_gap(text, words, i)):
         return words[i + 1].group(0).lower() in _PERSONS_ONLY
     return False
@@ -92,9 +93,9 @@ def _index(
 def with_known(text: str, found: list[str], known: frozenset[str]) -> list[str]:
     """`found` (what the rules read in `text`) and the names of `known` (what `cued_people`
     remembered of the user's earlier captures) that `text` spells where the rules saw no one:
-    a full name whole, a single name written lowercase only if no English list holds the word
-    ("harj", not "will"), and never after an article ("the cqc") nor beside a capitalised word
-    the rules left ("Theatre Royal")."""
+    a full name whole, a single name written lowercase unless it is an English word that the
+    lists of first names hold too ("harj", "tam", not "will"), and never after an article
+    ("the cqc") nor beside a capitalised word the rules left ("Theatre Royal")."""
     if not known:
         return found
     words = list(_WORD.finditer(text))
@@ -111,8 +112,10 @@ def with_known(text: str, found: list[str], known: frozenset[str]) -> list[str]:
         if key not in singles or key in taken or key in COMMON | FAMILY:
             continue
         raw = POSSESSIVE.sub("", words[i].group(0))
-        if raw == key and in_word_list(key):
-            continue  # "will", "mark" in lowercase: a word, whatever the memory holds
+        if raw == key and in_word_list(key) and known_name(key):
+            # "will", "mark" in lowercase: a word, whatever the memory holds; a word no list of
+            # first names holds ("tam", "bola") is remembered as the user's name for someone.
+            continue
         end = words[i].end()
         if _INNER_CAPITAL.search(raw) or text[end : end + 1].isdigit():
             continue  # "ClearView", "Jet2": a brand, as the rules read it

@@ -183,3 +183,31 @@ def a_past_form(word: str) -> bool:
         and len(word) > 4
         and any(in_word_list(stem, 1) for stem in inflection_stems(word))
     )
+
+
+_AGENT_ENDINGS = (("er", ""), ("er", "e"), ("ers", ""), ("ers", "e"))
+# Each of the two words at least this long ("walk"+"through"; not "love"+"day", "con"+"chi").
+_COMPOUND_PART = 4
+
+
+@lru_cache(maxsize=65_536)
+def a_compound(word: str) -> bool:
+    """Is the lowercase `word`, which no list of words or names holds, made of everyday words
+    ("walkthrough", "headshot", "checksums", "tidebreaker") or a doer's noun of one ("exchanger",
+    "valuer"): a thing or a role, as a name seldom is?"""
+    if (
+        word in first_names()
+        or word in surnames()
+        or word in places()
+        or in_word_list(word)
+        or capitalised(word) in english_words()
+    ):
+        return False
+    for ending, stem in _AGENT_ENDINGS:
+        base = word[: -len(ending)] + stem
+        if word.endswith(ending) and len(base) > 3 and base in english_words():
+            return True
+    return any(
+        word[:k] in english_words() and in_word_list(word[k:])
+        for k in range(_COMPOUND_PART, len(word) - _COMPOUND_PART + 1)
+    )

@@ -69,12 +69,16 @@ NATIONALITIES = {
     "Tamil", "Swahili", "Yoruba", "Hebrew", "Latin", "European", "African", "Asian",
     "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
 }  # fmt: skip
+# German's verbs said with "es" and its "'s" ("wie geht's", "gibt's", "klappt's"): the "'s"
+# is "es", not a possessive.
+GERMAN_ES_VERBS = {"geht", "gibt", "klappt", "passt", "steht", "läuft", "reicht", "tut"}
 # The same in lowercase, with the times: never a name, whatever stands around it.
 LOWER_NOT_NAMES = (
     TIME_WORDS
     | {w.lower() for w in NOT_NAMES}
     | {w.lower() for w in NATIONALITIES}
     | GERMAN_SMALL_WORDS
+    | GERMAN_ES_VERBS
 )
 # Family words name a person on their own, capitalised or not ("ask nan", "Mum's birthday").
 FAMILY = {

@@ -141,6 +141,27 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("the builder dug out the footings today", None),
         ("she wrote the report today, all fine", None),
         ("write the report today", THURSDAY),
+        # A plural after a day and a connective is the next clause's, not a day that recurs.
+        ("book the train by sat before fares go up", date(2026, 3, 14)),
+        ("renew it by mon as prices rise in april", date(2026, 3, 16)),
+        ("she wants her thursday evening sessions back", None),
+        ("cook the sunday roasts for the club", None),
+        # After "and"/"or", "sun" or "sat" with a word after it is that word's ("sun cream").
+        ("buy chlorine tablets and sun cream", None),
+        ("bins out fri or sat", date(2026, 3, 13)),
+        # Metres covered, and Spanish's preterite or perfect, report what was done today.
+        ("1500m swim in 34 min tonight, legs gone", None),
+        ("araceli me lo pidió hoy, 3 tiers", None),
+        ("ha llamado hoy la tía", None),
+        ("llamar a mamá hoy", THURSDAY),
+        ("buy 5m of wire today", THURSDAY),
+        # "won't" is no past; a day and a full stop end the day's phrase ("by weds. reckons").
+        ("post the card today or it won't reach them", THURSDAY),
+        ("quote to us by weds. reckons he could start", date(2026, 3, 18)),
+        # A deadline's ordinal whatever follows it, and a time range after a weekday.
+        ("references must be in by the 20th too", date(2026, 3, 20)),
+        ("race pack pick up sat 2-5pm in town", date(2026, 3, 14)),
+        ("the 2nd stage invoice", None),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:

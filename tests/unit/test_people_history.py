@@ -21,10 +21,20 @@ def test_a_name_found_with_no_persons_cue_is_not_remembered() -> None:
     assert cued_people("Currys rang: the part's in", ["Currys"]) == []
     assert cued_people("Xero's price rise is nuts", ["Xero"]) == []
     assert cued_people("cqc rang the switchboard", ["Cqc"]) == []
+    # An everyday word reached by a contact verb is a firm as often as a person ("ring
+    # Admiral"); a name that is none is remembered so ("ring Harj"), and a word is after a
+    # person's verb ("Rose says").
+    assert cued_people("ring Admiral first thing mon", ["Admiral"]) == []
+    assert cued_people("ring Harj first thing mon", ["Harj"]) == ["Harj"]
+    assert cued_people("Rose says hi", ["Rose"]) == ["Rose"]
 
 
 def test_kinship_and_full_names_are_remembered_whole_and_by_first_name() -> None:
     assert cued_people("ring nana elsie", ["Nana Elsie"]) == ["Elsie"]
+    # The name after someone else's family word is remembered ("quique's dad salva").
+    text = "quique's dad salva had a scan today"
+    assert people_in(text) == ["Quique", "Salva"]
+    assert cued_people(text, people_in(text)) == ["Quique", "Salva"]
     assert cued_people("benedict orme pulled out", ["Benedict Orme"]) == [
         "Benedict Orme",
         "Benedict",
@@ -49,6 +59,9 @@ def test_a_known_spelling_does_not_make_a_thing_a_person() -> None:
     assert people_in("keep the Massey going till then", known) == []
     assert people_in("a job at the Theatre Royal Plymouth", known) == []
     assert people_in("will do it fri", known) == []
+    # A word no list of first names holds is the user's name for someone once remembered.
+    assert people_in("joiner tam finishes thurs", frozenset({"Tam"})) == ["Tam"]
+    assert people_in("joiner tam finishes thurs") == []
     assert people_in("fly Jet2 on the 3rd", known) == []
     assert with_known("ClearView quote came", [], known) == []
 
