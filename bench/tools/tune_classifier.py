@@ -125,6 +125,18 @@ The 29 months (months 26-29 folded in; 2026-11-28, load 1.5-3), the kept setting
                                        0.027, 0.953 (25 months: 0.872 0.114 0.013, 0.961);
                                        Sarah 0.627
 
+The 32 months (months 30-32 folded in; 2026-11-28, load 2-4.5), the same setting and flags
+(VECTORS copied from an earlier run):
+
+    C 32, months 1, 0.4, 1.1 (kept)    0.902 0.062 0.036, 24 of 32 held (months 29 and 30
+                                       under 0.85 right; 8 over 0.05 wrong, most 0.071);
+                                       mixed-language 0.851 0.101 0.048; dev 0.886 0.087
+                                       0.027, 0.961; Sarah 0.553 (asked)
+    + four People examples ("call      0.902 0.061 0.036, 23 of 32 held (months 2, 9, 12 one
+      Deepa about the project          capture more filed wrong each, month 12 over 0.05);
+      review", in examples.json)       mixed-language 0.854 0.098 0.048; dev 0.886 0.087
+                                       0.027, 0.961; Sarah 0.713 (kept)
+
 Not re-gridded (every setting above lies on one line). One feature was tried on the same
 measure instead (a scratch variant, not wired): the names `people_in` finds (not kinship words)
 masked to one token in the word voter's text, when fitted and for a capture: 0.903 0.061 0.036,

@@ -1,6 +1,7 @@
 """A capture reopened with the person's typed answer, settled on what the answer says: a bucket
 it names is where it goes (the person's pick); an answer that explains is classified on its own
-first, with the earlier words only as context, so gibberish before it cannot drag it down."""
+first (and under the capture's words when they were only a heading, "marek"), with the earlier
+words only as context, so gibberish before it cannot drag it down."""
 
 from __future__ import annotations
 
@@ -25,11 +26,35 @@ async def settled_on_answer(
     alone = await classifier.classify(excerpt_to_classify(reading.rest), said_on=said_on)
     if decide(alone) is Outcome.CLASSIFIED:
         return item.classified(alone, known)
+    heading = _heading(item)
+    if heading:
+        # Read as one capture written at once ("marek - pay his invoice by friday"): a bare
+        # name or topic asked about is the heading of what the answer says.
+        headed = await classifier.classify(
+            excerpt_to_classify(f"{heading} - {reading.rest}"), said_on=said_on
+        )
+        alone = _better(alone, headed).model_copy(update={"title": alone.title})
+        if decide(alone) is Outcome.CLASSIFIED:
+            return item.classified(alone, known)
     # The whole story, the answer first: it may help an answer that says little by itself.
     together = await classifier.classify(
         excerpt_to_classify(item.text_to_classify()), said_on=said_on
     )
     return item.classified(_better(alone, together), known)
+
+
+# A capture of at most this many words ("marek", "tía loli", "gas meters") names whom or what
+# it is about but not what to do: the answer to its question says that.
+_HEADING_WORDS = 3
+
+
+def _heading(item: InboxItem) -> str:
+    """The capture's own words when they are only a heading (a name or a topic) and this is
+    the first answer to it, else "" (a second answer is read with the first)."""
+    if len(item.clarifications) != 1:
+        return ""
+    words = [w for w in (item.text or "").split() if any(ch.isalnum() for ch in w)]
+    return " ".join(words) if 0 < len(words) <= _HEADING_WORDS else ""
 
 
 def _better(alone: Classification, together: Classification) -> Classification:

@@ -160,8 +160,9 @@ def test_an_answer_files_the_capture_in_place_and_a_replay_files_nothing_twice(
 
 def test_the_rounds_limit_leaves_the_capture_unresolved(client, fake, cosmos) -> None:
     t = thread()
-    # The capture, then each answer alone and with the capture.
-    fake.enqueue(*[UNCLEAR] * 5)
+    # The capture, then each answer alone and with the capture (the first also under the
+    # capture's one word, a heading).
+    fake.enqueue(*[UNCLEAR] * 6)
     first = interrupt_of(capture(client, said("hmm", t)))
     second = interrupt_of(capture(client, resumed(t, answer(first["id"], "the thing"))))
     assert second["id"].endswith(":2") and second["id"] != first["id"]

@@ -80,7 +80,8 @@ def test_the_whole_loop_leaves_one_inbox_item_and_one_filed_item(client, fake, c
 
 def test_two_rounds_that_still_cannot_be_classified_leave_it_unresolved(client, fake) -> None:
     capture_id = capture(client, fake, "zzz", MISUNDERSTOOD).custom()["value"]["inboxItemId"]
-    fake.enqueue(MISUNDERSTOOD, MISUNDERSTOOD)  # the answer alone, then with the capture
+    # The answer alone, under the capture's few words as a heading, then with the capture.
+    fake.enqueue(MISUNDERSTOOD, MISUNDERSTOOD, MISUNDERSTOOD)
     again = follow_up(client, capture_id, "hmm the thing")
     assert_valid_run(again)
     assert again.custom()["name"] == "MISUNDERSTOOD"

@@ -101,11 +101,13 @@ async def test_gibberish_before_an_answer_never_lowers_it(fakes: Fakes) -> None:
     item = await asked(fakes, "zxcv bnm ,,, lkjh", None, 0.1)
     fakes.classifier.then(
         guess(Bucket.PEOPLE, 0.5, "Call my sister Ana"),  # the answer alone: not sure
+        guess(Bucket.ADMIN, 0.2, "Zxcv bnm lkjh"),  # under its heading: dragged down
         guess(Bucket.ADMIN, 0.2, "Zxcv bnm"),  # dragged down by what came before
     )
     await answered(fakes, item, {"answer": "Call my sister Ana about her party"})
     assert fakes.classifier.texts == [
         "Call my sister Ana about her party",
+        "zxcv bnm lkjh - Call my sister Ana about her party",
         "Call my sister Ana about her party\nzxcv bnm ,,, lkjh",
     ]
     stored = fakes.repo.stored(USER, item.id)
@@ -115,6 +117,32 @@ async def test_gibberish_before_an_answer_never_lowers_it(fakes: Fakes) -> None:
         0.5,
     )
     assert stored.title == "Call my sister Ana"
+
+
+async def test_a_name_asked_about_heads_the_answer_that_explains_it(fakes: Fakes) -> None:
+    # A capture of a few words names whom (or what) it is about, not what to do: the answer
+    # is also read under it, as one capture written at once, and the surer reading is kept.
+    item = await asked(fakes, "marek", None, 0.1)
+    fakes.classifier.then(
+        guess(Bucket.PEOPLE, 0.5, "Pay his invoice by friday"),  # the answer alone
+        guess(Bucket.ADMIN, 0.7, "Marek - pay his invoice by friday"),  # under its heading
+    )
+    run = await answered(fakes, item, {"answer": "pay his invoice by friday"})
+    assert run[-1]["result"]["outcome"] == "CLASSIFIED"
+    assert fakes.classifier.texts == [
+        "pay his invoice by friday",
+        "marek - pay his invoice by friday",
+    ]
+    stored = fakes.repo.stored(USER, item.id)
+    assert (stored.filed_bucket, stored.confidence) == (Bucket.ADMIN, 0.7)
+    assert stored.title == "Pay his invoice by friday"  # the answer's words, not the heading's
+
+
+async def test_a_capture_that_says_more_than_a_heading_is_not_read_as_one(fakes: Fakes) -> None:
+    item = await asked(fakes, "the quarterly roadmap slides", Bucket.PROJECTS, 0.45)
+    fakes.classifier.then(guess(Bucket.PROJECTS, 0.5, "The deck"))
+    await answered(fakes, item, {"answer": "the deck"})
+    assert fakes.classifier.texts == ["the deck", "the deck\nthe quarterly roadmap slides"]
 
 
 async def test_the_capture_helps_an_answer_that_says_little(fakes: Fakes) -> None:

@@ -93,7 +93,9 @@ async def test_two_rounds_that_still_cannot_be_classified_end_unresolved(fakes: 
     item = await misunderstood(fakes, "zzz")
     for n in (1, 2):
         item = await store_clarification(item, answer(f"round {n}", f"f-{n}"), fakes.repo)
-        fakes.classifier.then(guess(None, 0.1, "?"), guess(None, 0.1, "?"))
+        # The answer alone, under the capture's words when they are a heading (the first
+        # answer to "zzz"), then with the capture.
+        fakes.classifier.then(*[guess(None, 0.1, "?")] * (3 if n == 1 else 2))
         item = await classify_and_file(item, fakes.repo, fakes.classifier, fakes.outbox)
     assert [c.text for c in item.clarifications] == ["round 1", "round 2"]
     assert (item.status, item.outcome) == (Status.UNRESOLVED, Outcome.UNRESOLVED)

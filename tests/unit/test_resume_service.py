@@ -168,7 +168,8 @@ async def test_a_replay_answers_again_after_its_answer_led_to_a_new_question(
 ) -> None:
     item = await asking(fakes, 0.1)
     unclear = guess(None, 0.1, "?", "Still unclear: what about the tiles?")
-    fakes.classifier.then(unclear, unclear)  # the answer alone, then with the capture
+    # The answer alone, under the capture's few words as a heading, then with the capture.
+    fakes.classifier.then(unclear, unclear, unclear)
     answer = resolved(f"{item.id}:1", {"answer": "hmm"})
     first = await events(fakes, request(answer))
     assert first[-1]["result"]["outcome"] == "MISUNDERSTOOD"
