@@ -28,8 +28,8 @@ from shared.services.ask_offline import (
     coverage,
 )
 from shared.services.ask_run import Run, Source
-from shared.services.ask_soft import Soft
-from shared.services.ask_words import Asked, term_of
+from shared.services.ask_soft import Soft, vocabulary
+from shared.services.ask_words import Asked, bare_word, term_of
 
 # The features, in the order the weights are stored.
 FEATURES = (
@@ -52,6 +52,10 @@ FEATURES = (
     "chosen_own_missing",  # the least share of the question's own words a chosen capture lacks
     "soft_own_unheard",  # the share of its own words no candidate holds, by words or soft match
 )
+# Features by single words' meaning (`Embedder.word_similarities`), filled in by the fitting
+# tool after the answer (`word_features`): for each of the question's own words, the nearest
+# word of the best capture (1 where it holds the word itself); their least and their mean.
+WORD_FEATURES = ("word_meaning_min", "word_meaning_mean")
 
 
 def question_features(
@@ -120,6 +124,37 @@ def question_features(
     }
 
 
+def _word_pairs(
+    asked: Asked,
+    found: list[Source],
+    chosen: list[Source],
+    meaning: dict[str, float],
+    floor: float,
+    soft: Soft | None,
+) -> tuple[list[str], list[str]]:
+    """The question's own words (as asked, not names) and the best chosen capture's words."""
+    anchor, weights, named = anchored_terms(asked, found)
+    weight = _weigh(weights, meaning, floor, named, soft)
+    lead = max(chosen, key=lambda s: (weight(s), s.id))
+    own = set(_own_terms(asked)) - anchor
+    asked_words = list(
+        dict.fromkeys(bare_word(w).casefold() for w in asked.words if term_of(w) in own)
+    )
+    return asked_words, list(vocabulary([lead], set()))
+
+
+async def word_features(embedder: Any, asked_words: list[str], lead_words: list[str]) -> dict:
+    """WORD_FEATURES for a question's own words against its best capture's words."""
+    if not asked_words or not lead_words:
+        return {"word_meaning_min": 0.0, "word_meaning_mean": 0.0}
+    rows = await embedder.word_similarities(asked_words, lead_words)
+    best = [
+        1.0 if word in lead_words else max(row, default=0.0)
+        for word, row in zip(asked_words, rows, strict=True)
+    ]
+    return {"word_meaning_min": min(best), "word_meaning_mean": sum(best) / len(best)}
+
+
 @dataclass(frozen=True)
 class GateWeights:
     """A fitted gate: the logit's bias and weights, and the line over which nothing is cited."""
@@ -148,6 +183,8 @@ class Gate:
     choose: Callable[..., list[Source]]
     question: str = ""
     seen: list[dict[str, float] | None] = field(default_factory=list)
+    # The last recorded question's own words and its best capture's words (`word_features`).
+    words: list[tuple[list[str], list[str]]] = field(default_factory=list)
 
     def read(self, read_question: Any) -> Any:
         """`read_question` that keeps the question's text (what it asks for is in its words)."""
@@ -177,6 +214,7 @@ class Gate:
         floor = run.adapters.embedder.min_similarity
         row = question_features(asked, self.question, found, chosen, meaning or {}, floor, soft)
         self.seen.append(row)
+        self.words.append(_word_pairs(asked, found, chosen, meaning or {}, floor, soft))
         if self.weights is not None and self.weights.score(row) >= self.weights.line:
             return []
         return chosen

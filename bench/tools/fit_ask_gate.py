@@ -5,17 +5,23 @@ parts (`bench.ask.TUNING_SETS`, all eleven), and judge it only on a set it was n
 Each tuning set is stored as `bench ask` stores it (its own user, one stack) and each question
 asked through the app's own offline path with today's chooser; where that chooser cites
 something (not a bare list, not a follow-up pointing back), the question's gate features are
-recorded with its answer. A logistic regression (`fit_ask_chooser.fit_logistic`) is fit on
-those rows to say "nothing here answers" (`--label nothing`: the question has nothing to find;
-`useless`: that, or today's answer cites none of what it expects); then its line, by the four
-figures it gives on the same rows, as `bench ask` scores them: nothing-to-find questions made
-clean, less COST times the questions whose answer it blanks that had their expected captures
-all cited (and the one-cited and facts lost, at a third of that each); ties to the higher line.
+recorded with its answer, and the features by single words' meaning (`ask_gate.WORD_FEATURES`,
+one more call to the embedder after the answer). A logistic regression
+(`fit_ask_chooser.fit_logistic`) is fit on those rows to say "nothing here answers" (`--label
+nothing`: the question has nothing to find; `useless`: that, or today's answer cites none of
+what it expects); then its line, by the four figures it gives on the same rows, as `bench ask`
+scores them: nothing-to-find questions made clean, less COST times the questions whose answer
+it blanks that had their expected captures all cited (and the one-cited and facts lost, at a
+third of that each); ties to the higher line.
 
 `--loso`: each set scored by the gate fit on the other ten, from the recorded answers (a gated
 question is answered "nothing", cites nothing); `--judge` also runs each held-out set again
-through the app's path with that gate installed (follow-ups' earlier turns gated too).
-`--write`: fit on all eleven and write bench/data/ask_gate_weights.json.
+through the app's path with that gate installed (follow-ups' earlier turns gated too; fit
+without the word features, which are not there). `--nested`: the
+label, cost and penalty (GRID) chosen inside each fold, by leave-one-set-out on the other ten.
+`--without NAME`: a feature left out of the fit. `--rows` / `--from-rows`: the rows saved, and
+refit from them without a stack. `--write`: fit on all eleven and write
+bench/data/ask_gate_weights.json.
 
 Never the held-out parts (`frozen` of ask_questions.jsonl, ask3_*, nor ask13_* / ask14_*).
 """
@@ -41,6 +47,8 @@ PENALTY = 10.0
 # What blanking an answer that cited all it expected costs, in nothing-to-find questions made
 # clean (one cited and facts lost count a third of that each).
 COST = 1.0
+# Features left out of the fit (`--without`).
+EXCLUDED: set[str] = set()
 LINES = [round(x, 3) for x in np.linspace(0.3, 0.98, 69)]
 
 
@@ -69,11 +77,16 @@ async def _answer(
         said = await answer_of(ask(user, new_question(before), ASKED_AT, AskLimits(), adapters))
         earlier.append(("assistant", said.answer.answer))
     gate.seen.clear()
+    gate.words.clear()
     done = await answer_of(
         ask(user, new_question(q["question"], earlier), ASKED_AT, AskLimits(), adapters)
     )
     cited = [row_of.get(c.capture_id, c.capture_id) for c in done.answer.citations]
     row = gate.seen[-1] if gate.seen else None
+    if row is not None and gate.words:
+        from bench.tools.ask_gate import word_features
+
+        row = {**row, **await word_features(adapters.embedder, *gate.words[-1])}
     return {**q, "answer": done.answer.answer, "cited": cited}, row
 
 
@@ -145,10 +158,12 @@ def fit(
     rows: list[dict[str, Any]], label: str, cost: float = COST, penalty: float = PENALTY
 ) -> dict[str, Any]:
     """The gate's weights and line fit on these rows."""
-    from bench.tools.ask_gate import FEATURES
+    from bench.tools.ask_gate import FEATURES, WORD_FEATURES
 
     xs = [r for r in rows if r["x"] is not None]
-    x = np.array([[r["x"][f] for f in FEATURES] for r in xs], dtype=float)
+    names = [f for f in (*FEATURES, *WORD_FEATURES) if all(f in r["x"] for r in xs)]
+    names = [f for f in names if f not in EXCLUDED]
+    x = np.array([[r["x"][f] for f in names] for r in xs], dtype=float)
     if label == "nothing":
         y = np.array([float(r["answered"]["nothing"]) for r in xs])
     else:
@@ -156,7 +171,7 @@ def fit(
     bias, w = fit_logistic(x, y, penalty)
     out: dict[str, Any] = {
         "bias": bias,
-        "weights": dict(zip(FEATURES, w.tolist(), strict=True)),
+        "weights": dict(zip(names, w.tolist(), strict=True)),
         "label": label,
         "rows": len(xs),
         "fit_on": sorted({r["set"] for r in rows}),
@@ -257,7 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=Path, help="save the rows (JSON) here")
     parser.add_argument("--from-rows", type=Path, help="read the rows saved, no stack")
     parser.add_argument("--misses", action="store_true", help="list what the gate changes")
+    parser.add_argument("--without", action="append", default=[], help="a feature left out")
     args = parser.parse_args(argv)
+    EXCLUDED.update(args.without)
     argv = sys.argv[1:] if argv is None else argv
     command = "python -m bench.tools.fit_ask_gate " + " ".join(argv)
     report: dict[str, Any] = {
@@ -316,7 +333,10 @@ def main(argv: list[str] | None = None) -> int:
                     args.rows.write_text(json.dumps(rows))
                 offline(rows)
                 if args.judge:
-                    from bench.tools.ask_gate import gate_of
+                    from bench.tools.ask_gate import WORD_FEATURES, gate_of
+
+                    # The app's path has no word features: the gate judged there is fit without.
+                    EXCLUDED.update(WORD_FEATURES)
 
                     today = {
                         p: _figures([r["answered"] for r in rows if r["set"] == p]) for p in parts

@@ -138,3 +138,30 @@ def test_the_nested_setting_is_chosen_without_the_part_judged() -> None:
     fitted = nested(rows, "tuning0")
     assert tuple(fitted["setting"]) in GRID
     assert fitted["fit_on"] == ["tuning1", "tuning2"]
+
+
+async def test_the_words_meaning_features_take_each_own_words_nearest() -> None:
+    from bench.tools.ask_gate import Gate, word_features
+    from tests.fakes import WordsEmbedder
+
+    embedder = WordsEmbedder()
+    embedder.word_vectors = {"tablets": [1.0, 0.1], "meds": [0.9, 0.2], "doctor": [0.0, 1.0]}
+    meds = source(1, "Dr Rao changed Dad's meds, half a dose at night", 3)
+    asked = read_question(new_question("what did the doctor change in Dad's tablets?"))
+    gate = Gate(None, lambda *_: [meds])
+    assert gate(asked, _run([meds]), set(), date(2026, 11, 30)) == [meds]
+    own, lead = gate.words[-1]
+    assert set(own) == {"doctor", "change", "tablets"} and "meds" in lead
+    got = await word_features(embedder, own, lead)
+    # "tablets" is nearest "meds", "doctor" too (further); "change" is not a word it holds
+    # ("changed" is another word to a word's vector) and is near none: the least.
+    tablets = (0.9 + 0.02) / ((1.01 * 0.85) ** 0.5)
+    doctor = 0.2 / (0.85**0.5)
+    assert got["word_meaning_min"] == 0.0
+    assert got["word_meaning_mean"] == pytest.approx((tablets + doctor + 0.0) / 3)
+    # A word it holds as written is 1.0 alike.
+    assert (await word_features(embedder, ["meds"], lead))["word_meaning_min"] == 1.0
+    assert await word_features(embedder, [], lead) == {
+        "word_meaning_min": 0.0,
+        "word_meaning_mean": 0.0,
+    }
