@@ -67,13 +67,24 @@ _NEXT_DOOR = re.compile(r"\bnext[\s-]door\b", re.IGNORECASE)
 
 _DOUBLED = re.compile(r"([bdgmnprt])\1$")
 
+# A day or month as a phone shortens it, matched as the word written out: "fri 11th" holds
+# "Friday", "3 dec" "December" (not "may", a word of its own).
+_CALENDAR_SHORT = {
+    "mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
+    "weds": "wednesday", "thu": "thursday", "thur": "thursday", "thurs": "thursday",
+    "fri": "friday", "sat": "saturday", "sun": "sunday", "jan": "january", "feb": "february",
+    "mar": "march", "apr": "april", "jun": "june", "jul": "july", "aug": "august",
+    "sep": "september", "sept": "september", "oct": "october", "nov": "november",
+    "dec": "december",
+}  # fmt: skip
+
 
 def stem(word: str) -> str:
     """A word as it is matched: casefolded, accents off, a plural or -ing/-ed/-er off."""
     w = "".join(
         c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c)
     )
-    w = bare_word(w)
+    w = _CALENDAR_SHORT.get(bare_word(w), bare_word(w))
     if w in _LEMMAS:
         return _LEMMAS[w]
     for suffix in ("ing", "ers", "ies", "ied", "er", "ed", "es", "s"):
@@ -162,15 +173,27 @@ def _terms(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# A day or month written out is capitalised and names no one ("who's covering my Friday shift?",
+# "who's hosting in January?"): read as a name, it would be what every capture weighed must hold.
+# The short forms ("Sat", "Jan", "Sun") can be people and stay names.
+_CALENDAR_NAMES = frozenset(w for w in CALENDAR_WORDS if len(w) > 4)
+
+
 def _names(text: str) -> list[str]:
-    """Capitalised words not opening a sentence: the people a question may name."""
+    """Capitalised words not opening a sentence (nor a day or month written out): the people a
+    question may name."""
     names = []
     for match in _WORD.finditer(text):
         word = match.group()
         before = text[: match.start()].rstrip()
         opens = not before or before[-1] in ".?!"
         folded = bare_word(word).casefold()
-        if word[:1].isupper() and not opens and folded not in STOP_WORDS and word != "I":
+        if (
+            word[:1].isupper()
+            and not opens
+            and folded not in STOP_WORDS | _CALENDAR_NAMES
+            and word != "I"
+        ):
             names.append(bare_word(word))
     return list(dict.fromkeys(names))
 

@@ -584,3 +584,19 @@ def test_kinship_is_the_specific_words_two_captures_share() -> None:
     assert kin(quote, done) >= 0.5
     assert kin(done, window) < 0.15 and kin(quote, bread) == 0.0
     assert kin(quote, done) == kin(done, quote)
+
+
+async def test_a_day_written_out_names_no_one_and_is_held_by_its_short_form(
+    fakes: Fakes,
+) -> None:
+    # "Friday" is not a person every capture weighed must name, and "fri" is Friday.
+    await file(fakes, "Friday: team lunch at the Crown, Sam is booking.", Bucket.ADMIN, 0, "Lunch")
+    swap = await file(
+        fakes, "Nathan will do my fri late shift if I do his sun early.", Bucket.ADMIN, 1,
+        "Shift swap",
+    )  # fmt: skip
+    asked = read_question(new_question("who's covering my Friday shift?"))
+    assert asked.names == [] and "friday" in asked.terms
+    assert cited(await run(fakes, "who's covering my Friday shift?")) == [swap.id]
+    # A short form that can be someone's name stays a name.
+    assert read_question(new_question("when is Jan coming round?")).names == ["Jan"]
