@@ -103,7 +103,9 @@ def due_date_in(text: str, today: date) -> date | None:
         if any(match.start("day") in span for span in dated):
             continue
         if 1 <= int(match["day"]) <= 31 and _ordinal_is_a_day(lowered, match):
-            add(match, _next_day_of_month(today, int(match["day"])))
+            said = _A_WEEKDAY_BEFORE.search(lowered[: match.start("day")])
+            weekday = _weekday_number(said[0]) if said else None
+            add(match, day_of_month_on(today, int(match["day"]), weekday))
     for match in _ORDINAL_ELSEWHERE.finditer(lowered):
         day_of_month = int(match["day"] or match["dia"])
         if 1 <= day_of_month <= 31 and not any(match.start() in span for span in dated):
@@ -239,6 +241,21 @@ _AFTER_A_DAY = {
     "evening", "night", "am", "pm", "lunch", "latest", "deadline", "noon", "is",
     "from", "till", "until", "w", "with", "if", "but", "when", "-", "now", "after",
 }  # fmt: skip
+
+
+def ordinal_names_a_day(text: str, start: int) -> bool:
+    """Whether the ordinal at `start` ("the 9th", "2nd") is a day of the month as due dates
+    read one: not an age ("his 70th"), a place ("came 3rd") nor a thing's part ("the 2nd floor
+    lot"). An answer's quoted days (`said_dates`) ask this too, so the two never disagree."""
+    lowered = text.lower()
+    match = _ORDINAL.match(lowered, start)
+    return match is not None and _ordinal_is_a_day(lowered, match)
+
+
+def _weekday_number(said: str) -> int:
+    """0 for "mon", "monday" or "Mon. the ", as `date.weekday` counts."""
+    name = said.strip().lower()[:3]
+    return next(i for i, day in enumerate(WEEKDAYS) if day.startswith(name))
 
 
 def _is_deadline(lowered: str, start: int) -> bool:
@@ -453,6 +470,19 @@ def _valid(year: int, month: int, day: int) -> date | None:
         return date(year, month, day)
     except ValueError:
         return None  # "31 February": no date rather than a guess
+
+
+def day_of_month_on(today: date, day: int, weekday: int | None) -> date | None:
+    """The next `day` of a month on or after `today`; with the weekday said before it ("sat
+    12th", `weekday` 0 for Monday), the first of the next three such days that falls on it
+    ("sat 12th" said on Tue 10 Nov is Sat 12 Dec), else the nearest (a slip of the weekday)."""
+    first = _next_day_of_month(today, day)
+    when = first
+    for _ in range(3):
+        if weekday is None or when is None or when.weekday() == weekday:
+            return when if when is not None else first
+        when = _next_day_of_month(when + timedelta(days=1), day)
+    return first
 
 
 def _next_day_of_month(today: date, day: int) -> date | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from shared.domain.due_dates import day_of_month_on, ordinal_names_a_day
+
 _DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _DAY_ABBR = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
 _MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -23,7 +25,7 @@ _DATE = re.compile(
     r"\b(?:(?:by|on|this|next|until|till|before)\s+)?"
     r"(?:(?P<rel>today|tonight|tomorrow|yesterday)|"
     # An explicit day, a weekday before it or not ("wed dec 2", "Sat 21 Nov"): the day holds.
-    rf"(?:(?:{_WEEKDAY})\.?,?\s+(?:the\s+)?)?"
+    rf"(?:(?P<wd>{_WEEKDAY})\.?,?\s+(?:the\s+)?)?"
     r"(?:(?P<dom2>\d{1,2})(?:st|nd|rd|th)?\s+(?P<mon2>" + _MONTH + r")|"
     r"(?P<mon3>" + _MONTH + r")\.?\s+(?P<dom3>\d{1,2})(?:st|nd|rd|th)?|"
     r"(?:the\s+)?(?P<dom>\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+(?P<mon1>" + _MONTH + r"))?)|"
@@ -47,18 +49,32 @@ def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
             offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
             when = said_on + timedelta(days=offset[m["rel"].casefold()])
         elif m["dow"]:
-            target = next(i for i, d in enumerate(_DAYS) if d.startswith(m["dow"][:3].casefold()))
+            target = _weekday_of(m["dow"])
             # "on Friday" said on a Friday is the next one.
             ahead = (target - said_on.weekday()) % 7 or 7
             when = said_on + timedelta(days=ahead)
+        elif m["dom"] and not m["mon1"] and not _names_a_day(text, m.start("dom")):
+            continue  # "remind the 2nd floor lot", "came 3rd": no day
         else:
             dom = int(m["dom"] or m["dom2"] or m["dom3"])
             month_name = m["mon1"] or m["mon2"] or m["mon3"]
             month = _MONTHS.index(month_name[:3].casefold()) + 1 if month_name else None
             when = _next_day_of_month(said_on, dom, month)
+            if m["wd"] and month is None and when is not None:
+                when = day_of_month_on(said_on, dom, _weekday_of(m["wd"])) or when
         if when is not None:
             out.append((phrase, when))
     return out
+
+
+def _weekday_of(name: str) -> int:
+    return next(i for i, d in enumerate(_DAYS) if d.startswith(name[:3].casefold()))
+
+
+def _names_a_day(text: str, dom_start: int) -> bool:
+    """A bare ordinal judged as due dates judge it, from its "the" where it has one."""
+    the = re.search(r"\bthe\s+$", text[:dom_start], re.IGNORECASE)
+    return ordinal_names_a_day(text, the.start() if the else dom_start)
 
 
 def _next_day_of_month(said_on: date, dom: int, month: int | None) -> date | None:
