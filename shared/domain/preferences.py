@@ -13,9 +13,9 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
 
+from shared.domain.calendar_words import WEEKDAYS
 from shared.domain.documents import Document, Timestamp, utcnow
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 Weekday = Literal["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 PREFERENCES_ID: Final = "preferences"
 

@@ -6,16 +6,14 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
+from shared.domain.calendar_words import MONTHS, WEEKDAYS
 from shared.domain.due_dates import day_of_month_on, ordinal_names_a_day
 
-_DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _DAY_ABBR = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
-_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-_MONTH_NAMES = """january february march april june july august september october november
-    december"""
+_MONTHS = [month[:3] for month in MONTHS]
 CALENDAR_WORDS = frozenset(
-    [*_DAYS, *(d + "s" for d in _DAYS), "tues", "thur", "thurs", "sept", *_DAY_ABBR, *_MONTHS]
-).union(_MONTH_NAMES.split())
+    [*WEEKDAYS, *(d + "s" for d in WEEKDAYS), "tues", "thur", "thurs", "sept", *_DAY_ABBR]
+).union(_MONTHS, MONTHS)
 _WEEKDAY = (
     r"mon(?:day)?|tue(?:s|sday)?|wed(?:nesday)?|thu(?:rs|rsday)?|fri(?:day)?|"
     r"sat(?:urday)?|sun(?:day)?"
@@ -68,7 +66,7 @@ def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
 
 
 def _weekday_of(name: str) -> int:
-    return next(i for i, d in enumerate(_DAYS) if d.startswith(name[:3].casefold()))
+    return next(i for i, d in enumerate(WEEKDAYS) if d.startswith(name[:3].casefold()))
 
 
 def _names_a_day(text: str, dom_start: int) -> bool:

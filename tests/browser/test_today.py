@@ -13,8 +13,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import httpx
 
+from shared.domain.calendar_words import WEEKDAYS
 from shared.domain.documents import utc_text
-from shared.domain.preferences import WEEKDAYS
 from testkit import fake_openai
 from testkit.support import KEY, docs, run_input
 
