@@ -270,19 +270,11 @@ def citation_limit(asked: Asked) -> int:
     return MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3
 
 
-class Chooser:
-    """`_choose` by the fitted scorer (`weights`): for a bare "what's due?" the list still
-    ahead, as the app's; else the captures over the lines, at most a few, with the older one
-    the best supersedes (that would answer but for it: what the answer says changed); the
-    newest first (the oldest, asked how it was at first; the soonest due for a "what's the
-    next …?"; what the last answer quoted first). `seen` records each call's features for the
-    fit."""
+class KeepsQuestion:
+    """A chooser that keeps the question's text as it is read (what it asks for is in its
+    words): install `read(the app's read_question)` beside it."""
 
-    def __init__(self, weights: Weights) -> None:
-        self.weights = weights
-        self.question = ""
-        self.seen: list[tuple[Asked, list[str], list[dict[str, float]]]] = []
-        self.spent_s: list[float] = []  # each scored choice's time (features, scores, pick)
+    question: str = ""
 
     def read(self, read_question: Any) -> Any:
         """`read_question` that keeps the question's text (what it asks for is in its words)."""
@@ -293,6 +285,20 @@ class Chooser:
             return asked
 
         return read
+
+
+class Chooser(KeepsQuestion):
+    """`_choose` by the fitted scorer (`weights`): for a bare "what's due?" the list still
+    ahead, as the app's; else the captures over the lines, at most a few, with the older one
+    the best supersedes (that would answer but for it: what the answer says changed); the
+    newest first (the oldest, asked how it was at first; the soonest due for a "what's the
+    next …?"; what the last answer quoted first). `seen` records each call's features for the
+    fit."""
+
+    def __init__(self, weights: Weights) -> None:
+        self.weights = weights
+        self.seen: list[tuple[Asked, list[str], list[dict[str, float]]]] = []
+        self.spent_s: list[float] = []  # each scored choice's time (features, scores, pick)
 
     def __call__(
         self,

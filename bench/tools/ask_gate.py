@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from bench.tools.ask_chooser import holds, wanted
+from bench.tools.ask_chooser import KeepsQuestion, holds, wanted
 from shared.services import ask_offline
 from shared.services.ask_offline import (
     ANSWER_CUT,
@@ -174,7 +174,7 @@ def gate_of(fit: dict[str, Any]) -> GateWeights:
 
 
 @dataclass
-class Gate:
+class Gate(KeepsQuestion):
     """`_choose` as today, then the gate (`weights`; None: record only): where today's choice
     cites something that is not a list nor what the last answer quoted, its features are
     recorded in `seen` and, over the gate's line, nothing is cited."""
@@ -185,16 +185,6 @@ class Gate:
     seen: list[dict[str, float] | None] = field(default_factory=list)
     # The last recorded question's own words and its best capture's words (`word_features`).
     words: list[tuple[list[str], list[str]]] = field(default_factory=list)
-
-    def read(self, read_question: Any) -> Any:
-        """`read_question` that keeps the question's text (what it asks for is in its words)."""
-
-        def read(question: Any) -> Asked:
-            self.question = question.text
-            asked: Asked = read_question(question)
-            return asked
-
-        return read
 
     def __call__(
         self,

@@ -26,6 +26,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,29 @@ def _questions(part: str, questions_file: str) -> list[dict[str, Any]]:
     return [q for q in load(DATA / questions_file) if q["part"] == part]
 
 
+async def tuning_questions(
+    sets: list[tuple[str, str, str]],
+    seeded: set[str],
+    user_of: Callable[[str], str],
+    parts: set[str] | None = None,
+) -> AsyncIterator[tuple[str, str, dict[str, str], dict[str, Any]]]:
+    """Each tuning question of `sets` (of `parts`, if given) with its set, its user and the
+    corpus's capture ids by row; each set stored once under `user_of(set)` (`seeded`)."""
+    from bench.ask import seed
+
+    for part, questions_file, corpus_file in sets:
+        if parts is not None and part not in parts:
+            continue
+        corpus = load(DATA / corpus_file)
+        user = user_of(part)
+        if part not in seeded:
+            await seed(corpus, user)
+            seeded.add(part)
+        row_of = {capture_id(row["id"], user): row["id"] for row in corpus}
+        for q in _questions(part, questions_file):
+            yield part, user, row_of, q
+
+
 # -- the rows: each question's candidates with their features ---------------------------------
 
 
@@ -66,7 +90,7 @@ async def collect(seeded: set[str]) -> list[dict[str, Any]]:
     """Every tuning question's candidates (as the app's tools find them), their features and
     whether the set expects them cited; each set seeded once under its own user. The earlier
     turns of a follow-up are answered by the chooser with the weights fit last."""
-    from bench.ask import ASKED_AT, seed
+    from bench.ask import ASKED_AT
     from bench.tools.ask_chooser import Chooser, citation_limit, fitted, installed
     from shared import bootstrap
     from shared.services.ask import AskLimits, answer_of, ask, new_question
@@ -74,40 +98,33 @@ async def collect(seeded: set[str]) -> list[dict[str, Any]]:
     questions_out = []
     adapters = bootstrap.root().adapters
     with installed(Chooser(fitted())) as chooser:
-        for part, questions_file, corpus_file in SETS:
-            corpus = load(DATA / corpus_file)
-            user = _user(part)
-            if part not in seeded:
-                await seed(corpus, user)
-                seeded.add(part)
-            row_of = {capture_id(row["id"], user): row["id"] for row in corpus}
-            for q in _questions(part, questions_file):
-                earlier = []
-                for before in q.get("earlier") or []:
-                    earlier.append(("user", before))
-                    said = await answer_of(
-                        ask(user, new_question(before), ASKED_AT, AskLimits(), adapters)
-                    )
-                    earlier.append(("assistant", said.answer.answer))
-                chooser.seen.clear()
-                question = new_question(q["question"], earlier)
-                await answer_of(ask(user, question, ASKED_AT, AskLimits(), adapters))
-                entry: dict[str, Any] = {
-                    "set": part,
-                    "id": q["id"],
-                    "nothing": q["nothing"],
-                    "cite": q["cite"],
-                    "limit": None,
-                    "candidates": [],
-                }
-                if chooser.seen:  # not a bare "what's due?": the list answers it
-                    asked, ids, rows = chooser.seen[-1]
-                    entry["limit"] = citation_limit(asked)
-                    entry["candidates"] = [
-                        {"row": row_of.get(i, i), "x": r, "y": row_of.get(i) in q["cite"]}
-                        for i, r in zip(ids, rows, strict=True)
-                    ]
-                questions_out.append(entry)
+        async for part, user, row_of, q in tuning_questions(SETS, seeded, _user):
+            earlier = []
+            for before in q.get("earlier") or []:
+                earlier.append(("user", before))
+                said = await answer_of(
+                    ask(user, new_question(before), ASKED_AT, AskLimits(), adapters)
+                )
+                earlier.append(("assistant", said.answer.answer))
+            chooser.seen.clear()
+            question = new_question(q["question"], earlier)
+            await answer_of(ask(user, question, ASKED_AT, AskLimits(), adapters))
+            entry: dict[str, Any] = {
+                "set": part,
+                "id": q["id"],
+                "nothing": q["nothing"],
+                "cite": q["cite"],
+                "limit": None,
+                "candidates": [],
+            }
+            if chooser.seen:  # not a bare "what's due?": the list answers it
+                asked, ids, rows = chooser.seen[-1]
+                entry["limit"] = citation_limit(asked)
+                entry["candidates"] = [
+                    {"row": row_of.get(i, i), "x": r, "y": row_of.get(i) in q["cite"]}
+                    for i, r in zip(ids, rows, strict=True)
+                ]
+            questions_out.append(entry)
         spent = sorted(chooser.spent_s)
         if spent:
             SPENT.update(
@@ -310,16 +327,17 @@ def main(argv: list[str] | None = None) -> int:
     with stack():
         asyncio.run(go())
     if not args.misses:
-        for value in _walk(report):
+        for value in dicts_in(report):
             value.pop("misses", None)
     print(json.dumps(report, indent=1, ensure_ascii=False))
     return 0
 
 
-def _walk(value: Any) -> list[dict[str, Any]]:
+def dicts_in(value: Any) -> list[dict[str, Any]]:
+    """`value` and every dict nested in it (a report's rows, to drop their misses)."""
     if not isinstance(value, dict):
         return []
-    return [value, *(d for v in value.values() for d in _walk(v))]
+    return [value, *(d for v in value.values() for d in dicts_in(v))]
 
 
 if __name__ == "__main__":

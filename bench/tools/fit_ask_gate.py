@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from bench.ask import DATA, FIGURES, HELD_OUT, TUNING_SETS, capture_id, load, score
-from bench.tools.fit_ask_chooser import fit_logistic
+from bench.ask import DATA, FIGURES, TUNING_SETS, score
+from bench.tools.fit_ask_chooser import dicts_in, fit_logistic, tuning_questions
 
 WEIGHTS_FILE = DATA / "ask_gate_weights.json"
 # The L2 penalty on the standardised weights.
@@ -54,11 +54,6 @@ LINES = [round(x, 3) for x in np.linspace(0.3, 0.98, 69)]
 
 def _user(part: str) -> str:
     return f"bench-gate-{part}"
-
-
-def _questions(part: str, questions_file: str) -> list[dict[str, Any]]:
-    assert part not in HELD_OUT and part.startswith("tuning")
-    return [q for q in load(DATA / questions_file) if q["part"] == part]
 
 
 async def _answer(
@@ -93,23 +88,13 @@ async def _answer(
 async def collect(seeded: set[str], gate_weights: Any = None, parts: Any = None) -> list[Any]:
     """Every tuning question's answer through the app's path (with the gate `gate_weights`
     over today's chooser; None: today's) and its gate row; each set seeded once."""
-    from bench.ask import seed
     from bench.tools.ask_gate import installed
 
     out = []
     with installed(gate_weights) as gate:
-        for part, questions_file, corpus_file in TUNING_SETS:
-            if parts is not None and part not in parts:
-                continue
-            corpus = load(DATA / corpus_file)
-            user = _user(part)
-            if part not in seeded:
-                await seed(corpus, user)
-                seeded.add(part)
-            row_of = {capture_id(row["id"], user): row["id"] for row in corpus}
-            for q in _questions(part, questions_file):
-                answered, row = await _answer(user, q, row_of, gate)
-                out.append({"set": part, "answered": answered, "x": row})
+        async for part, user, row_of, q in tuning_questions(TUNING_SETS, seeded, _user, parts):
+            answered, row = await _answer(user, q, row_of, gate)
+            out.append({"set": part, "answered": answered, "x": row})
     return out
 
 
@@ -357,16 +342,10 @@ def main(argv: list[str] | None = None) -> int:
 
         with stack():
             asyncio.run(go())
-    for value_ in _walk(report):
+    for value_ in dicts_in(report):
         value_.pop("misses", None)
     print(json.dumps(report, indent=1, ensure_ascii=False))
     return 0
-
-
-def _walk(value_: Any) -> list[dict[str, Any]]:
-    if not isinstance(value_, dict):
-        return []
-    return [value_, *(d for v in value_.values() for d in _walk(v))]
 
 
 if __name__ == "__main__":
