@@ -23,7 +23,7 @@ from shared.domain.people import people_in
 
 TUNING = (
     "month_dev",
-    *(f"month{n}" for n in range(2, 33)),
+    *(f"month{n}" for n in range(2, 35)),
     "details",
     "details2",
     "details3",

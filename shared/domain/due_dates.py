@@ -18,7 +18,7 @@ from shared.domain.calendar_words import (
     WEEKDAYS,
     WEEKDAYS_ELSEWHERE,
 )
-from shared.domain.people_lexicon import a_past_form, english_words
+from shared.domain.people_lexicon import a_past_form, english_words, known_name
 from shared.domain.people_words import COMMON
 
 _ENGLISH_MONTH = rf"{'|'.join(MONTHS)}|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
@@ -45,7 +45,9 @@ _ORDINAL_ELSEWHERE = re.compile(
     r"|\bel\s+(?P<dia>[0-3]?\d)(?=\s*(?:[,;!?]|\.(?!\d)|$|y\b|para\b|que\b))"
 )
 _END_OF_MONTH = re.compile(r"\bend of (?:the |this )?month\b")
-_END_OF_A_MONTH = re.compile(rf"\b(?:end of|ende|fin de|finales de) (?P<month>{_ANY_MONTH})\b")
+_END_OF_A_MONTH = re.compile(
+    rf"\b(?:end of|ende|fin de|finales de) (?P<month>{_ANY_MONTH}|{_ENGLISH_MONTH})\b"
+)
 _TODAY = re.compile(
     r"\b(?:today|tonight|hoy|hoje|oggi|heute|vandaag|dzisiaj|dziś|idag|i dag|esta noche"
     r"|stasera|vanavond|ce soir|esta noite|this afternoon|this aft|this evening)\b"
@@ -164,6 +166,7 @@ _SHORT_WEEKDAY = re.compile(rf"\b(?P<day>{'|'.join(_SHORT_WEEKDAYS)})\b\.?")
 _SHORT_AND_A_WORD = {"sat", "sun", "wed"}
 _A_WEEKDAY = rf"\b(?:{'|'.join(WEEKDAYS)}|mon|tues?|weds?|thu|thurs?|fri|sat|sun)\b"
 _WEEKDAY_AFTER = re.compile(rf"\s+{_A_WEEKDAY}")
+_IN_A_MONTH = re.compile(rf"\s+(?:in|next|this)\s+(?:{_ENGLISH_MONTH})\b")
 _FROM_NOW_ON = re.compile(r"\bfrom now on\b|\bevery (?:wk|week)\b|\beach week\b|\bweekly\b")
 # Before an ordinal that is an age ("tunde's 18th", "his 70th"; not "it's the 19th").
 _AN_AGE_BEFORE = re.compile(
@@ -302,7 +305,22 @@ def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
     # stands, a day only where no word follows it
     if before and before[-1] in _BEFORE_A_DAY - {"and", "or"}:
         return True
+    # "visit sun w her biscuits", "doing the carbs sat at his garage": a phrase's word after
+    # it, where no one sits ("we sat with him") and no article makes it the sun ("in the sun")
+    if (
+        (following := re.match(r"\s+([a-z]+)\b", rest))
+        and following[1] in _A_PHRASE_AFTER_A_DAY
+        and not (before and (before[-1] in _NO_DAY_AFTER or known_name(before[-1])))
+    ):
+        return True
     return bool(_TIME_OF_DAY.match(rest)) or not re.match(r"\s*[^\W\d_]", rest)
+
+
+_A_PHRASE_AFTER_A_DAY = {"w", "with", "and", "at", "to"}
+_NO_DAY_AFTER = {
+    "i", "we", "he", "she", "they", "you", "who", "the", "a", "an", "my", "your", "his", "her",
+    "our", "their", "in", "of", "no",
+}  # fmt: skip
 
 
 def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
@@ -317,10 +335,14 @@ def _is_past_or_recurring(lowered: str, match: re.Match[str]) -> bool:
         return True  # "on a quiet tues": a kind of day
     if _HABIT.search(_clause_before(lowered, match.start())):
         return True
-    # "swim tues and thurs", "sessions tues + thurs": a week's days, not one day.
-    if re.match(rf"\s*(?:and|&|\+|/)\s*{_A_WEEKDAY}", lowered[match.end() :]) or re.search(
-        rf"{_A_WEEKDAY}\s*(?:and|&|\+|/)\s*$", lowered[: match.start()]
+    # "swim tues and thurs", "sessions tues + thurs", "open thurs-sat": a week's days, not
+    # one day.
+    if re.match(rf"\s*(?:and|&|\+|/|-|\u2013)\s*{_A_WEEKDAY}", lowered[match.end() :]) or (
+        re.search(rf"{_A_WEEKDAY}\s*(?:and|&|\+|/|-|\u2013)\s*$", lowered[: match.start()])
     ):
+        return True
+    # "open farm sunday in june", "a sunday next june": a kind of day in a month, not one day.
+    if _IN_A_MONTH.match(lowered, match.end()):
         return True
     # "the 2nd weds of the month", "first monday": one of the month's, every month.
     if before and re.fullmatch(r"\d+(?:st|nd|rd|th)|first|second|third|fourth", before[-1]):
@@ -398,6 +420,11 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
         _GERMAN_PAST.search(lowered, start, end)
         or _SPANISH_PAST.search(lowered, start, end)
         or _A_DISTANCE.search(lowered, start, end)
+        or (
+            end_match is not None
+            and _told_next(lowered, end_match)
+            and not _opens_with_a_verb(lowered[start:end])
+        )
     ):
         return True
     return any(  # not "post the signed forms today": a participle after "the" is no past
@@ -407,6 +434,40 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
         )
         for past in _PAST_TENSE.finditer(lowered, start, end)
     )
+
+
+def _told_next(lowered: str, edge: re.Match[str]) -> bool:
+    """Does the clause after the day's open with what was done ("91st today - took the cake
+    in", "hurling w him today, he loved it", "brighter today, laughed at the photos")?"""
+    if edge[0] not in {",", " - ", "\u2013", "\u2014"}:
+        return False
+    clause_end = _CLAUSE_EDGE.search(lowered, edge.end())
+    said = lowered[edge.end() : clause_end.start() if clause_end else len(lowered)]
+    words = re.findall(r"[\w']+", said)[:3]
+    if words[:1] and words[0] in _SUBJECTS:
+        words = words[1:]
+    # a past with more to say ("he loved it"), not a bare word after an errand ("forgot")
+    return (
+        len(words) > 1 and (past := _PAST_TENSE.fullmatch(words[0])) is not None and _a_past(past)
+    )
+
+
+_SUBJECTS = {"he", "she", "they", "we", "i", "it", "you"}
+# The verbs of errands said bare, whose past no "-ed" shows.
+_ERRAND_VERBS = {
+    "ring", "call", "send", "pay", "give", "bring", "buy", "take", "get", "tell", "make", "do",
+    "go", "put", "sell", "pick", "drop", "meet", "find", "leave", "text", "email", "message",
+    "post", "renew", "book", "order", "collect", "return",
+}  # fmt: skip
+
+
+def _opens_with_a_verb(clause: str) -> bool:
+    """Does a clause open with a verb said bare, an errand ("post the forms today, recorded",
+    "renew the reg TODAY, forgot")?"""
+    first = re.match(r"\s*([a-z]+)", clause)
+    if first is None:
+        return False
+    return first[1] in _ERRAND_VERBS
 
 
 # German says what was done with "war" or a perfect ("Opa ist heute gekommen", "hat heute

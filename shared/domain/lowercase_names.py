@@ -104,6 +104,8 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         # says", "tansy wants"), a word with no role's or plural's ending is someone
         # ("letter says", "printer says", "agent wants", "judges loved" stay things).
         return _a_words_name_saying(text, words, i)
+    if _named_by_a_role(text, words, i):
+        return True  # "lech the roofer can look", "nev the boiler guy today"
     previous = words[i - 1].group(0).lower() if i else ""
     if (
         previous in SAINTS
@@ -220,6 +222,31 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and not (i and words[i - 1].group(0)[:1].isdigit())
         and not re.search(r"\d\s*$", text[: words[i].start()])
         and following.removesuffix("s") not in THINGS
+    )
+
+
+_A_DOERS_ENDING = re.compile(r"(?:er|or)$")
+_ONE_WHO = {"guy", "man", "woman", "lady", "bloke", "fella"}
+
+
+def _named_by_a_role(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is the word no list of words holds followed by "the" and a doer's noun ("lech the
+    roofer", "holt the tutor") or one who does a thing ("nev the boiler guy")?"""
+    if i + 2 >= len(words) or words[i + 1].group(0).lower() != "the":
+        return False
+    if text[words[i].end() : words[i + 1].start()] != " ":
+        return False
+    role = words[i + 2].group(0).lower()
+    if text[words[i + 1].end() : words[i + 2].start()] != " ":
+        return False
+    if (
+        i + 3 < len(words)
+        and words[i + 3].group(0).lower() in _ONE_WHO
+        and text[words[i + 2].end() : words[i + 3].start()] == " "
+    ):
+        return True
+    return bool(_A_DOERS_ENDING.search(role)) and any(
+        base in english_words() for base in (role[:-2], role[:-2] + "e", role[:-1])
     )
 
 

@@ -66,6 +66,9 @@ def cued_people(text: str, people: Iterable[str]) -> list[str]:
             if first.lower() in FAMILY | COMMON or not (kin or known_name(first)):
                 continue
             remembered += [first] if kin else [name, first]
+            last = parts[-1]
+            if not kin and len(parts) == 2 and not (in_word_list(last.lower()) or known_name(last)):
+                remembered.append(last)  # "brackenbury's wheat" after "roger brackenbury"
         elif name.lower() not in FAMILY | COMMON and any(
             key == name.lower() and _cued_at(text, words, i) for i, key in enumerate(keys)
         ):

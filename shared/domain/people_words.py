@@ -84,7 +84,7 @@ LOWER_NOT_NAMES = (
 FAMILY = {
     "mum", "mom", "mam", "dad", "nan", "nana", "nanna", "gran", "granny", "grandma",
     "grandad", "granddad", "grandpa", "grandmother", "grandfather", "oma", "opa", "abuela",
-    "abuelo", "nonna", "nonno",
+    "abuelo", "nonna", "nonno", "yaya", "yayo",
     "mamá", "papá", "mama", "papa", "mami", "papi", "mutti", "vati",  # Spanish, German
 }  # fmt: skip
 # Kinship words said before a name stay part of it, as people file them ("Grandma Rose",
@@ -92,7 +92,8 @@ FAMILY = {
 KIN = {
     "aunt", "auntie", "aunty", "uncle", "cousin", "granny", "grandma", "grandad", "granddad",
     "grandpa", "nan", "nana", "nanna", "gran", "nonna", "nonno", "oma", "opa", "abuela",
-    "abuelo", "abuelita", "abuelito", "tía", "tia", "tío", "tio", "tante", "onkel", "tata",
+    "abuelo", "abuelita", "abuelito", "yaya", "yayo", "tía", "tia", "tío", "tio", "tante",
+    "onkel", "tata",
     "great-aunt", "great-uncle", "grandmother", "grandfather", "nain", "taid", "mamgu",
     "tadcu", "granda", "grampa", "grandpops",
 }  # fmt: skip

@@ -162,6 +162,24 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("references must be in by the 20th too", date(2026, 3, 20)),
         ("race pack pick up sat 2-5pm in town", date(2026, 3, 14)),
         ("the 2nd stage invoice", None),
+        # A month's end said short.
+        ("website quote by end of oct", date(2026, 10, 31)),
+        # A week's days in a range, and a kind of day in a month ("Sunday in june").
+        ("run the counter 3 days a wk, thurs-sat", None),
+        ("a farm open day for Open Farm Sunday next june?", None),
+        ("open farm sunday in june? trailer rides", None),
+        # A state or an event reported, then what was done in the next clause.
+        ("visited him, brighter today, laughed at the photos", None),
+        ("his 91st today - took the cake in, the nurses sang", None),
+        ("hurling w rodolfo today, he loved it", None),
+        ("ring her this afternoon, he sounded low about it", THURSDAY),
+        ("book club tonight, 35 booked so far", THURSDAY),
+        ("renew the reg TODAY, forgot", THURSDAY),
+        # "sun" or "sat" before a phrase's word is the day, unless someone sat or the sun shone.
+        ("visit sun w her fav ginger biscuits", date(2026, 3, 15)),
+        ("we're doing the carbs sat at his garage", date(2026, 3, 14)),
+        ("we sat with him for an hour", None),
+        ("read in the sun with a book", None),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:

@@ -35,10 +35,16 @@ def test_kinship_and_full_names_are_remembered_whole_and_by_first_name() -> None
     text = "quique's dad salva had a scan today"
     assert people_in(text) == ["Quique", "Salva"]
     assert cued_people(text, people_in(text)) == ["Quique", "Salva"]
+    # ... and its surname where no word list holds it, as the user says it later on its own
+    # ("brackenbury's wheat" after "roger brackenbury"); not a surname that is a word.
     assert cued_people("benedict orme pulled out", ["Benedict Orme"]) == [
         "Benedict Orme",
         "Benedict",
+        "Orme",
     ]
+    assert cued_people("roger baker pulled out", ["Roger Baker"]) == ["Roger Baker", "Roger"]
+    known = frozenset(cued_people("harvest order: roger brackenbury first", ["Roger Brackenbury"]))
+    assert people_in("brackenbury's wheat fit mon", known) == ["Brackenbury"]
     # A full name whose first word the lists do not hold as a first name: a place, a firm.
     assert cued_people("Keelmen Homes will require", ["Keelmen Homes"]) == []
 

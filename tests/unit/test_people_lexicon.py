@@ -482,3 +482,21 @@ def test_people_of_the_sixth_round(text: str, people: list[str]) -> None:
 )
 def test_people_of_the_seventh_round(text: str, people: list[str]) -> None:
     assert people_in(text) == people
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # A word no list of words holds, named by the role after it ("the roofer", "the
+        # boiler guy"); a word that is a word stays one, and a role's plain noun is no role.
+        ("lech the roofer can look at the skylight", ["Lech"]),
+        ("nev the boiler guy today 8-12", ["Nev"]),
+        ("call the plumber about the leak", []),
+        ("notes incl the water bill", []),
+        # Spanish's grandparents are family words, and kin before a name.
+        ("la yaya fina está otra vez en el hospital", ["Yaya Fina"]),
+        ("rubén says the yaya is home", ["Rubén", "Yaya"]),
+    ],
+)
+def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
