@@ -310,9 +310,9 @@ async def test_known_people_are_the_cued_names_of_the_users_filed_items(
     assert stored is not None and stored["peopleKnown"] == ["Harj"]
     assert await subject.repo.known_people(user) == frozenset({"Harj", "Elsie"})
     # Only a bucket's newest items that hold any are read: bounded however much is filed.
-    later = filed(PersonItem, "met Wren for a coffee", ["Wren"])
+    later = filed(PersonItem, "met Tomasz for a coffee", ["Tomasz"])
     later = later.model_copy(update={"created_at": harj.created_at + timedelta(minutes=1)})
     await subject.repo.put_filed(later)
     monkeypatch.setattr(repository, "KNOWN_FROM_LATEST", 1)
     monkeypatch.setattr(fakes, "KNOWN_FROM_LATEST", 1)
-    assert await subject.repo.known_people(user) == frozenset({"Wren", "Elsie"})
+    assert await subject.repo.known_people(user) == frozenset({"Tomasz", "Elsie"})
