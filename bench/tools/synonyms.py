@@ -1,7 +1,7 @@
 """`python -m bench.tools.synonyms WORDNET_DIR`: regenerate `bench/data/wordnet_related.txt.gz`,
 each English word with the words WordNet relates to it, for the offline answer's measure of
 "words a person treats as one" (`bench/tools/ask_wordnet.py`): "surgery" / "operation",
-"survey" / "inspection", "solicitor" / "lawyer", "flat" / "apartment".
+"solicitor" / "lawyer", "flat" / "apartment".
 
 WordNet 3.0 from Debian (`wordnet-base`, bookworm main): `cd /tmp && apt-get download
 wordnet-base && dpkg-deb -x wordnet-base_*.deb wn`, then WORDNET_DIR is
@@ -9,14 +9,15 @@ wordnet-base && dpkg-deb -x wordnet-base_*.deb wn`, then WORDNET_DIR is
 format is wndb(5WN)). Run it again with another WordNet and commit the file with it.
 
 Only nouns and verbs, lowercase single words of MIN_LETTERS letters or more; for each word all
-its senses (`--senses N`: its first N, WordNet listing them most frequent first), and for each
-sense the words of four relations, tagged
-on the line: `s` the same synset, `d` derivation (`+`, word to word: "survey" / "inspection"
-is one noun sense apart, "agency" / "agent"), `u` one hop up (hypernym, `@`/`@i`: "solicitor"
--> "lawyer"), `n` one hop down (hyponym, `~`/`~i`: "lawyer" -> "solicitor"), at most CAP words a
-relation. A line: `word<TAB>s:a,b<TAB>d:c<TAB>u:e<TAB>n:f,g` (a relation with no word left out).
+its senses (`--senses N`: its first N that tagged texts used, most frequent first, or its
+first alone where none were), and for each sense the words of four relations, tagged on the
+line: `s` the same synset, `d` derivation (`+`, word to word: "survey" / "surveyor", "agency" /
+"agent"), `u` one hop up (hypernym, `@`/`@i`: "solicitor" -> "lawyer"), `n` one hop down
+(hyponym, `~`/`~i`: "lawyer" -> "solicitor"), at most CAP words a relation a part of speech.
+A line: `word<TAB>s:a,b<TAB>d:c<TAB>u:e<TAB>n:f,g` (a relation with no word left out).
 
-WordNet's licence (WordNet 3.0, Princeton University), written as the file's first lines:
+WordNet 3.0's licence (as the head of its data files gives it), written as the file's first
+lines:
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ RELATIONS = ("s", "d", "u", "n")
 POINTERS = {"+": "d", "@": "u", "@i": "u", "~": "n", "~i": "n"}
 
 LICENCE = """\
-WordNet Release 3.0 This software and database is being provided to you, the LICENSEE, by
-Princeton University under the following license. By obtaining, using and/or copying this
+This software and database is being provided to you, the LICENSEE, by Princeton University
+under the following license. By obtaining, using and/or copying this
 software and database, you agree that you have read, understood, and will comply with these
 terms and conditions.: Permission to use, copy, modify and distribute this software and
 database and its documentation for any purpose and without fee or royalty is hereby granted,
