@@ -6,48 +6,21 @@ is as without it. And the adapters' bounded cache of words' vectors."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from shared.adapters.embedder.words import WordVectors
-from shared.domain.classification import Bucket
 from shared.domain.errors import EmbedderUnavailable
 from shared.services import ask_offline, ask_soft
-from shared.services.ask import AskLimits, answer_of, ask, new_question
+from shared.services.ask import new_question
 from shared.services.ask_soft import unheard
 from shared.services.ask_words import MONEY, read_question
-from shared.services.filing import file_capture
-from tests.fakes import USER, Fakes, text_item
+from tests.fakes import Fakes
+from tests.unit.office_captures import cited, office
 
-MON = datetime(2026, 11, 23, 9, tzinfo=UTC)
-NOW = MON + timedelta(days=7)
 # "bike" and "cycling" 0.8 alike; "bike" and "mondays" 0.4.
 BIKE = [1.0, 0.0, 0.0]
 CYCLING = [0.8, 0.6, 0.0]
 MONDAYS = [0.4, 0.0, 0.916515]
-
-
-async def _file(fakes: Fakes, text: str, bucket: Bucket, day: int, title: str) -> str:
-    item = fakes.repo.seed(text_item(text, created_at=MON + timedelta(days=day, hours=1)))
-    filed = await file_capture(item, item.picked(bucket, title), fakes.repo, fakes.outbox)
-    return filed.id
-
-
-async def _office(fakes: Fakes) -> dict[str, str]:
-    return {
-        "cycling": await _file(
-            fakes, "Cycling to the office from next week.", Bucket.IDEAS, 0, "Cycle in"
-        ),
-        "party": await _file(
-            fakes, "Office party on Friday, bring a bottle.", Bucket.ADMIN, 1, "Office party"
-        ),
-    }
-
-
-async def _cited(fakes: Fakes, text: str) -> list[str]:
-    done = await answer_of(ask(USER, new_question(text), NOW, AskLimits(), fakes.adapters))
-    return [c.capture_id for c in done.answer.citations]
 
 
 def _words(fakes: Fakes, line: float | None, **vectors: list[float]) -> None:
@@ -56,13 +29,13 @@ def _words(fakes: Fakes, line: float | None, **vectors: list[float]) -> None:
 
 
 async def test_a_word_no_capture_holds_is_matched_by_one_near_it(fakes: Fakes) -> None:
-    made = await _office(fakes)
+    made = await office(fakes)
     # Without the soft match "bike" is a word no capture holds: "office" alone, which both
     # captures hold, is not enough to answer.
-    assert await _cited(fakes, "is the office bike thing still on?") == []
+    assert await cited(fakes, "is the office bike thing still on?") == []
     assert fakes.embedder.words_compared == []  # this model's words are not compared
     _words(fakes, 0.5, bike=BIKE, cycling=CYCLING)
-    assert await _cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
+    assert await cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
     # One call a question: the unheard word and the captures' own words (not "office", which
     # the question holds, nor stop words).
     terms, words = fakes.embedder.words_compared[-1]
@@ -73,46 +46,46 @@ async def test_a_word_no_capture_holds_is_matched_by_one_near_it(fakes: Fakes) -
 async def test_only_the_best_candidates_words_are_compared(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    made = await _office(fakes)
+    made = await office(fakes)
     _words(fakes, 0.5, bike=BIKE, cycling=CYCLING)
     monkeypatch.setattr(ask_offline, "SOFT_CANDIDATES", 0)
-    assert await _cited(fakes, "is the office bike thing still on?") == []
+    assert await cited(fakes, "is the office bike thing still on?") == []
     assert fakes.embedder.words_compared == []
     monkeypatch.setattr(ask_offline, "SOFT_CANDIDATES", 2)
-    assert await _cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
+    assert await cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
 
 
 async def test_a_word_below_the_line_is_no_match(fakes: Fakes) -> None:
-    await _office(fakes)
+    await office(fakes)
     _words(fakes, 0.5, bike=BIKE, cycling=[0.4, 0.916515, 0.0])
-    assert await _cited(fakes, "is the office bike thing still on?") == []
+    assert await cited(fakes, "is the office bike thing still on?") == []
 
 
 async def test_the_credit_is_part_of_the_words_weight(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    made = await _office(fakes)
+    made = await office(fakes)
     _words(fakes, 0.5, bike=BIKE, cycling=CYCLING)
     # A credit so small that the near word does not lift the capture over the cut.
     monkeypatch.setattr(ask_soft, "SOFT_CREDIT", 0.1)
-    assert await _cited(fakes, "is the office bike thing still on?") == []
+    assert await cited(fakes, "is the office bike thing still on?") == []
     monkeypatch.setattr(ask_soft, "SOFT_CREDIT", 0.75)
-    assert await _cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
+    assert await cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
 
 
 async def test_an_unheard_word_near_nothing_leaves_the_question_unanswered(fakes: Fakes) -> None:
-    await _office(fakes)
+    await office(fakes)
     _words(fakes, 0.5, bike=BIKE, cycling=CYCLING, mondays=MONDAYS)
     # "helmet" is near no word of the captures: the question asks of something never
     # captured, and "bike" near "cycling" does not make it answered.
-    assert await _cited(fakes, "is the office bike helmet still on?") == []
+    assert await cited(fakes, "is the office bike helmet still on?") == []
 
 
 async def test_without_the_words_model_the_answer_is_as_without_the_match(fakes: Fakes) -> None:
-    await _office(fakes)
+    await office(fakes)
     _words(fakes, 0.5, bike=BIKE, cycling=CYCLING)
     fakes.embedder.fail_next("word_similarities", EmbedderUnavailable("down"))
-    assert await _cited(fakes, "is the office bike thing still on?") == []
+    assert await cited(fakes, "is the office bike thing still on?") == []
 
 
 @pytest.mark.parametrize(

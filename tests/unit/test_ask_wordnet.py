@@ -6,7 +6,6 @@ unheard word related to nothing still leaves the question unanswered."""
 from __future__ import annotations
 
 import gzip
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,40 +18,14 @@ from bench.tools.ask_wordnet import (
     soft_with_wordnet,
     wordnet_credits,
 )
-from shared.domain.classification import Bucket
 from shared.services import ask_offline
-from shared.services.ask import AskLimits, answer_of, ask, new_question
-from shared.services.filing import file_capture
-from tests.fakes import USER, Fakes, text_item
+from tests.fakes import Fakes
+from tests.unit.office_captures import cited, office
 
-MON = datetime(2026, 11, 23, 9, tzinfo=UTC)
-NOW = MON + timedelta(days=7)
 TABLE: Table = {
     "bike": {"s": frozenset({"bicycle"}), "d": frozenset({"cycling"})},
     "solicitor": {"u": frozenset({"lawyer"})},
 }
-
-
-async def _file(fakes: Fakes, text: str, bucket: Bucket, day: int, title: str) -> str:
-    item = fakes.repo.seed(text_item(text, created_at=MON + timedelta(days=day, hours=1)))
-    filed = await file_capture(item, item.picked(bucket, title), fakes.repo, fakes.outbox)
-    return filed.id
-
-
-async def _office(fakes: Fakes) -> dict[str, str]:
-    return {
-        "cycling": await _file(
-            fakes, "Cycling to the office from next week.", Bucket.IDEAS, 0, "Cycle in"
-        ),
-        "party": await _file(
-            fakes, "Office party on Friday, bring a bottle.", Bucket.ADMIN, 1, "Office party"
-        ),
-    }
-
-
-async def _cited(fakes: Fakes, text: str) -> list[str]:
-    done = await answer_of(ask(USER, new_question(text), NOW, AskLimits(), fakes.adapters))
-    return [c.capture_id for c in done.answer.citations]
 
 
 def _use(monkeypatch: pytest.MonkeyPatch, relations: str, credit: float) -> None:
@@ -62,36 +35,36 @@ def _use(monkeypatch: pytest.MonkeyPatch, relations: str, credit: float) -> None
 async def test_a_related_word_answers_by_the_relations_chosen(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    made = await _office(fakes)
-    assert await _cited(fakes, "is the office bike thing still on?") == []
+    made = await office(fakes)
+    assert await cited(fakes, "is the office bike thing still on?") == []
     _use(monkeypatch, "s", 0.75)  # "bicycle" only: no capture says it
-    assert await _cited(fakes, "is the office bike thing still on?") == []
+    assert await cited(fakes, "is the office bike thing still on?") == []
     _use(monkeypatch, "sd", 0.75)
-    assert await _cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
+    assert await cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
     # A plural asked is read as its singular.
-    assert await _cited(fakes, "are the office bikes still on?") == [made["cycling"]]
+    assert await cited(fakes, "are the office bikes still on?") == [made["cycling"]]
 
 
 async def test_the_credit_is_part_of_the_words_weight(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    made = await _office(fakes)
+    made = await office(fakes)
     _use(monkeypatch, "sd", 0.1)
-    assert await _cited(fakes, "is the office bike thing still on?") == []
+    assert await cited(fakes, "is the office bike thing still on?") == []
     _use(monkeypatch, "sd", 0.75)
-    assert await _cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
+    assert await cited(fakes, "is the office bike thing still on?") == [made["cycling"]]
 
 
 async def test_an_unheard_word_related_to_nothing_leaves_it_unanswered(
     fakes: Fakes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    made = await _office(fakes)
+    made = await office(fakes)
     _use(monkeypatch, "sd", 0.75)
-    assert await _cited(fakes, "is the office bike helmet still on?") == []
+    assert await cited(fakes, "is the office bike helmet still on?") == []
     # Without the guard (a variant measured) the related word answers alone.
     loose = soft_with_wordnet(TABLE, "sd", 0.75, guard=False)
     monkeypatch.setattr(ask_offline, "_soft", loose)
-    assert await _cited(fakes, "is the office bike helmet still on?") == [made["cycling"]]
+    assert await cited(fakes, "is the office bike helmet still on?") == [made["cycling"]]
 
 
 def test_related_words_and_their_credits() -> None:
