@@ -106,7 +106,7 @@ def due_date_in(text: str, today: date) -> date | None:
             continue
         if 1 <= int(match["day"]) <= 31 and _ordinal_is_a_day(lowered, match):
             said = _A_WEEKDAY_BEFORE.search(lowered[: match.start("day")])
-            weekday = _weekday_number(said[0]) if said else None
+            weekday = weekday_number(said[0]) if said else None
             add(match, day_of_month_on(today, int(match["day"]), weekday))
     for match in _ORDINAL_ELSEWHERE.finditer(lowered):
         day_of_month = int(match["day"] or match["dia"])
@@ -255,7 +255,7 @@ def ordinal_names_a_day(text: str, start: int) -> bool:
     return match is not None and _ordinal_is_a_day(lowered, match)
 
 
-def _weekday_number(said: str) -> int:
+def weekday_number(said: str) -> int:
     """0 for "mon", "monday" or "Mon. the ", as `date.weekday` counts."""
     name = said.strip().lower()[:3]
     return next(i for i, day in enumerate(WEEKDAYS) if day.startswith(name))

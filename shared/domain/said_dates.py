@@ -7,7 +7,7 @@ import re
 from datetime import date, datetime, timedelta
 
 from shared.domain.calendar_words import MONTHS, WEEKDAYS
-from shared.domain.due_dates import day_of_month_on, ordinal_names_a_day
+from shared.domain.due_dates import day_of_month_on, ordinal_names_a_day, weekday_number
 
 _DAY_ABBR = frozenset({"mon", "tue", "wed", "thu", "fri", "sat", "sun"})
 _MONTHS = [month[:3] for month in MONTHS]
@@ -47,7 +47,7 @@ def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
             offset = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
             when = said_on + timedelta(days=offset[m["rel"].casefold()])
         elif m["dow"]:
-            target = _weekday_of(m["dow"])
+            target = weekday_number(m["dow"])
             # "on Friday" said on a Friday is the next one.
             ahead = (target - said_on.weekday()) % 7 or 7
             when = said_on + timedelta(days=ahead)
@@ -59,14 +59,10 @@ def resolved_dates(text: str, said_on: date) -> list[tuple[str, date]]:
             month = _MONTHS.index(month_name[:3].casefold()) + 1 if month_name else None
             when = _next_day_of_month(said_on, dom, month)
             if m["wd"] and month is None and when is not None:
-                when = day_of_month_on(said_on, dom, _weekday_of(m["wd"])) or when
+                when = day_of_month_on(said_on, dom, weekday_number(m["wd"])) or when
         if when is not None:
             out.append((phrase, when))
     return out
-
-
-def _weekday_of(name: str) -> int:
-    return next(i for i, d in enumerate(WEEKDAYS) if d.startswith(name[:3].casefold()))
 
 
 def _names_a_day(text: str, dom_start: int) -> bool:
