@@ -1,5 +1,7 @@
 """`python -m bench.tools.month_examples`: write the offline classifier's months
-(`shared/adapters/classifier/months.json`): every tuning month's captures, by label.
+(`shared/adapters/classifier/months.json`): every tuning month's captures, by label; then its
+embedding voter fitted on them and the written examples (`fitted-e5.json`, which a new clone's
+first start reads instead of encoding every example).
 
 The months (`bench/data/month*_captures.jsonl`, bench/data/MONTH_SET.md) are one person's
 real-life captures each, written blind by independent hands: the more lives the classifier
@@ -7,7 +9,7 @@ learns from, the better a month of a life it never saw is filed (`python -m benc
 --model offline --leave-one-out --set …` measures that). The frozen month is never taken
 (tests/integration/test_offline_classifier.py checks it), nor a capture the written examples
 (`examples.json`) hold already, nor a month after LAST_TUNING_MONTH (held out). Run it again
-after folding a month in."""
+after folding a month in, or after editing `examples.json`."""
 
 from __future__ import annotations
 
@@ -47,6 +49,9 @@ def main() -> int:
     MONTHS.write_text(json.dumps(months, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     counts = ", ".join(f"{label} {len(texts)}" for label, texts in months.items())
     print(f"{MONTHS.name}: {len(tuning_months())} months: {counts}")
+    from shared.adapters.classifier.offline import write_fit
+
+    print(f"{write_fit().name}: fitted on the examples and the months")
     return 0
 
 

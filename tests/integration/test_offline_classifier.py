@@ -78,6 +78,58 @@ def test_the_examples_vectors_are_encoded_once_and_then_read_back(
     assert not list(tmp_path.glob("*.partial"))
 
 
+def test_the_committed_fit_is_the_fit_of_todays_examples() -> None:
+    # A new clone's first start reads it instead of encoding every example: it must be made
+    # from exactly the examples, months and settings the app would fit.
+    encoder = offline.classifier_encoder("e5")
+    tuning = offline.TUNINGS["e5"]
+    examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    months = json.loads(EXAMPLES.with_name(offline.MONTHS_FILE).read_text(encoding="utf-8"))
+    key = offline.fit_key(encoder, tuning, *offline.training_set(examples, months, tuning))
+    assert offline.shipped_fit(encoder, key) is not None, (
+        "shared/adapters/classifier/fitted-e5.json is stale: python -m bench.tools.month_examples"
+    )
+
+
+def test_a_written_fit_is_read_back_and_classifies_as_the_fit_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The app's examples moved to a small copy, so that fitting them is quick.
+    examples = json.loads(EXAMPLES.read_text(encoding="utf-8"))
+    small = {group: texts[:12] for group, texts in examples.items()}
+    (tmp_path / "examples.json").write_text(json.dumps(small), encoding="utf-8")
+    monkeypatch.setattr(offline, "_EXAMPLES_PATH", tmp_path / "examples.json")
+    monkeypatch.setattr(offline, "_CACHE_DIR", tmp_path / "models")
+    monkeypatch.setattr(offline, "_indexes", {})
+    texts = ["call Sarah about the budget review", "kestrel go-live moved to weds", "zzkq"]
+    encoder = offline.classifier_encoder("minilm")
+    query = encoder.encode(texts)
+
+    fitted = offline.write_fit("minilm")
+    assert fitted == tmp_path / "fitted-minilm.json"
+    fresh = offline._indexes[(tmp_path / "examples.json", "minilm")]
+    offline._indexes.clear()
+    (kept,) = (tmp_path / "models").glob("minilm-examples-*.npy")
+    kept.unlink()  # read back, it is not fitted again: no example is encoded
+    monkeypatch.setattr(offline, "_embedded_examples", _must_not_encode)
+    read = _get_index(tmp_path / "examples.json", "minilm")
+    tuning = offline.TUNINGS["minilm"]
+    np.testing.assert_array_equal(
+        read.probabilities(query, texts, tuning), fresh.probabilities(query, texts, tuning)
+    )
+
+    # Other examples: the fit is not theirs, so they are encoded and fitted afresh.
+    small["Ideas"].append("what if the shed had a green roof")
+    (tmp_path / "examples.json").write_text(json.dumps(small), encoding="utf-8")
+    offline._indexes.clear()
+    with pytest.raises(AssertionError, match="encoded"):
+        _get_index(tmp_path / "examples.json", "minilm")
+
+
+def _must_not_encode(*_: object, **__: object) -> np.ndarray:
+    raise AssertionError("the examples were encoded")
+
+
 # --- (b) held-out labelled set ------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
+import sklearn
 from sklearn.linear_model import LogisticRegression
 
 from shared.adapters.classifier.wording import WordingModel
@@ -166,6 +167,27 @@ _CLARIFY = "I couldn't make that out — what did you want to capture?"
 _NOTHING_TO_FILE = "That capture looks empty — what did you want to capture?"
 
 
+def training_set(
+    examples: dict[str, list[str]], months: dict[str, list[str]] | None, tuning: Tuning
+) -> tuple[list[str], list[int], list[float]]:
+    """The texts the classifier learns from, their groups' indexes and their weights (a
+    written example 1, a month's capture `tuning.month_weight`)."""
+    missing = [g for g in _GROUPS if not examples.get(g)]
+    if missing:
+        raise ValueError(f"examples.json has no examples for {missing}")
+    months = months or {}
+    texts: list[str] = []
+    labels: list[int] = []
+    weights: list[float] = []
+    for i, group in enumerate(_GROUPS):
+        for source, weight in ((examples, 1.0), (months, tuning.month_weight)):
+            for text in source.get(group, []):
+                texts.append(text)
+                labels.append(i)
+                weights.append(weight)
+    return texts, labels, weights
+
+
 class _ExampleIndex:
     """The examples per group, embedded, with a logistic regression over their embeddings and
     the word-level model of the same examples; the months' captures (`months`) count
@@ -179,28 +201,23 @@ class _ExampleIndex:
         keep: bool = False,
         tuning: Tuning = TUNINGS["minilm"],
     ) -> None:
-        missing = [g for g in _GROUPS if not examples.get(g)]
-        if missing:
-            raise ValueError(f"examples.json has no examples for {missing}")
-        months = months or {}
-        texts, labels, weights = [], [], []
-        for i, group in enumerate(_GROUPS):
-            for source, weight in ((examples, 1.0), (months, tuning.month_weight)):
-                for text in source.get(group, []):
-                    texts.append(text)
-                    labels.append(i)
-                    weights.append(weight)
+        texts, labels, weights = training_set(examples, months, tuning)
         y, w = np.array(labels), np.array(weights)
         # Balanced by weight: the misunderstood and vague groups hold a small share of the
         # examples, and count as much as a bucket.
         per_group = np.array([w[y == i].sum() for i in range(len(_GROUPS))])
         balanced = w * (w.sum() / (len(_GROUPS) * per_group))[y]
-        # Converged (sklearn's default tol of 1e-4 stops a weakly regularised fit early: over
-        # e5, C=16, one capture's confidence moved by 0.005 between two encodings of the same
-        # examples that differed by 8e-8).
-        model = LogisticRegression(C=tuning.c, max_iter=3000, tol=1e-6)
-        vectors = _embedded_examples(texts, encoder, keep)
-        self.embedded = model.fit(vectors, y, sample_weight=balanced)
+        self.fit_key = fit_key(encoder, tuning, texts, labels, weights)
+        shipped = shipped_fit(encoder, self.fit_key) if keep else None
+        if shipped is not None:
+            self.embedded = shipped
+        else:
+            # Converged (sklearn's default tol of 1e-4 stops a weakly regularised fit early:
+            # over e5, C=16, one capture's confidence moved by 0.005 between two encodings of
+            # the same examples that differed by 8e-8).
+            model = LogisticRegression(C=tuning.c, max_iter=3000, tol=1e-6)
+            vectors = _embedded_examples(texts, encoder, keep)
+            self.embedded = model.fit(vectors, y, sample_weight=balanced)
         self.wording = WordingModel(texts, y, w)
 
     def probabilities(self, query: np.ndarray, texts: list[str], tuning: Tuning) -> np.ndarray:
@@ -218,6 +235,71 @@ class _ExampleIndex:
             mixed = share * embedded + (1 - share) * worded
             sharpened = mixed**tuning.sharpen
         return sharpened / sharpened.sum(axis=-1, keepdims=True)
+
+
+# The embedding voter as fitted on the app's own examples, committed beside them (`python -m
+# bench.tools.month_examples` writes it): a new clone's first start then encodes none of the
+# 6,206 examples (about two minutes of CPU on 2 cores), whatever the number of months. Used
+# only while its key matches what the fit would be made from (the encoder and its version,
+# scikit-learn's version, the settings, every example and its label and weight); otherwise
+# the examples are encoded and fitted as before.
+def fitted_path(encoder: SentenceEncoder) -> Path:
+    """Where `encoder`'s fit is committed."""
+    return _EXAMPLES_PATH.with_name(f"fitted-{encoder.name}.json")
+
+
+def fit_key(
+    encoder: SentenceEncoder,
+    tuning: Tuning,
+    texts: list[str],
+    labels: list[int],
+    weights: list[float],
+) -> str:
+    """What a fit is made from, as one hash."""
+    lines = [encoder.key, sklearn.__version__, repr(tuning.c), repr(tuning.month_weight)]
+    lines += [
+        f"{label}\t{weight!r}\t{text}"
+        for text, label, weight in zip(texts, labels, weights, strict=True)
+    ]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def shipped_fit(encoder: SentenceEncoder, key: str) -> LogisticRegression | None:
+    """The committed fit for `key`, or None (none for this encoder, or made from other
+    examples)."""
+    try:
+        fit = json.loads(fitted_path(encoder).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if fit.get("key") != key:
+        return None
+    model = LogisticRegression()
+    model.classes_ = np.array(fit["classes"])
+    # In the fit's own precision (float32 over float32 vectors), so it classifies the same.
+    model.coef_ = np.array(fit["coef"], dtype=fit["dtype"])
+    model.intercept_ = np.array(fit["intercept"], dtype=fit["dtype"])
+    model.n_features_in_ = model.coef_.shape[1]
+    return model
+
+
+def write_fit(encoder_name: EncoderName = "e5") -> Path:
+    """Fit the embedding voter on the app's own examples afresh and write it to
+    `fitted_path`, to be committed; returns the path."""
+    encoder = classifier_encoder(encoder_name)
+    path = fitted_path(encoder)
+    path.unlink(missing_ok=True)
+    _indexes.pop((_EXAMPLES_PATH.resolve(), encoder_name), None)
+    index = _get_index(_EXAMPLES_PATH.resolve(), encoder_name)
+    model = index.embedded
+    fit = {
+        "key": index.fit_key,
+        "classes": model.classes_.tolist(),
+        "dtype": str(model.coef_.dtype),
+        "intercept": model.intercept_.tolist(),
+        "coef": model.coef_.tolist(),
+    }
+    path.write_text(json.dumps(fit, separators=(",", ":")) + "\n", encoding="utf-8")
+    return path
 
 
 # Derived from the packages and the examples, never committed: the repo's git-ignored .models/.
