@@ -385,8 +385,8 @@ def _say_not_ready(status: str, body: dict) -> None:
     if status == "warming":
         names = " and ".join(body.get("models") or {})
         print(
-            f"Warming the offline models ({names}): seconds, but a minute or two on a first "
-            "start (the classifier encodes its examples once) or a busy machine; /api/health "
+            f"Warming the offline models ({names}): seconds, longer on a busy machine or "
+            "after the classifier's examples changed (it encodes them again); /api/health "
             'answers 503 "warming" until then.',
             flush=True,
         )
