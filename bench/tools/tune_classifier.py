@@ -137,6 +137,13 @@ The 32 months (months 30-32 folded in; 2026-11-28, load 2-4.5), the same setting
       review", in examples.json)       mixed-language 0.854 0.098 0.048; dev 0.886 0.087
                                        0.027, 0.961; Sarah 0.713 (kept)
 
+The 36 months (months 33-36 folded in; 2026-11-28, load 2-3), the same setting and flags:
+
+    C 32, months 1, 0.4, 1.1 (kept)    0.908 0.057 0.035, 29 of 36 held (months 29 and 30
+                                       under 0.85 right at 0.835; 7 over 0.05 wrong, most
+                                       0.088); mixed-language 0.858 0.097 0.045; dev 0.879
+                                       0.101 0.020, 0.953; Sarah 0.661
+
 Not re-gridded (every setting above lies on one line). One feature was tried on the same
 measure instead (a scratch variant, not wired): the names `people_in` finds (not kinship words)
 masked to one token in the word voter's text, when fitted and for a capture: 0.903 0.061 0.036,
