@@ -19,9 +19,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from shared.domain.said_dates import resolved_dates
+from shared.services.ask_kinds import Kind, asked_for
+from shared.services.ask_kinds import holds as kind_held
 from shared.services.ask_offline import (
     MAX_CITATIONS,
     _anchor,
@@ -33,7 +35,7 @@ from shared.services.ask_offline import (
     specificity,
 )
 from shared.services.ask_run import Run, Source
-from shared.services.ask_words import Asked, people_named
+from shared.services.ask_words import Asked
 
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "data" / "ask_chooser_weights.json"
 
@@ -83,62 +85,29 @@ def weights_of(fit: dict[str, Any]) -> Weights:
 
 # -- what a question asks for, and whether a capture holds it ----------------------------------
 
-_WANTS_AMOUNT = re.compile(
-    r"\b(how much|cost|costs|costing|charge[sd]?|charging|price[sd]?|quote[sd]?|quoting|fee|fees|"
-    r"budget|(?:want|wanted|wants|get|getting|got|sell|selling|sold|offer|offered)\s+for)\b|"
-    r"\bwhat (?:did|do|does|will|would|should) \w+ (?:pay|charge|owe|spend|want|ask)",
-    re.IGNORECASE,
-)
+# The day a question asks for ("when …?", "what date …?"); the other kinds are the app's own
+# (`shared.services.ask_kinds`), which blanks an answer that holds none of what it asks.
 _WANTS_DAY = re.compile(
     r"^\W*(?:(?:and|so|but|then)\s+)?when\b|\bby when\b|\bwhat (day|date)\b|\bwhich day\b",
-    re.IGNORECASE,
-)
-_WANTS_TIME = re.compile(r"\bwhat time\b", re.IGNORECASE)
-_WANTS_NUMBER = re.compile(r"\bhow (many|often)\b|\bnumber of\b", re.IGNORECASE)
-
-_AMOUNT = re.compile(
-    r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid|grand|k)\b", re.IGNORECASE
-)
-_TIME = re.compile(
-    r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bnoon\b|\bmidday\b|\bmidnight\b",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(
-    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twenty|"
-    r"thirty|forty|fifty|hundred|once|twice)\b",
     re.IGNORECASE,
 )
 
 
 def wanted(asked: Asked, text: str) -> list[str]:
-    """What kind of thing the question asks for: an amount, a day, a time, a number, a person
-    (none: it asks what, or how things stand)."""
-    kinds = []
-    if _WANTS_AMOUNT.search(text):
-        kinds.append("amount")
-    if _WANTS_TIME.search(text):
-        kinds.append("time")
-    elif _WANTS_DAY.search(text) or asked.shape == "due":
+    """What kind of thing the question asks for: an amount, a time, a count or a name
+    (`ask_kinds.asked_for`), or a day (none: it asks what, or how things stand)."""
+    kinds: list[str] = list(asked_for(text))
+    if "time" not in kinds and (_WANTS_DAY.search(text) or asked.shape == "due"):
         kinds.append("day")
-    if _WANTS_NUMBER.search(text) and "amount" not in kinds:
-        kinds.append("number")
-    if asked.who:
-        kinds.append("person")
     return kinds
 
 
 def holds(asked: Asked, source: Source, kind: str) -> bool:
     """Whether the capture holds a thing of that kind."""
-    text = source.text
-    if kind == "amount":
-        return bool(_AMOUNT.search(text))
-    if kind == "time":
-        return bool(_TIME.search(text))
     if kind == "day":
+        text = source.text
         return source.due_date is not None or bool(resolved_dates(text, source.created_at.date()))
-    if kind == "number":
-        return bool(_NUMBER.search(text))
-    return bool(people_named(asked, source))
+    return kind_held(asked, source, cast(Kind, kind))
 
 
 # The letters two words must share from the start to be near ("completion", "complete").

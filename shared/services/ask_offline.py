@@ -11,6 +11,7 @@ from typing import Any
 
 from shared.domain.errors import STORAGE_DOWN, EmbedderUnavailable, StorageUnavailable, Unavailable
 from shared.services.ask_compose import compose
+from shared.services.ask_kinds import unanswered
 from shared.services.ask_run import AskProgress, Question, Run, Source, tell
 from shared.services.ask_soft import Soft, soft_matches
 from shared.services.ask_words import STOP_WORDS, Asked, people_named, read_question, stem, stems_of
@@ -66,6 +67,10 @@ async def answer_offline(run: Run, question: Question, now: datetime) -> AsyncIt
     meaning = await _meaning(run, question, asked) if asked.words else {}
     soft = await _soft(run, asked, meaning) if asked.words else {}
     chosen = _choose(asked, run, listed, today, meaning, soft)
+    if chosen and not listed and unanswered(asked, question.text, chosen):
+        # About the question's subject, but none says what it asks for ("What did the
+        # surveyor charge?" for "the surveyor was here 2 hrs"): nothing answers it.
+        chosen = []
     # What the answer rests on is read whole, and with its details (who it was filed with,
     # its date) where the answer tells them.
     details = asked.who or asked.shape in ("due", "when", "next")

@@ -37,13 +37,13 @@ def rows_for(question: str, found: list[Source], meaning=None, referents=frozens
     ("question", "kinds"),
     [
         ("how much did the plumber charge?", ["amount"]),
-        ("what did Darren want for the job?", ["amount"]),
+        ("what did Darren quote for the job?", ["amount"]),
         ("did I pay the gas bill?", []),  # a yes or no, not an amount
         ("when is the MOT due?", ["day"]),
         ("did I consider cycling when it snows?", []),  # "when" inside, not asked
         ("what time is the rehearsal?", ["time"]),
-        ("how many tickets did I sell?", ["number"]),
-        ("who is tiling the kitchen?", ["person"]),
+        ("how many tickets did I sell?", ["count"]),
+        ("who is tiling the kitchen?", ["name"]),
     ],
 )
 def test_what_a_question_asks_for(question: str, kinds: list[str]) -> None:

@@ -143,6 +143,38 @@ async def test_nothing_found_is_said_and_nothing_cited(fakes: Fakes) -> None:
         assert answered(steps).answer.answer == NOTHING
 
 
+async def test_a_capture_about_the_subject_that_lacks_what_is_asked_answers_nothing(
+    fakes: Fakes,
+) -> None:
+    made = await kitchen(fakes)
+    # It asks for a time, a count, a name: the captures about it say none.
+    for question in (
+        "What time is Kuba starting on the tiles?",
+        "How many tiles did Kuba order?",
+        "What's the name of the worktop fitter?",
+    ):
+        steps = await run(fakes, question)
+        assert answered(steps).answer.citations == [], question
+        assert answered(steps).answer.answer == NOTHING
+    # Where one holds it, it answers.
+    assert cited(await run(fakes, "How much do I owe Priya?")) == [made["priya"].id]
+    assert made["kuba"].id in cited(await run(fakes, "Who is doing the kitchen tiles?"))
+
+
+async def test_an_amount_asked_for_is_answered_only_by_a_capture_that_holds_one(
+    fakes: Fakes,
+) -> None:
+    visit = await file(
+        fakes, "The surveyor was here 2 hrs, says the back wall is fine.", Bucket.PROJECTS, 1,
+        "Surveyor",
+    )  # fmt: skip
+    steps = await run(fakes, "What did the surveyor charge?")
+    assert answered(steps).answer.citations == []
+    assert cited(await run(fakes, "What did the surveyor say about the back wall?")) == [visit.id]
+    invoice = await file(fakes, "Surveyor's invoice came: £450.", Bucket.ADMIN, 2, "Invoice")
+    assert invoice.id in cited(await run(fakes, "What did the surveyor charge?"))
+
+
 async def test_a_person_and_money(fakes: Fakes) -> None:
     made = await kitchen(fakes)
     steps = await run(fakes, "Do I owe Priya money?")

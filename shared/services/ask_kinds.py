@@ -1,0 +1,73 @@
+"""What a question asks for (an amount, a time, a count, a name) and whether the captures an
+answer rests on hold one: a capture about the question's subject that says none ("What did the
+surveyor charge?" for "the surveyor was here 2 hrs") does not answer it."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from shared.services.ask_run import Source
+from shared.services.ask_words import MONEY, Asked, people_named, stems_of
+
+Kind = Literal["amount", "time", "count", "name"]
+
+# "how much …" with a word about money in it ("how much is he charging?"; not "how much did
+# he weigh?"), or "what … cost / charge / price / fee / quote".
+_HOW_MUCH = re.compile(r"\bhow much\b", re.IGNORECASE)
+_WHAT_PRICE = re.compile(
+    r"\bwhat\b.*\b(?:cost|costs|costing|price|priced|charge|charges|charged|charging|fees?|"
+    r"quote|quoted|quoting)\b",
+    re.IGNORECASE,
+)
+_WHAT_TIME = re.compile(r"\bwhat time\b", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
+# Who, or a name: "what's the name of the surgeon?", "what's Lorna's fiancé called?".
+_A_NAME = re.compile(r"\bname of\b|\bcalled\b|\bwho\b|\bwhose\b", re.IGNORECASE)
+
+# What a capture holds. Generous on purpose: an answer is blanked only where none is there.
+_AMOUNT = re.compile(
+    r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid|grand|k)\b|\d[\d,]*\.\d\d\b|"
+    r"\b\d{2,}[\d,]*\b",
+    re.IGNORECASE,
+)
+_TIME = re.compile(
+    r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}[:.]\d{2}\b|\bnoon\b|\bmidday\b|"
+    r"\bmidnight\b|\bo'?clock\b|\bquarter (?:past|to)\b|\bhalf (?:past|\d|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|eleven|twelve)\b",
+    re.IGNORECASE,
+)
+_COUNT = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|twenty|"
+    r"thirty|forty|fifty|hundred|once|twice|a couple|both|all|none|no one|nobody)\b",
+    re.IGNORECASE,
+)
+_HOLDS = {"amount": _AMOUNT, "time": _TIME, "count": _COUNT}
+
+
+def asked_for(question: str) -> list[Kind]:
+    """The kinds of thing `question` asks for, if any ("what's happening with the kitchen?"
+    asks for none)."""
+    kinds: list[Kind] = []
+    if (_HOW_MUCH.search(question) and MONEY in stems_of(question)) or _WHAT_PRICE.search(question):
+        kinds.append("amount")
+    if _WHAT_TIME.search(question):
+        kinds.append("time")
+    if _HOW_MANY.search(question):
+        kinds.append("count")
+    if _A_NAME.search(question):
+        kinds.append("name")
+    return kinds
+
+
+def holds(asked: Asked, source: Source, kind: Kind) -> bool:
+    """Whether the capture holds a thing of that kind (a name: someone the question does not
+    name already)."""
+    if kind == "name":
+        return bool(people_named(asked, source))
+    return bool(_HOLDS[kind].search(source.text))
+
+
+def unanswered(asked: Asked, question: str, chosen: list[Source]) -> bool:
+    """Whether the question asks for a kind of thing that none of `chosen` holds."""
+    return any(not any(holds(asked, s, kind) for s in chosen) for kind in asked_for(question))
