@@ -40,7 +40,7 @@ TUNING_SETS = [
     ("tuning", "ask_questions.jsonl", "ask_corpus.jsonl"),
     *(
         (f"tuning{n}", f"ask{n}_questions.jsonl", f"ask{n}_corpus.jsonl")
-        for n in (2, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+        for n in (2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 17, 18, 19)
     ),
 ]
 FIGURES = ("all_cited", "one_cited", "facts", "nothing_clean")

@@ -1,6 +1,6 @@
 """`python -m bench.tools.fit_ask_gate`: fit the "is anything here" gate of
 bench/tools/ask_gate.py over the offline answer's own chooser on the ask question sets' tuning
-parts (`bench.ask.TUNING_SETS`, all eleven), and judge it only on a set it was not fit on.
+parts (`bench.ask.TUNING_SETS`, all of them), and judge it only on a set it was not fit on.
 
 Each tuning set is stored as `bench ask` stores it (its own user, one stack) and each question
 asked through the app's own offline path with today's chooser; where that chooser cites
@@ -14,13 +14,13 @@ scores them: nothing-to-find questions made clean, less COST times the questions
 it blanks that had their expected captures all cited (and the one-cited and facts lost, at a
 third of that each); ties to the higher line.
 
-`--loso`: each set scored by the gate fit on the other ten, from the recorded answers (a gated
+`--loso`: each set scored by the gate fit on the others, from the recorded answers (a gated
 question is answered "nothing", cites nothing); `--judge` also runs each held-out set again
 through the app's path with that gate installed (follow-ups' earlier turns gated too; fit
 without the word features, which are not there). `--nested`: the
-label, cost and penalty (GRID) chosen inside each fold, by leave-one-set-out on the other ten.
+label, cost and penalty (GRID) chosen inside each fold, by leave-one-set-out on the others.
 `--without NAME`: a feature left out of the fit. `--rows` / `--from-rows`: the rows saved, and
-refit from them without a stack. `--write`: fit on all eleven and write
+refit from them without a stack. `--write`: fit on all the parts and write
 bench/data/ask_gate_weights.json.
 
 Never the held-out parts (`frozen` of ask_questions.jsonl, ask3_*, nor ask13_* / ask14_*).
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         "--nested", action="store_true", help="the setting chosen within each fold (GRID)"
     )
     parser.add_argument("--judge", action="store_true", help="and through the app's path")
-    parser.add_argument("--write", action="store_true", help="fit on all eleven, write weights")
+    parser.add_argument("--write", action="store_true", help="fit on all the parts, write weights")
     parser.add_argument("--label", choices=("nothing", "useless"), default="nothing")
     parser.add_argument("--cost", type=float, default=COST)
     parser.add_argument("--penalty", type=float, default=PENALTY)
