@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,7 +59,7 @@ class Stack:
 
 @contextmanager
 def stack() -> Iterator[Stack]:
-    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+    with _left_on_sigterm(), tempfile.TemporaryDirectory(prefix="bench-") as tmp:
         workdir = Path(tmp)
         with Emulators(data_dir=workdir / "emulators", ports=Ports.free()) as emulators:
             settings = {
@@ -71,6 +73,24 @@ def stack() -> Iterator[Stack]:
             _provision()
             with FakeOpenAI() as model:
                 yield Stack(settings, model, workdir, emulators.ports, emulators.pids)
+
+
+@contextmanager
+def _left_on_sigterm() -> Iterator[None]:
+    """A SIGTERM (`kill`, a job's timeout) leaves the stack as an exception would, so the
+    emulators and hosts are stopped instead of outliving the benchmark."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def leave(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, leave)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _provision() -> None:

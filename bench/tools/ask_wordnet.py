@@ -6,11 +6,11 @@ written by `bench/tools/synonyms.py`), credited WN_CREDIT of the term's weight, 
 better of the two) the single-word MiniLM match; a term near nothing either way still blanks
 the soft match, as in the app.
 
-Measured on the tuning parts (eleven then; `bench.ask.TUNING_SETS`) through the app's own offline path
-(`bench.tools.ask_soft_words.measure`, each variant in `ask_offline._soft`'s place), each
-`--variant` `RELATIONS:CREDIT` (relations of `s` same synset, `d` derivation, `u` one up, `n`
-one down; "today": the app as it is), with `--file` choosing the table (e.g. one written with
-`--senses 0`). Never the held-out sets.
+Measured on the tuning parts (eleven then; `bench.ask.TUNING_SETS`) through the app's own
+offline path (`bench.tools.ask_soft_words.measure`, each variant in `ask_offline._soft`'s
+place), each `--variant` `RELATIONS:CREDIT` (relations of `s` same synset, `d` derivation, `u`
+one up, `n` one down; "today": the app as it is), with `--file` choosing the table (e.g. one
+written with `--senses 0`). Never the held-out sets.
 """
 
 from __future__ import annotations
