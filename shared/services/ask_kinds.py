@@ -29,7 +29,10 @@ _A_NAME = re.compile(r"\bname of\b|\bcalled\b|\bwho\b|\bwhose\b", re.IGNORECASE)
 # Dell engineer's name": one of the captures that name someone must say it too.
 _ROLE_AFTER = re.compile(r"\bname of (?:the |my |our |a |\w+'s )?(\w+)", re.IGNORECASE)
 _ROLE_BEFORE = re.compile(r"(\w+)(?:'s)? (?:called|name)\b", re.IGNORECASE)
-_NOT_A_ROLE = frozenset("who what whats is was the his her their its it they he she you i".split())
+_NOT_A_ROLE = frozenset(
+    {"who", "what", "whats", "is", "was", "the", "his", "her", "their", "its", "it", "they", "he",
+     "she", "you", "i"}
+)  # fmt: skip
 # Letters a word must share from its start with the role ("tiler" and "tiles", "lads" and "lad").
 _ROLE_LETTERS = 4
 
