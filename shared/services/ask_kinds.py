@@ -25,6 +25,17 @@ _HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
 # Who, or a name: "what's the name of the surgeon?", "what's Lorna's fiancé called?".
 _A_NAME = re.compile(r"\bname of\b|\bcalled\b|\bwho\b|\bwhose\b", re.IGNORECASE)
 
+# The role a name is asked for: "the name of the surgeon who …", "Lorna's fiancé called", "the
+# Dell engineer's name": one of the captures that name someone must say it too.
+_ROLE_AFTER = re.compile(r"\bname of (?:the |my |our |a |\w+'s )?(\w+)", re.IGNORECASE)
+_ROLE_BEFORE = re.compile(r"(\w+)(?:'s)? (?:called|name)\b", re.IGNORECASE)
+_NOT_A_ROLE = frozenset(
+    {"who", "what", "whats", "is", "was", "the", "his", "her", "their", "its", "it", "they", "he",
+     "she", "you", "i"}
+)  # fmt: skip
+# Letters a word must share from its start with the role ("tiler" and "tiles", "lads" and "lad").
+_ROLE_LETTERS = 4
+
 # What a capture holds. Generous on purpose: an answer is blanked only where none is there.
 _AMOUNT = re.compile(
     r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid|grand|k)\b|\d[\d,]*\.\d\d\b|"
@@ -68,6 +79,26 @@ def holds(asked: Asked, source: Source, kind: Kind) -> bool:
     return bool(_HOLDS[kind].search(source.text))
 
 
+def role(question: str) -> str | None:
+    """The role whose name the question asks ("surgeon", "fiancé"), if it says one."""
+    m = _ROLE_AFTER.search(question) or _ROLE_BEFORE.search(question)
+    word = m[1].casefold() if m else None
+    return word if word and word not in _NOT_A_ROLE and len(word) > 2 else None
+
+
+def _says(source: Source, word: str) -> bool:
+    start = word[:_ROLE_LETTERS]
+    return any(w.startswith(start) for w in re.findall(r"\w+", source.text.casefold()))
+
+
 def unanswered(asked: Asked, question: str, chosen: list[Source]) -> bool:
-    """Whether the question asks for a kind of thing that none of `chosen` holds."""
-    return any(not any(holds(asked, s, kind) for s in chosen) for kind in asked_for(question))
+    """Whether the question asks for a kind of thing that none of `chosen` holds (a name asked
+    for by its role: one that names someone and says the role)."""
+    for kind in asked_for(question):
+        holding = [s for s in chosen if holds(asked, s, kind)]
+        wanted = role(question) if kind == "name" else None
+        if wanted:
+            holding = [s for s in holding if _says(s, wanted)]
+        if not holding:
+            return True
+    return False

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from shared.services.ask_kinds import asked_for, holds, unanswered
+from shared.services.ask_kinds import asked_for, holds, role, unanswered
 from shared.services.ask_run import Question, Source
 from shared.services.ask_words import read_question
 
@@ -66,3 +66,32 @@ def test_unanswered_when_none_chosen_holds_what_is_asked() -> None:
     assert not unanswered(asked, question, [visit, invoice])
     what = "What's happening with the survey?"
     assert not unanswered(read_question(Question(text=what)), what, [visit])
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("What's Lorna's fiancé called?", "fiancé"),
+        ("What was the Dell engineer's name?", "engineer"),
+        ("What's the name of the surgeon who did Gwenda's hip?", "surgeon"),
+        ("What's the name of Calvin's brother, the best man?", "brother"),
+        ("What's the name of the lad who put the scaffolding up?", "lad"),
+        ("who called about the boiler?", None),
+        ("Who is doing the tiles?", None),
+    ],
+)
+def test_the_role_a_name_is_asked_for(question: str, said: str | None) -> None:
+    assert role(question) == said
+
+
+def test_a_name_asked_for_by_its_role_needs_a_capture_that_says_the_role() -> None:
+    question = "What's the name of the surgeon who did Gwenda's hip?"
+    asked = read_question(Question(text=question))
+    date_only = source("gwenda rang - hip op tues 17th, County Hospital", ("Gwenda",))
+    assert unanswered(asked, question, [date_only])  # names someone, says no surgeon
+    surgeon = source("gwenda's surgeon is Mr Okafor, lovely man", ("Gwenda", "Okafor"))
+    assert not unanswered(asked, question, [date_only, surgeon])
+    # The role's first letters are enough: "lads" for "lad", "tiles" for "tiler".
+    tiler = "What's the tiler called?"
+    tiles = source("Kuba is doing the tiles now", ("Kuba",))
+    assert not unanswered(read_question(Question(text=tiler)), tiler, [tiles])
