@@ -8,7 +8,7 @@ import re
 from typing import Literal
 
 from shared.services.ask_run import Source
-from shared.services.ask_words import MONEY, Asked, people_named, stems_of
+from shared.services.ask_words import AMOUNT, MONEY, Asked, people_named, stems_of
 
 Kind = Literal["amount", "time", "count", "name"]
 
@@ -37,11 +37,9 @@ _NOT_A_ROLE = frozenset(
 _ROLE_LETTERS = 4
 
 # What a capture holds. Generous on purpose: an answer is blanked only where none is there.
-_AMOUNT = re.compile(
-    r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid|grand|k)\b|\d[\d,]*\.\d\d\b|"
-    r"\b\d{2,}[\d,]*\b",
-    re.IGNORECASE,
-)
+# An amount as ask_words reads one ("£450", "40 quid"), or a figure a capture writes bare
+# ("kev's quote 38500", "39,800", "12.50").
+_FIGURE = re.compile(r"\d\s?(?:grand|k)\b|\d[\d,]*\.\d\d\b|\b\d{2,}[\d,]*\b", re.IGNORECASE)
 _TIME = re.compile(
     r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}[:.]\d{2}\b|\bnoon\b|\bmidday\b|"
     r"\bmidnight\b|\bo'?clock\b|\bquarter (?:past|to)\b|\bhalf (?:past|\d|one|two|three|four|"
@@ -53,7 +51,7 @@ _COUNT = re.compile(
     r"thirty|forty|fifty|hundred|once|twice|a couple|both|all|none|no one|nobody)\b",
     re.IGNORECASE,
 )
-_HOLDS = {"amount": _AMOUNT, "time": _TIME, "count": _COUNT}
+_HOLDS = {"time": _TIME, "count": _COUNT}
 
 
 def asked_for(question: str) -> list[Kind]:
@@ -76,6 +74,8 @@ def holds(asked: Asked, source: Source, kind: Kind) -> bool:
     name already)."""
     if kind == "name":
         return bool(people_named(asked, source))
+    if kind == "amount":
+        return bool(AMOUNT.search(source.text) or _FIGURE.search(source.text))
     return bool(_HOLDS[kind].search(source.text))
 
 

@@ -51,7 +51,7 @@ _MONEY_STEMS = frozenset(
     {"ow", "owe", "pay", "money", "cost", "pric", "spend", "quot", "deposit", "cash", "bill", "fee",
      "charg", "refund", "afford", "expens", "cheap", "budget", "lend", "borrow", "debt"}
 )  # fmt: skip
-_AMOUNT = re.compile(r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid)\b", re.IGNORECASE)
+AMOUNT = re.compile(r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid)\b", re.IGNORECASE)
 
 
 # Words for the people around us that mean the same (after stem): one term for each. A capture
@@ -114,7 +114,7 @@ def words_of(text: str) -> list[str]:
 def stems_of(text: str) -> set[str]:
     """The stems of `text`'s words, and MONEY where it speaks of money or names an amount."""
     found = {stem(w) for w in words_of(text)}
-    if found & _MONEY_STEMS or _AMOUNT.search(text):
+    if found & _MONEY_STEMS or AMOUNT.search(text):
         found.add(MONEY)
     if _NEXT_DOOR.search(text):
         found.add("neighbour")
