@@ -342,12 +342,16 @@ def kinship(found: list[Source]) -> Callable[[Source, Source], float]:
 
 
 def _anchor(asked: Asked, found: list[Source]) -> set[str]:
-    """The names of the question's own words that the captures found know: a capture answers
-    only if it names one of them ("Leila's birthday" is not answered by Dmitri's)."""
+    """The names of the question's own words that the captures found know as someone's (filed
+    with a capture as one of its people): a capture answers only if it names one of them
+    ("Leila's birthday" is not answered by Dmitri's). A place, a shop or a firm is a word like
+    any other ("who am I sharing a room with in Dublin?" is answered by "sharing with dewi",
+    which does not say Dublin)."""
+    people = {stem(word) for s in found for p in s.people for word in p.split()}
     return {
         stem(name)
         for name in asked.own_names
-        if any(stem(name) in _have(source) for source in found)
+        if stem(name) in people and any(stem(name) in _have(source) for source in found)
     }
 
 

@@ -146,7 +146,7 @@ async def test_the_words_meaning_features_take_each_own_words_nearest() -> None:
 
     embedder = WordsEmbedder()
     embedder.word_vectors = {"tablets": [1.0, 0.1], "meds": [0.9, 0.2], "doctor": [0.0, 1.0]}
-    meds = source(1, "Dr Rao changed Dad's meds, half a dose at night", 3)
+    meds = source(1, "Dr Rao changed Dad's meds, half a dose at night", 3, ["Dad"])
     asked = read_question(new_question("what did the doctor change in Dad's tablets?"))
     gate = Gate(None, lambda *_: [meds])
     assert gate(asked, _run([meds]), set(), date(2026, 11, 30)) == [meds]
