@@ -268,6 +268,10 @@ class SearchHit(Document):
     status: Status
     title: str
     snippet: str = Field(description="A short piece of the text around the match.")
+    people: list[str] = Field(
+        default_factory=list, description="Whom the capture names, as it was filed with them."
+    )
+    due_date: date | None = Field(default=None, description="Its due date, where it has one.")
     score: float = Field(
         description="Search: our term-match score (0 for a hit by meaning alone; the order is "
         "the ranking's). Related: the cosine similarity to the capture."
@@ -383,6 +387,8 @@ async def related(
             status=near.status,
             title=near.title or _cut(near.text or "", 0, 60),
             snippet=_cut(near.text_to_classify(), 0, SNIPPET_BEFORE + SNIPPET_AFTER),
+            people=near.people or [],
+            due_date=near.due_date,
             score=round(similarity.get(near.id, 0.0), 4),
             created_at=near.created_at,
         )
@@ -402,6 +408,8 @@ def _hit(item: InboxItem, terms: list[str], q: str) -> SearchHit:
         status=item.status,
         title=title or _cut(text, 0, 60),
         snippet=snippet([text, *answers, title], terms),
+        people=item.people or [],
+        due_date=item.due_date,
         score=score(title, [text, *answers], terms, q),
         created_at=item.created_at,
     )

@@ -191,6 +191,15 @@ async def test_a_person_pages_through_every_item_ties_included(fakes: Fakes) -> 
     assert refused.value.code == "BAD_TOKEN"
 
 
+async def test_a_search_hit_carries_whom_the_capture_names_and_its_due_date(fakes: Fakes) -> None:
+    # The answerer weighs a hit by them without reading each capture again.
+    filed = await file(fakes, "Chase Priya for the tiler's quote by Friday", Bucket.ADMIN, 0)
+    (hit,) = (await search(USER, SearchQuery(q="tiler quote"), fakes.search)).items
+    assert hit.id == filed.id and hit.people == ["Priya"]
+    assert filed.due_date is not None and hit.due_date == filed.due_date
+    assert hit.to_json()["dueDate"] == filed.due_date.isoformat()
+
+
 async def test_search_scores_titles_and_cuts_a_snippet(fakes: Fakes) -> None:
     words = "word " * 40
     await file(fakes, f"{words}then the tiler came back {words}", Bucket.PROJECTS, 0, "Bathroom")
