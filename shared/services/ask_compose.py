@@ -101,7 +101,7 @@ def _differs(asked: Asked, newest: Source, older: Source) -> bool:
         a = newest.due_date or _first_day(newest)
         b = older.due_date or _first_day(older)
         return a is not None and b is not None and a != b
-    return asked.shape == "latest"
+    return asked.shape == "latest" or asked.history
 
 
 def _first_day(source: Source) -> date | None:

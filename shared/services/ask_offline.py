@@ -11,10 +11,18 @@ from typing import Any
 
 from shared.domain.errors import STORAGE_DOWN, EmbedderUnavailable, StorageUnavailable, Unavailable
 from shared.services.ask_compose import compose
-from shared.services.ask_kinds import unanswered
+from shared.services.ask_kinds import holds, unanswered
 from shared.services.ask_run import AskProgress, Question, Run, Source, tell
 from shared.services.ask_soft import Soft, soft_matches
-from shared.services.ask_words import STOP_WORDS, Asked, people_named, read_question, stem, stems_of
+from shared.services.ask_words import (
+    MONEY,
+    STOP_WORDS,
+    Asked,
+    people_named,
+    read_question,
+    stem,
+    stems_of,
+)
 from shared.services.recall import search_terms
 
 
@@ -193,6 +201,8 @@ def _choose(
     best_words = max(c for _, c, _ in keep)
     lead = max(keep, key=lambda k: k[0])[2]
     kin = kinship(found)
+    if asked.history:
+        return _steps(asked, keep, lead, kin, best)
     bare_list = listed and not _own_terms(asked)
     if (asked.shape == "count" and asked.order != "newest") or bare_list:
         band = [s for _, _, s in keep]
@@ -241,6 +251,28 @@ def _choose(
         top.sort(key=lambda s: s.id not in referents)
     limit = MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3
     return top[: 3 if asked.order != "default" else limit]
+
+
+def _steps(
+    asked: Asked,
+    keep: list[tuple[float, float, Source]],
+    lead: Source,
+    kin: Callable[[Source, Source], float],
+    best: float,
+) -> list[Source]:
+    """For "how has the quote changed?": every capture that answers and speaks of its subject
+    (one of its own words, or the best's matter), holding an amount where it asks about money;
+    the best weighed first, newest first."""
+    subject = {t for t, w in asked.terms.items() if w == 1.0 and t != MONEY}
+    steps = [
+        (w, s)
+        for w, _, s in keep
+        if s is lead or subject & _have(s) or w >= best - BAND or kin(lead, s) >= SAME_THING
+    ]
+    if MONEY in asked.terms:
+        steps = [(w, s) for w, s in steps if s is lead or holds(asked, s, "amount")]
+    most = sorted(steps, key=lambda k: -k[0])[:MAX_CITATIONS]
+    return sorted((s for _, s in most), key=lambda s: s.created_at, reverse=True)
 
 
 def anchored_terms(

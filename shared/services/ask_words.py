@@ -221,6 +221,7 @@ class Asked:
     order: Literal["newest", "oldest", "default"] = "default"
     referents: tuple[str, ...] = ()
     before: str = ""  # a follow-up's earlier question, whose subject it carries
+    history: bool = False  # asks how something changed: every step, not only the newest
 
 
 # A question that asks how things stand now, or how they ended; and one that asks how they were
@@ -228,6 +229,16 @@ class Asked:
 _NOW = re.compile(
     r"\b(now|latest|newest|most recent|currently|current|still|in the end|finally|final|"
     r"settled?|decided?|ended up|eventually|so far|these days)\b",
+    re.IGNORECASE,
+)
+# A question that asks how something changed over time ("how has the quote changed since the
+# start of the month?"; not "why did it change?" nor "how much did the change cost?").
+_HISTORY = re.compile(
+    r"^\W*how\b(?!\s+(?:much|many|long|often|far)\b).*\bchang(?:e|ed|es|ing)\b", re.IGNORECASE
+)
+# The words that frame such a question, not what it is about.
+_HISTORY_FRAME = re.compile(
+    r"\b(?:chang(?:e|ed|es|ing)|since|over|the start|start|beginning|month|first|time)\b",
     re.IGNORECASE,
 )
 _AT_FIRST = re.compile(
@@ -246,6 +257,10 @@ def read_question(question: Question) -> Asked:
     who's doing the tiles?" after "what's happening with the kitchen?") and, when it points
     back ("when is it?"), the captures the last answer quoted."""
     own_text = re.sub(r"\bin the end\b", " ", question.text, flags=re.IGNORECASE)
+    history = bool(_HISTORY.search(question.text))
+    if history:
+        # "how has the quote changed since the start of the month?" is about the quote.
+        own_text = _HISTORY_FRAME.sub(" ", own_text)
     own = _terms(own_text)
     terms = {term_of(t): 1.0 for t in own}
     words = list(own)
@@ -273,7 +288,16 @@ def read_question(question: Question) -> Asked:
         order = "default"
     who = bool(re.search(r"\bwho(?:m|se)?\b", question.text, re.IGNORECASE))
     return Asked(
-        shape_of(question.text), terms, names, words, own_names, who, order, referents[:1], before
+        shape_of(question.text),
+        terms,
+        names,
+        words,
+        own_names,
+        who,
+        order,
+        referents[:1],
+        before,
+        history,
     )
 
 

@@ -38,7 +38,7 @@ from shared.services.ask_run import (
     ToolFinished,
     ToolStarted,
 )
-from shared.services.ask_words import read_question, shape_of
+from shared.services.ask_words import MONEY, read_question, shape_of
 from shared.services.embedding import with_embedding
 from shared.services.filing import file_capture
 from tests.fakes import USER, FakeAskThreads, Fakes, ScriptedAskModel, text_item
@@ -406,6 +406,32 @@ async def test_how_it_was_at_first_is_the_oldest(fakes: Fakes) -> None:
     await file(fakes, "Loft insulation start moved to the 16th.", Bucket.PROJECTS, 2, "Loft moved")
     steps = await run(fakes, "when was the loft insulation originally going to start?")
     assert cited(steps)[0] == planned.id
+
+
+async def test_how_something_changed_cites_every_step_newest_first(fakes: Fakes) -> None:
+    """Every capture of the matter that says a price, not only the newest; not one that says
+    none, nor another matter's price; and the answer says it changed."""
+    first = await file(
+        fakes, "Roofer Glyn quoted £9,800 for the barn roof.", Bucket.PROJECTS, 0, "Roof quote"
+    )
+    rot = await file(
+        fakes, "Rot in the purlins, Glyn says another £1,200 so £11,000 all in.",
+        Bucket.PROJECTS, 2, "Roof extra",
+    )  # fmt: skip
+    await file(fakes, "Scaffold went up round the barn today.", Bucket.PROJECTS, 3, "Scaffold")
+    await file(fakes, "Paid the vet £85 for the dog's jabs.", Bucket.ADMIN, 4, "Vet")
+    last = await file(
+        fakes, "Glyn's back is gone. Osian will finish the barn roof for £12,400.",
+        Bucket.PROJECTS, 5, "New roofer",
+    )  # fmt: skip
+    asked = read_question(new_question("How has the price of the barn roof changed this month?"))
+    assert asked.history and set(asked.terms) == {"barn", "roof", MONEY}
+    steps = await run(fakes, "How has the price of the barn roof changed this month?")
+    assert cited(steps) == [last.id, rot.id, first.id]
+    text = answered(steps).answer.answer
+    assert text.index("12,400") < text.index("changed") < text.index("11,000")
+    assert not read_question(new_question("why did the price change?")).history
+    assert not read_question(new_question("how much did the change cost?")).history
 
 
 async def test_a_named_persons_question_is_not_answered_by_another_persons_capture(
