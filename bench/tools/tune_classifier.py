@@ -144,6 +144,14 @@ The 36 months (months 33-36 folded in; 2026-11-28, load 2-3), the same setting a
                                        0.088); mixed-language 0.858 0.097 0.045; dev 0.879
                                        0.101 0.020, 0.953; Sarah 0.661
 
+The 40 months (months 37-40 folded in; 2026-11-28, load 1-2), the same setting and flags, not
+kept (bench/data/MONTH_SET.md):
+
+    C 32, months 1, 0.4, 1.1           0.902 0.060 0.039, 31 of 40 held; over the 36 months
+                                       of the row above 0.9106 / 0.0352 (0.9078 / 0.0354
+                                       there); mixed-language 0.854 0.097 0.049; dev 0.879
+                                       0.094 0.027, 0.938; Sarah 0.591, asked about
+
 Not re-gridded (every setting above lies on one line). One feature was tried on the same
 measure instead (a scratch variant, not wired): the names `people_in` finds (not kinship words)
 masked to one token in the word voter's text, when fitted and for a capture: 0.903 0.061 0.036,
