@@ -250,7 +250,14 @@ def _choose(
         # A follow-up pointing back: what the last answer quoted first, what is newer after.
         top.sort(key=lambda s: s.id not in referents)
     limit = MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3
-    return top[: 3 if asked.order != "default" else limit]
+    top = top[: 3 if asked.order != "default" else limit]
+    held = any(coverage(weights, s, soft) > 0.0 for s in top)
+    if weights and not bare_list and not referents and not held:
+        # Near the question by meaning, or by the person it names, and holding none of its
+        # words: about something else ("is Priya coming to the Christmas drinks?" is not
+        # answered by "Priya's off to the gym at the weekend").
+        return []
+    return top
 
 
 def _steps(

@@ -443,6 +443,18 @@ async def test_a_named_persons_question_is_not_answered_by_another_persons_captu
     assert answered(steps).answer.answer == NOTHING and cited(steps) == []
 
 
+async def test_a_capture_near_only_by_the_person_it_names_answers_nothing(fakes: Fakes) -> None:
+    """Priya's capture is near "is Priya coming to the Christmas drinks?" by her name and its
+    meaning, and holds none of the question's other words: it does not answer it."""
+    priya = await embedded(
+        fakes, "Priya is off to the gym at the weekend", Bucket.PEOPLE, 0, "Priya"
+    )
+    await embedded(fakes, "Book a table at the Crown for the 18th", Bucket.ADMIN, 1, "Crown")
+    steps = await run(fakes, "Is Priya coming to the Christmas drinks?")
+    assert answered(steps).answer.answer == NOTHING and cited(steps) == []
+    assert cited(await run(fakes, "Is Priya going to the gym?")) == [priya.id]
+
+
 async def test_a_follow_up_that_points_back_answers_from_what_was_quoted(fakes: Fakes) -> None:
     await file(
         fakes, "Anniversary dinner ideas: Sakura, or the Italian place on Mill Road.",
