@@ -664,10 +664,12 @@ def test_the_package_holds_the_app_and_nothing_local() -> None:
     )
     assert not [f for f in files if any(name in f for name in local_only)]
     size = sum((REPO / f).stat().st_size for f in files)
-    # Source only (remote build installs requirements.txt), and the two lists the people
-    # rules read, xz-compressed: shared/domain/first_names.txt.xz (75 KB), surnames.txt.xz (59 KB),
-    # places.txt.xz (81 KB), english_words.txt.xz (111 KB).
-    assert size < 1_200_000, size
+    # Source only (remote build installs requirements.txt), and the lists the people rules
+    # read, xz-compressed: shared/domain/first_names.txt.xz (75 KB), surnames.txt.xz (59 KB),
+    # places.txt.xz (81 KB), english_words.txt.xz (111 KB). The source grows with the app
+    # (0.88 MB on 2026-11-28, the whole 1.20 MB); the cap stays under what a local-only file
+    # would add (the offline classifier's months.json alone is 0.56 MB).
+    assert size < 1_300_000, size
 
 
 def test_the_package_imports_at_load_only_what_requirements_txt_installs() -> None:
