@@ -251,7 +251,8 @@ def _choose(
         top.sort(key=lambda s: s.id not in referents)
     limit = MAX_CITATIONS if asked.shape in ("count", "what", "due", "next") else 3
     top = top[: 3 if asked.order != "default" else limit]
-    held = any(coverage(weights, s, soft) > 0.0 for s in top)
+    covered = {s.id: c for _, c, s in scored}
+    held = any(covered[s.id] > 0.0 for s in top)
     if weights and not bare_list and not referents and not held:
         # Near the question by meaning, or by the person it names, and holding none of its
         # words: about something else ("is Priya coming to the Christmas drinks?" is not
@@ -270,7 +271,7 @@ def _steps(
     """For "how has the quote changed?": every capture that answers and speaks of its subject
     (one of its own words, or the best's matter), holding an amount where it asks about money;
     the best weighed first, newest first."""
-    subject = {t for t, w in asked.terms.items() if w == 1.0 and t != MONEY}
+    subject = set(_own_terms(asked)) - {MONEY}
     steps = [
         (w, s)
         for w, _, s in keep

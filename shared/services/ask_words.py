@@ -238,7 +238,7 @@ _HISTORY = re.compile(
 )
 # The words that frame such a question, not what it is about.
 _HISTORY_FRAME = re.compile(
-    r"\b(?:chang(?:e|ed|es|ing)|since|over|the start|start|beginning|month|first|time)\b",
+    r"\b(?:chang(?:e|ed|es|ing)|since|over|start|beginning|month|first|time)\b",
     re.IGNORECASE,
 )
 _AT_FIRST = re.compile(
