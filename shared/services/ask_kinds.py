@@ -8,12 +8,12 @@ import re
 from typing import Literal
 
 from shared.services.ask_run import Source
-from shared.services.ask_words import AMOUNT, MONEY, Asked, people_named, stems_of
+from shared.services.ask_words import AMOUNT, Asked, asks_money, people_named
 
 Kind = Literal["amount", "time", "count", "name"]
 
-# "how much …" with a word about money in it ("how much is he charging?"; not "how much did
-# he weigh?"), or "what … cost / charge / price / fee / quote".
+# "how much …" about money (`asks_money`: "how much is he charging?", "how much was the
+# hotel?"; not "how much did he weigh?"), or "what … cost / charge / price / fee / quote".
 _HOW_MUCH = re.compile(r"\bhow much\b", re.IGNORECASE)
 _WHAT_PRICE = re.compile(
     r"\bwhat\b.*\b(?:cost|costs|costing|price|priced|charge|charges|charged|charging|fees?|"
@@ -58,7 +58,7 @@ def asked_for(question: str) -> list[Kind]:
     """The kinds of thing `question` asks for, if any ("what's happening with the kitchen?"
     asks for none)."""
     kinds: list[Kind] = []
-    if (_HOW_MUCH.search(question) and MONEY in stems_of(question)) or _WHAT_PRICE.search(question):
+    if (_HOW_MUCH.search(question) and asks_money(question)) or _WHAT_PRICE.search(question):
         kinds.append("amount")
     if _WHAT_TIME.search(question):
         kinds.append("time")

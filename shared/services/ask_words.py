@@ -52,6 +52,16 @@ _MONEY_STEMS = frozenset(
      "charg", "refund", "afford", "expens", "cheap", "budget", "lend", "borrow", "debt"}
 )  # fmt: skip
 AMOUNT = re.compile(r"[£$€]\s?\d|\d\s?(?:eur|euros?|pounds?|dollars?|quid)\b", re.IGNORECASE)
+# "how much was the hotel?" asks for money as surely as "what did the hotel cost?"; not "how
+# much longer", "how much of her time" nor "how much did he weigh?".
+_HOW_MUCH_MONEY = re.compile(
+    r"\bhow much\b(?!\s+(?:longer|time|more|less|further|of)\b)(?!.*\bweigh)", re.IGNORECASE
+)
+
+
+def asks_money(question: str) -> bool:
+    """Whether the question asks about money: a money word in it, or "how much" of a thing."""
+    return MONEY in stems_of(question) or bool(_HOW_MUCH_MONEY.search(question))
 
 
 # Words for the people around us that mean the same (after stem): one term for each. A capture
@@ -263,6 +273,8 @@ def read_question(question: Question) -> Asked:
         own_text = _HISTORY_FRAME.sub(" ", own_text)
     own = _terms(own_text)
     terms = {term_of(t): 1.0 for t in own}
+    if _HOW_MUCH_MONEY.search(question.text):
+        terms.setdefault(MONEY, 1.0)
     words = list(own)
     names = _names(question.text)
     own_names = tuple(names)

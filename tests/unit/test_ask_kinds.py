@@ -6,7 +6,7 @@ import pytest
 
 from shared.services.ask_kinds import asked_for, holds, role, unanswered
 from shared.services.ask_run import Question, Source
-from shared.services.ask_words import read_question
+from shared.services.ask_words import MONEY, read_question
 
 
 def source(text: str, people: tuple[str, ...] = ()) -> Source:
@@ -26,8 +26,12 @@ def source(text: str, people: tuple[str, ...] = ()) -> Source:
         ("How much is the electrician charging for the fuse board?", ["amount"]),
         ("What did the surveyor charge?", ["amount"]),
         ("how much do I owe Priya?", ["amount"]),
+        # "how much" of a thing is its price, though no money word is said.
+        ("How much was the hotel in Leeds?", ["amount"]),
         # "how much" without money, and money without asking for an amount.
         ("how much did he weigh?", []),
+        ("how much longer is the wait?", []),
+        ("and how much of her time is she giving it?", []),
         ("Did I pay the deposit?", []),
         ("What shift am I doing for Aisha to pay her back?", []),
         ("What time does our flight leave?", ["time"]),
@@ -40,6 +44,13 @@ def source(text: str, people: tuple[str, ...] = ()) -> Source:
 )
 def test_what_a_question_asks_for(question: str, kinds: list[str]) -> None:
     assert asked_for(question) == kinds
+
+
+def test_how_much_of_a_thing_is_weighed_as_money() -> None:
+    """ "How much am I getting back from Trefor?" is answered by the capture with the amount,
+    as "how much money …" would be."""
+    assert MONEY in read_question(Question(text="How much was the hotel in Leeds?")).terms
+    assert MONEY not in read_question(Question(text="how much did he weigh?")).terms
 
 
 def test_what_a_capture_holds() -> None:
