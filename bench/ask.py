@@ -45,6 +45,8 @@ HELD_OUT = frozenset(
         "frozen21",
         "frozen22",
         "frozen23",
+        "frozen24",
+        "frozen25",
     }
 )
 # The tuning parts, oldest first, each one life: (part, questions file, corpus file). The
