@@ -402,13 +402,14 @@ def _anchored(anchor: set[str], source: Source) -> bool:
 def _referents(asked: Asked, found: list[Source]) -> set[str]:
     """The captures the last answer quoted, for a follow-up that points back at them: all of
     it ("how much was it?"), or one of its own words in them ("and when does he start?"; not
-    "and what's her phone number?", which they may not answer)."""
+    "and what's her phone number?", which they may not answer), or, for a "who", someone they
+    name ("who's giving him a lift?" of "Margaret's taking him")."""
     own = _own_terms(asked)
     return {
         s.id
         for s in found
         if any(quote in " ".join(s.text.split()).casefold() for quote in asked.referents)
-        and (not own or bool(set(own) & _have(s)))
+        and (not own or bool(set(own) & _have(s)) or (asked.who and bool(people_named(asked, s))))
     }
 
 

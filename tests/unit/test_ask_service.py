@@ -473,6 +473,24 @@ async def test_a_follow_up_that_points_back_answers_from_what_was_quoted(fakes: 
     assert cited(steps)[0] == decided.id and "£120" in answered(steps).answer.answer
 
 
+async def test_a_who_that_points_back_is_answered_by_the_quoted_capture_that_names_someone(
+    fakes: Fakes,
+) -> None:
+    # "who's giving him a lift?" holds none of the quoted capture's words but asks who it names.
+    await file(fakes, "Dad's bloods went fine, results next week", Bucket.PEOPLE, 0, "Dad bloods")
+    test = await file(
+        fakes, "dad's blood test tues 1st dec 9.10 at the surgery, Margaret's taking him",
+        Bucket.ADMIN, 2, "Dad blood test",
+    )  # fmt: skip
+    first = "When's Dad's next blood test?"
+    said = answered(await run(fakes, first))
+    assert said.answer.citations[0].capture_id == test.id
+    steps = await run(
+        fakes, "who's giving him a lift?", [("user", first), ("assistant", said.answer.answer)]
+    )
+    assert cited(steps)[:1] == [test.id] and "Margaret" in answered(steps).answer.answer
+
+
 async def test_whats_next_is_the_soonest_ahead_with_the_date_the_list_gave(fakes: Fakes) -> None:
     # Search hits carry no due date: the bucket's list gives it, and the two views are one.
     water = await file(fakes, "Water bill £42, due 3 Dec", Bucket.ADMIN, 0, "Water bill")
