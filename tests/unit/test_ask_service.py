@@ -455,6 +455,15 @@ async def test_a_capture_near_only_by_the_person_it_names_answers_nothing(fakes:
     assert cited(await run(fakes, "Is Priya going to the gym?")) == [priya.id]
 
 
+async def then_ask(
+    fakes: Fakes, first: str, answers: InboxItem, follow_up: str
+) -> list[AskProgress]:
+    """Ask `first` (answered by `answers` first), then `follow_up` in the same thread."""
+    said = answered(await run(fakes, first))
+    assert said.answer.citations[0].capture_id == answers.id
+    return await run(fakes, follow_up, [("user", first), ("assistant", said.answer.answer)])
+
+
 async def test_a_follow_up_that_points_back_answers_from_what_was_quoted(fakes: Fakes) -> None:
     await file(
         fakes, "Anniversary dinner ideas: Sakura, or the Italian place on Mill Road.",
@@ -464,11 +473,8 @@ async def test_a_follow_up_that_points_back_answers_from_what_was_quoted(fakes: 
         fakes, "Decided: Sakura for our anniversary, booked for Saturday 8pm, £120 deposit.",
         Bucket.ADMIN, 2, "Dinner booked",
     )  # fmt: skip
-    first = "what did I settle on for the anniversary dinner?"
-    said = answered(await run(fakes, first))
-    assert said.answer.citations[0].capture_id == decided.id
-    steps = await run(
-        fakes, "how much was it?", [("user", first), ("assistant", said.answer.answer)]
+    steps = await then_ask(
+        fakes, "what did I settle on for the anniversary dinner?", decided, "how much was it?"
     )
     assert cited(steps)[0] == decided.id and "£120" in answered(steps).answer.answer
 
@@ -482,12 +488,7 @@ async def test_a_who_that_points_back_is_answered_by_the_quoted_capture_that_nam
         fakes, "dad's blood test tues 1st dec 9.10 at the surgery, Margaret's taking him",
         Bucket.ADMIN, 2, "Dad blood test",
     )  # fmt: skip
-    first = "When's Dad's next blood test?"
-    said = answered(await run(fakes, first))
-    assert said.answer.citations[0].capture_id == test.id
-    steps = await run(
-        fakes, "who's giving him a lift?", [("user", first), ("assistant", said.answer.answer)]
-    )
+    steps = await then_ask(fakes, "When's Dad's next blood test?", test, "who's giving him a lift?")
     assert cited(steps)[:1] == [test.id] and "Margaret" in answered(steps).answer.answer
 
 
