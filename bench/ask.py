@@ -47,6 +47,8 @@ HELD_OUT = frozenset(
         "frozen23",
         "frozen24",
         "frozen25",
+        "frozen26",
+        "frozen27",
     }
 )
 # The tuning parts, oldest first, each one life: (part, questions file, corpus file). The
