@@ -12,18 +12,14 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from shared.domain.said_dates import resolved_dates
-from shared.services.ask_kinds import Kind, asked_for
-from shared.services.ask_kinds import holds as kind_held
 from shared.services.ask_offline import (
     MAX_CITATIONS,
     _anchor,
@@ -34,6 +30,7 @@ from shared.services.ask_offline import (
     kinship,
     specificity,
 )
+from shared.services.ask_rank import holds, near, wanted
 from shared.services.ask_run import Run, Source
 from shared.services.ask_words import Asked
 
@@ -81,47 +78,6 @@ def fitted(path: Path = WEIGHTS_FILE) -> Weights:
 
 def weights_of(fit: dict[str, Any]) -> Weights:
     return Weights(fit["bias"], dict(fit["weights"]), fit["answer_line"], fit["cite_line"])
-
-
-# -- what a question asks for, and whether a capture holds it ----------------------------------
-
-# The day a question asks for ("when …?", "what date …?"); the other kinds are the app's own
-# (`shared.services.ask_kinds`), which blanks an answer that holds none of what it asks.
-_WANTS_DAY = re.compile(
-    r"^\W*(?:(?:and|so|but|then)\s+)?when\b|\bby when\b|\bwhat (day|date)\b|\bwhich day\b",
-    re.IGNORECASE,
-)
-
-
-def wanted(asked: Asked, text: str) -> list[str]:
-    """What kind of thing the question asks for: an amount, a time, a count or a name
-    (`ask_kinds.asked_for`), or a day (none: it asks what, or how things stand)."""
-    kinds: list[str] = list(asked_for(text))
-    if "time" not in kinds and (_WANTS_DAY.search(text) or asked.shape == "due"):
-        kinds.append("day")
-    return kinds
-
-
-def holds(asked: Asked, source: Source, kind: str) -> bool:
-    """Whether the capture holds a thing of that kind."""
-    if kind == "day":
-        text = source.text
-        return source.due_date is not None or bool(resolved_dates(text, source.created_at.date()))
-    return kind_held(asked, source, cast(Kind, kind))
-
-
-# The letters two words must share from the start to be near ("completion", "complete").
-NEAR_LETTERS = 5
-
-
-def near(terms: Sequence[str], held: set[str]) -> float:
-    """The share of `terms` a capture's stems hold, or one starting with the same
-    NEAR_LETTERS letters ("reflective" and "reflections", "collect" and "collecting")."""
-    if not terms:
-        return 0.0
-    starts = {h[:NEAR_LETTERS] for h in held if len(h) >= NEAR_LETTERS}
-    hits = [t in held or (len(t) >= NEAR_LETTERS and t[:NEAR_LETTERS] in starts) for t in terms]
-    return sum(hits) / len(terms)
 
 
 # -- the features ----------------------------------------------------------------------------

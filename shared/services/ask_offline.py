@@ -12,6 +12,7 @@ from typing import Any
 from shared.domain.errors import STORAGE_DOWN, EmbedderUnavailable, StorageUnavailable, Unavailable
 from shared.services.ask_compose import compose
 from shared.services.ask_kinds import holds, unanswered
+from shared.services.ask_rank import Evidence, rerank
 from shared.services.ask_run import AskProgress, Question, Run, Source, tell
 from shared.services.ask_soft import Soft, soft_matches
 from shared.services.ask_words import (
@@ -75,6 +76,7 @@ async def answer_offline(run: Run, question: Question, now: datetime) -> AsyncIt
     meaning = await _meaning(run, question, asked) if asked.words else {}
     soft = await _soft(run, asked, meaning) if asked.words else {}
     chosen = _choose(asked, run, listed, today, meaning, soft)
+    chosen = _second_look(asked, question, run, listed, chosen, today, meaning, soft)
     if chosen and not listed and unanswered(asked, question.text, chosen):
         # About the question's subject, but none says what it asks for ("What did the
         # surveyor charge?" for "the surveyor was here 2 hrs"): nothing answers it.
@@ -259,6 +261,57 @@ def _choose(
         # answered by "Priya's off to the gym at the weekend").
         return []
     return top
+
+
+def _second_look(
+    asked: Asked,
+    question: Question,
+    run: Run,
+    listed: set[str],
+    chosen: list[Source],
+    today: date,
+    meaning: dict[str, float],
+    soft: Soft,
+) -> list[Source]:
+    """The chooser's captures picked again by the fitted ranker (`ask_rank`): as many, the
+    newest first (the oldest, asked how it was at first; the soonest due for a "what's the
+    next …?"; what the last answer quoted first). A bare list stays as it is."""
+    if not chosen or (listed and not _own_terms(asked)):
+        return chosen
+    found = list(run.seen.values())
+    anchor, weights, named = anchored_terms(asked, found)
+    floor = run.adapters.embedder.min_similarity
+    referents = _referents(asked, found)
+    weight = _weigh(weights, meaning, floor, named, soft)
+    # Only what the chooser could cite: naming whom the question names, and for a "who",
+    # naming someone.
+    found = [
+        s
+        for s in found
+        if _anchored(anchor, s) and (not asked.who or people_named(asked, s) or s.id in referents)
+    ]
+    evidence = Evidence(
+        words={s.id: coverage(weights, s) for s in found},
+        held={s.id: _have(s) for s in found},
+        kin=kinship(found),
+        meaning=meaning,
+        floor=floor,
+        named=anchor,
+        referents=referents,
+        weight=weight,
+    )
+    picked = rerank(asked, question.text, found, chosen, evidence)
+    if weights and not referents and not any(evidence.words[s.id] > 0.0 for s in picked):
+        # None holds a word of the question: the chooser's own, which does.
+        return chosen
+    picked.sort(key=lambda s: s.created_at, reverse=asked.order != "oldest")
+    ahead = [s for s in picked if s.due_date is not None and s.due_date >= today]
+    if asked.shape == "next" and ahead and not referents:
+        rest = [s for s in picked if s not in ahead]
+        picked = sorted(ahead, key=lambda s: (s.due_date or date.max, s.id)) + rest
+    if referents:
+        picked.sort(key=lambda s: s.id not in referents)
+    return picked
 
 
 def _steps(

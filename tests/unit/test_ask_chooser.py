@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.tools.ask_chooser import FEATURES, Weights, features, pick, wanted
+from bench.tools.ask_chooser import FEATURES, Weights, features, pick
 from bench.tools.fit_ask_chooser import fit_logistic
 from shared.services.ask import new_question
 from shared.services.ask_run import Source
@@ -31,23 +31,6 @@ def rows_for(question: str, found: list[Source], meaning=None, referents=frozens
     rows = features(asked, question, found, dict(meaning or {}), 0.3, set(referents))
     assert all(set(r) == set(FEATURES) for r in rows)
     return {s.id: r for s, r in zip(found, rows, strict=True)}
-
-
-@pytest.mark.parametrize(
-    ("question", "kinds"),
-    [
-        ("how much did the plumber charge?", ["amount"]),
-        ("what did Darren quote for the job?", ["amount"]),
-        ("did I pay the gas bill?", []),  # a yes or no, not an amount
-        ("when is the MOT due?", ["day"]),
-        ("did I consider cycling when it snows?", []),  # "when" inside, not asked
-        ("what time is the rehearsal?", ["time"]),
-        ("how many tickets did I sell?", ["count"]),
-        ("who is tiling the kitchen?", ["name"]),
-    ],
-)
-def test_what_a_question_asks_for(question: str, kinds: list[str]) -> None:
-    assert wanted(read_question(new_question(question)), question) == kinds
 
 
 def test_a_capture_that_holds_what_is_asked_for_and_one_that_does_not() -> None:

@@ -617,6 +617,9 @@ async def test_a_newer_capture_about_something_else_does_not_displace_the_answer
         fakes, "paid the window cleaner £20 cash, he comes back in spring",
         Bucket.ADMIN, 4, "Window cleaner",
     )  # fmt: skip
+    # As in a month of captures, paying cash is said of other things too.
+    await file(fakes, "paid the milkman £6 cash", Bucket.ADMIN, 1, "Milkman")
+    await file(fakes, "paid Ffion £15 cash for babysitting", Bucket.ADMIN, 3, "Babysitting")
     steps = await run(fakes, "what did I pay for the shower valve?")
     # The newer capture about the same valve answers first; the window cleaner, newer still,
     # shares only the money with it and is not cited.
