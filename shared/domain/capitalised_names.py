@@ -54,7 +54,7 @@ _FROM_A_PERSON = {
     "idea", "ideas", "message", "messages", "email", "emails", "text", "texts", "call",
     "calls", "note", "letter", "card", "gift", "present", "tip", "tips", "advice", "feedback",
     "news", "invite", "invitation", "recommendation", "word", "heard", "learned", "learnt",
-    "borrow", "borrowed", "request", "reply", "voicemail",
+    "borrow", "borrowed", "request", "reply", "voicemail", "fwd", "fw", "forwarded",
 }  # fmt: skip
 # Before a place named after a saint ("St Andrew's Hall", "San Sebastián").
 SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
@@ -130,6 +130,7 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and not known_name(word)
         and word.lower() not in surnames()
         and not _A_GAELIC_SURNAME.match(word)  # "ask McAllister", "w O'Sullivan"
+        and not _a_messages_sender(text, words, i)
     ):
         return 0
     if (  # "send it to Aviva w the claim form", "ring aviva to cancel the policy"
@@ -248,6 +249,17 @@ _WHAT_A_FIRM_SENDS = {
     "licence", "license", "scheme", "contract", "statement", "tariff", "membership",
 }  # fmt: skip
 _THINGS_AND_WHAT_FIRMS_SEND = THINGS | _WHAT_A_FIRM_SENDS
+
+
+def _a_messages_sender(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` who a quoted message is from, its name before a colon ("text from Norrie
+    Hepple: 'sorry pet'", "Fwd from Eifion: 'Morning'"; not "letter from Leasys came")?"""
+    return (
+        i > 1
+        and words[i - 1].group(0).lower() == "from"
+        and words[i - 2].group(0).lower() in _FROM_A_PERSON
+        and bool(re.match(r"(?: [A-Z][\w'\u2019-]*)?\s*:", text[words[i].end() :]))
+    )
 
 
 def _a_things_word_only(word: str) -> bool:

@@ -52,6 +52,8 @@ _SURNAME_TITLES = _LOWER_TITLES - {"dr", "prof"}
 # the prefixes of names ("McAllister", "MacLeod", "DeShawn", "LaToya", "DiMaggio", "VanDyke").
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 _NAME_PREFIX = re.compile(r"(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von)[A-Z]")
+# "stephen mccracken" -> "Stephen McCracken", as the surname is written.
+_GAELIC_PREFIX = re.compile(r"\b(Mc)([a-z])(?=[a-z]{2})")
 _FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
 # Before a family word, someone else's relative, not the user's ("his mum", "Yusuf's dad").
 _SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
@@ -92,9 +94,12 @@ def people_in(text: str, known: frozenset[str] = frozenset()) -> list[str]:
             spans[j] = (1, read[word.lower()])
     names: list[str] = []
     for i in sorted(spans):
-        name = spans[i][1]
+        name = _GAELIC_PREFIX.sub(lambda m: m.group(1) + m.group(2).upper(), spans[i][1])
         if name not in names:
             names.append(name)
+    # "Fwd from Tricia Sowerby: '... Thanks, Tricia'": a first name alone is the full name's.
+    firsts = {n.split()[0] for n in names if " " in n and n.split()[0].lower() not in KIN}
+    names = [n for n in names if " " in n or n not in firsts]
     return with_known(text, names, known)
 
 
@@ -158,6 +163,14 @@ def _person_at(
         and (word[:1].isupper() or known_name(word))
         and not word[1:2].isupper()
     ):
+        if (  # "someone called Coral Nixon", "is called Margaux Lenoir": the full name
+            word == raw
+            and word[:1].isupper()
+            and i + 1 < len(words)
+            and gap_after(text, words, i) == " "
+            and is_name(surname := POSSESSIVE.sub("", words[i + 1].group(0)))
+        ):
+            return 2, f"{word} {surname}"
         return max(name_at(text, words, i, last_end), 1), capitalised(word)
     if low.endswith("s") and _a_german_genitive(text, words, i):  # "Veronikas Hochzeit"
         return 1, capitalised(word[:-1])

@@ -500,3 +500,25 @@ def test_people_of_the_seventh_round(text: str, people: list[str]) -> None:
 )
 def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
     assert people_in(text) == people
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        # A forwarded message is from someone, and a quoted message's sender before its colon
+        # is someone even where no list holds the name; a letter from a firm stays a firm's.
+        ("Fwd from Imogen Carter: 'Hi all, the launch moved' -> tell the team", ["Imogen Carter"]),
+        ("text from Ffraid Bebbington: 'running late' - start without her", ["Ffraid Bebbington"]),
+        ("Fwd from Bryngwyn: 'Morning, all fine' -> reply", ["Bryngwyn"]),
+        ("letter from Leasys came today", []),
+        # A first name alone is the full name's in the same capture (a signature).
+        ("Fwd from Imogen Carter: 'we slip a week. Thanks, Imogen'", ["Imogen Carter"]),
+        # After "called", a capitalised full name whole.
+        ("handing over to someone called Ottoline Grubb next week", ["Ottoline Grubb"]),
+        ("is called Kit", ["Kit"]),
+        # A lowercase "mc" surname is written as people write it.
+        ("ask aoife mcgonigle about the roof", ["Aoife McGonigle"]),
+    ],
+)
+def test_people_of_the_ninth_round(text: str, people: list[str]) -> None:
+    assert people_in(text) == people
