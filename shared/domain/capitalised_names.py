@@ -376,6 +376,16 @@ def _said_of_a_person(
             return True
         if gap_after(text, words, i).strip() in {"+", "&"} and known_name(following):
             return True
+        # "Ged from Derwent Garden Rooms coming", "Damo from Kemble says": someone from a firm
+        if (
+            following == "from"
+            and j + 1 < len(words)
+            and words[j + 1].group(0)[:1].isupper()
+            and gap_after(text, words, i) == gap_after(text, words, j) == " "
+            and not a_things_word(POSSESSIVE.sub("", words[i].group(0)))
+            and len(words[i].group(0)) <= 5  # not "Ryanair from Bristol": names are short
+        ):
+            return True
     return False
 
 

@@ -34,6 +34,7 @@ from shared.domain.people_words import (
     CONJUNCTIONS,
     FAMILY,
     GIVEN,
+    IRREGULAR_PASTS,
     KIN,
     LOWER_NOT_NAMES,
     OBJECTS,
@@ -133,6 +134,23 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         return True
     if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
         return True
+    # "q from rosalyn: do we keep the notes?": who a message is from, before its colon
+    if (
+        spaced_before
+        and previous == "from"
+        and after_gap.strip().startswith(":")
+        and not in_word_list(word)
+    ):
+        return True
+    # "142 tickets sold says royce -", "canopy shipped today says damo.": who said it, after
+    # what they said, where the clause ends
+    if (
+        spaced_before
+        and previous in {"says", "said"}
+        and (not following or re.search(r"[^\w\s]", after_gap))
+        and not in_word_list(word)
+    ):
+        return True
     if (
         spaced_before
         and previous in {"w", "with", "con"}
@@ -164,11 +182,23 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and (
             (previous == "to" and before_previous in GIVEN and re.search(r"[^\w\s]", after_gap))
             or (previous == "for" and after_gap.strip() == ",")
+            # "list for emlyn -", "the subs tin for royce +": a listed first name no word
+            or (
+                previous == "for"
+                and (not following or re.search(r"[^\w\s]", after_gap))
+                and known_name(word)
+                and not in_word_list(word)
+            )
             # "forwarded it to quigley", "figures to kowalczyk tonight": a surname or a
             # name many bear where the phrase ends.
             or (
                 previous == "to"
-                and (word in surnames() or plainly_a_name(word, common_too=False))
+                and (
+                    word in surnames()
+                    or plainly_a_name(word, common_too=False)
+                    # "send the agenda to alun": a listed first name that is no word
+                    or (known_name(word) and not in_word_list(word))
+                )
                 and (before_previous in GIVEN or not in_word_list(word))
                 and _ends_a_phrase(text, words, i)
             )
@@ -417,7 +447,11 @@ def _subject_of_a_verb(
     if only_a_persons:
         return False
     unlisted_or_rare = first_names().get(word) in {None, "r"}  # "alun changed plans"
-    if a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
+    if (
+        (a_past_form(following) or following in IRREGULAR_PASTS)
+        and unlisted_or_rare
+        and j + 1 < len(words)
+    ):
         return not CLAUSE_BREAK.search(gap_after(text, words, j))  # "ruaridh dragged me up"
     if (  # "abbasi observing u15s", "priyesh sending the logs"
         unlisted_or_rare

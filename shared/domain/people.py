@@ -32,6 +32,7 @@ from shared.domain.people_words import (
     CLAUSE_BREAK,
     COMMON,
     FAMILY,
+    IRREGULAR_PASTS,
     KIN,
     LOWER_NOT_NAMES,
     OBJECTS,
@@ -119,6 +120,17 @@ def _person_at(
             and plain_name(following, words, i + 1, after_a_title=True)
             and (raw in _SURNAME_TITLES or not everyday_word(following))
             and not _glued_to_a_number(text, words, i + 1)
+        ):
+            return 2, capitalised(following)
+    if raw == "miss" and i + 1 < len(words) and gap_after(text, words, i) == " ":
+        following = POSSESSIVE.sub("", words[i + 1].group(0))
+        # "w miss rowlands", "says miss hendry": a teacher's surname, not "miss tirion's gala"
+        if (
+            following == following.lower()
+            and following in surnames()
+            and not in_word_list(following)
+            and first_names().get(following) in {None, "r"}
+            and following == words[i + 1].group(0)
         ):
             return 2, capitalised(following)
     if low in KIN and raw == word and i + 1 < len(words) and gap_after(text, words, i) == " ":
@@ -320,20 +332,9 @@ def _after_a_modifier(text: str, words: list[re.Match[str]], i: int) -> bool:
     return before.lower() not in _BEFORE_MUMS | _SOMEONE_ELSES and before.isalpha()
 
 
-# Pasts that no "-ed" shows ("uncle threw", "auntie came"): after a kinship word, no name.
-_IRREGULAR_PASTS = {
-    "came", "went", "was", "were", "rang", "had", "got", "did", "saw", "took", "gave", "sent",
-    "thought", "brought", "bought", "caught", "felt", "heard", "lost", "met", "dug", "ate",
-    "drank", "ran", "swam", "wrote", "broke", "flew", "drove", "rode", "sang", "spoke",
-    "threw", "woke", "wore", "chose", "forgot", "froze", "knew", "meant", "paid", "sold",
-    "slept", "spent", "stood", "taught", "began", "blew", "built", "drew", "fought", "grew",
-    "held", "made", "shook", "kept", "found", "became", "fell", "left", "told", "said",
-}  # fmt: skip
-
-
 def _a_verbs_past(word: str) -> bool:
     """Is the lowercase `word` an everyday verb's past and no name ("threw", "cooked")?"""
-    return word == word.lower() and a_word(word) and (word in _IRREGULAR_PASTS or a_past_form(word))
+    return word == word.lower() and a_word(word) and (word in IRREGULAR_PASTS or a_past_form(word))
 
 
 def _a_relatives_name(text: str, words: list[re.Match[str]], i: int) -> str | None:

@@ -44,6 +44,11 @@ def _cued_at(text: str, words: list[re.Match[str]], i: int) -> bool:
     if before in CONTACT_VERBS | _TITLES | KIN | FAMILY and _gap(text, words, i - 1).strip() == "":
         # "ring Admiral", "call Sage": an everyday word reached is a firm as often as a person
         return before not in CONTACT_VERBS or not everyday_word(word)
+    if before in {"says", "said"} and _gap(text, words, i - 1) == " ":
+        # "12k records broken says rosalyn,": who said it, after what they said
+        return (i + 1 == len(words) or bool(CLAUSE_BREAK.search(_gap(text, words, i)))) and (
+            not everyday_word(word)
+        )
     if i + 1 < len(words) and not CLAUSE_BREAK.search(_gap(text, words, i)):
         return words[i + 1].group(0).lower() in _PERSONS_ONLY
     return False

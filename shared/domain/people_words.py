@@ -27,6 +27,9 @@ GERMAN_SMALL_WORDS = {
     "sieben", "acht", "neun", "zehn", "zwölf", "heute", "morgen", "gestern", "jetzt",
     "dann", "wieder", "immer", "schon", "noch", "auch", "nur", "sehr", "ganz", "gern",
     "gerne", "bitte", "danke", "hier", "dort", "mal", "viel", "viele", "vielen",
+    # and its helper verbs ("oma wird am 14. März 90")
+    "wird", "werden", "wurde", "wurden", "hatte", "hatten", "kann", "konnte", "muss",
+    "musste", "soll", "sollte", "wollte", "möchte", "habe", "haben", "sind",
 }  # fmt: skip
 # Capitalised words that start a capture or name a time, not a person: the verbs a capture
 # starts with, pronouns and fillers, holidays, days and months (full and short, and in the
@@ -84,7 +87,7 @@ LOWER_NOT_NAMES = (
 FAMILY = {
     "mum", "mom", "mam", "dad", "nan", "nana", "nanna", "gran", "granny", "grandma",
     "grandad", "granddad", "grandpa", "grandmother", "grandfather", "oma", "opa", "abuela",
-    "abuelo", "nonna", "nonno", "yaya", "yayo",
+    "abuelo", "nonna", "nonno", "yaya", "yayo", "amona", "aitona",  # "amona": Basque's
     "mamá", "papá", "mama", "papa", "mami", "papi", "mutti", "vati",  # Spanish, German
 }  # fmt: skip
 # Kinship words said before a name stay part of it, as people file them ("Grandma Rose",
@@ -92,8 +95,8 @@ FAMILY = {
 KIN = {
     "aunt", "auntie", "aunty", "uncle", "cousin", "granny", "grandma", "grandad", "granddad",
     "grandpa", "nan", "nana", "nanna", "gran", "nonna", "nonno", "oma", "opa", "abuela",
-    "abuelo", "abuelita", "abuelito", "yaya", "yayo", "tía", "tia", "tío", "tio", "tante",
-    "onkel", "tata",
+    "abuelo", "abuelita", "abuelito", "yaya", "yayo", "amona", "aitona", "tía", "tia", "tío",
+    "tio", "tante", "onkel", "tata",
     "great-aunt", "great-uncle", "grandmother", "grandfather", "nain", "taid", "mamgu",
     "tadcu", "granda", "grampa", "grandpops",
 }  # fmt: skip
@@ -193,6 +196,15 @@ WEAK_VERBS = {
     "booked", "found", "owns", "signed", "checks", "ist", "hat", "kommt", "es", "está",
     "tiene", "viene", "needs", "needed", "covering", "just", "also", "still", "from", "and",
     "turns", "turned", "looks", "seems", "works", "lives",
+}  # fmt: skip
+# Pasts that no "-ed" shows ("uncle threw", "auntie came", "jonno fell at the wall").
+IRREGULAR_PASTS = {
+    "came", "went", "was", "were", "rang", "had", "got", "did", "saw", "took", "gave", "sent",
+    "thought", "brought", "bought", "caught", "felt", "heard", "lost", "met", "dug", "ate",
+    "drank", "ran", "swam", "wrote", "broke", "flew", "drove", "rode", "sang", "spoke",
+    "threw", "woke", "wore", "chose", "forgot", "froze", "knew", "meant", "paid", "sold",
+    "slept", "spent", "stood", "taught", "began", "blew", "built", "drew", "fought", "grew",
+    "held", "made", "shook", "kept", "found", "became", "fell", "left", "told", "said",
 }  # fmt: skip
 # What joins two names in a list ("gav and tom", "Pilar y Lucía").
 CONJUNCTIONS = {"and", "y", "und", "et", "e"}

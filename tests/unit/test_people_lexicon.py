@@ -518,6 +518,26 @@ def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
         ("is called Kit", ["Kit"]),
         # A lowercase "mc" surname is written as people write it.
         ("ask aoife mcgonigle about the roof", ["Aoife McGonigle"]),
+        # German's helper verbs are no name after a kinship word; Basque's grandparents are.
+        ("oma wird am 14. März 90, send flowers", ["Oma"]),
+        ("sending it to amona maite + itziar", ["Amona Maite", "Itziar"]),
+        ("la amona está mejor", ["Amona"]),
+        # "miss" before a surname no word or first name is a title.
+        ("parents evening thurs w miss pritchard.", ["Pritchard"]),
+        ("she'll miss tirion's gala", ["Tirion"]),
+        # An irregular past after a word no list holds, as a "-ed" past already was.
+        ("jonno fell at the wall, send him something", ["Jonno"]),
+        # Whom a message is from, who said it: where the phrase ends.
+        ("q from perdita: do we keep the notes?", ["Perdita"]),
+        ("tickets all sold says horatio - another night?", ["Horatio"]),
+        # A listed first name that is no word, after "for" or "to" where the phrase ends.
+        ("list for horatio - sockets, lights", ["Horatio"]),
+        ("send the agenda to alun", ["Alun"]),
+        ("not sure, talk to perdita", ["Perdita"]),
+        ("bring a jumper for autumn.", []),
+        # A short word no list holds before "from" and a capitalised firm is someone from it.
+        ("Ged from Derwent Builders coming to measure up", ["Ged"]),
+        ("Ryanair from Bristol at 6", []),
     ],
 )
 def test_people_of_the_ninth_round(text: str, people: list[str]) -> None:
