@@ -30,6 +30,7 @@ from shared.domain.people_words import (
     NOT_NAMES,
     PLACE_WORDS,
     POSSESSIVE,
+    SIGN_OFFS,
     SUBJECT_VERBS,
     THINGS,
     TO_A_PLACE,
@@ -169,6 +170,15 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     # run of capitals that starts with no common first name ("Sarah Green", "Grace Hopper").
     first_mark = first_names().get(parts[0].lower())
     if length > 1 and first_mark in {None, "r"} and any(map(a_things_word, parts)):
+        return 0
+    # "Haribo Tangfastics", "Ubi Caritas", "Melin Tregwynt": a run of capitals no list of
+    # first names or surnames holds any of is a brand, a title or a place
+    # (not who a quoted message is from: "text from Norrie Hepple: '…'")
+    if (
+        length > 1
+        and not any(known_name(p) or p.lower() in surnames() for p in parts)
+        and not _a_messages_sender(text, words, i)
+    ):
         return 0
     # "Royal Mail", "Tyne Clearances", "John Deere Financial": after the first, a word no list
     # holds as a surname or a proper noun is a firm's, a team's or a street's whatever the
@@ -348,6 +358,8 @@ def _said_of_a_person(
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     if previous in _PERSON_BEFORE | _TITLE_WORDS or (previous == "to" and before_previous in GIVEN):
         return True
+    if previous in SIGN_OFFS and gap_after(text, words, i - 1).strip() == ",":
+        return True  # "Kind regards, Glesni'", "Thanks, Tricia": who signed a message
     if previous == "from" and before_previous in _FROM_A_PERSON:
         return True
     gap_before = gap_after(text, words, i - 1).strip() if i else ""

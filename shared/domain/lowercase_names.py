@@ -302,6 +302,9 @@ def _a_words_name_saying(text: str, words: list[re.Match[str]], i: int) -> bool:
     )
 
 
+_A_VOWEL = re.compile(r"[aeiouyw\u00e0-\u00ff]")
+
+
 def plain_name(word: str, words: list[re.Match[str]], i: int, after_a_title: bool = False) -> bool:
     """Could this lowercase word be a name at all: a word of letters that is none of the
     common words, times or verbs ("granny maeve", not "granny says"), nor shaped like a
@@ -319,6 +322,7 @@ def plain_name(word: str, words: list[re.Match[str]], i: int, after_a_title: boo
         and low not in AFTER_A_SUBJECT
         and low not in _CONTACT_VERBS
         and low not in LOWER_NOT_NAMES
+        and bool(_A_VOWEL.search(low))  # "hnc marks back", "pwc": an acronym, no name
         and not (
             len(low) > 4
             and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly"))

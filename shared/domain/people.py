@@ -398,7 +398,8 @@ def _a_german_genitive(text: str, words: list[re.Match[str]], i: int) -> bool:
     following = words[i + 1].group(0)
     return (
         following.isalpha()
-        and following[:1].isupper() == word[:1].isupper()
+        # "Veronikas Hochzeit", "katjas hochzeit", "ilkas Eltern" (a German noun's capital)
+        and (following[:1].isupper() or not word[:1].isupper())
         and not in_word_list(following.lower())
         and capitalised(following.lower()) not in english_words()
         and not known_name(following)

@@ -43,7 +43,8 @@ NOT_NAMES = {
     "Take", "Give", "Lend", "Borrow", "Help", "See", "Find", "Make", "Sort", "Plan",
     "Organise", "Organize", "Arrange", "Confirm", "Update", "Reply", "Chase", "Contact",
     "Post", "Print", "Read", "Watch", "Try", "Start", "Fill", "Congratulate",
-    "Today", "Tomorrow", "Tonight", "Next", "This", "Note", "Idea", "What", "Maybe", "Should",
+    "Today", "Tomorrow", "Tonight", "Next", "This", "Note", "Idea", "What", "Which", "Maybe",
+    "Should",
     "Wish", "It", "We", "He", "She", "They", "My", "Our", "Don't", "Please", "Also", "And",
     "But", "If", "When", "Before", "After", "About", "For", "With", "From", "To", "An",
     "Christmas", "Easter", "Halloween", "Diwali", "Eid", "Hanukkah", "Ramadan", "New", "Year",
@@ -146,6 +147,7 @@ COMMON = {
     "eine", "und", "mit", "für", "bis", "im", "ist", "es", "er", "sie", "wir", "ich",
     "le", "les", "et", "est", "il", "elle", "sis", "bro", "hello", "hi", "hey", "whatever",
     "él", "ella", "ellos", "pero", "nada", "algo", "muy", "bien", "bonito", "bonita",
+    "toda", "todos", "todas", "nadie", "alguien", "hoy", "ayer",
     "aber", "auch", "noch", "schon", "nicht", "nur", "sehr", "gut", "mais", "très", "appt", "appts",
     "engineer", "guard", "architect", "surveyor", "lawyer", "solicitor", "accountant",
     "cleaner", "nanny", "childminder", "delivery", "parcel", "package", "phone", "women", "men",
@@ -206,8 +208,10 @@ IRREGULAR_PASTS = {
     "slept", "spent", "stood", "taught", "began", "blew", "built", "drew", "fought", "grew",
     "held", "made", "shook", "kept", "found", "became", "fell", "left", "told", "said",
 }  # fmt: skip
-# What joins two names in a list ("gav and tom", "Pilar y Lucía").
-CONJUNCTIONS = {"and", "y", "und", "et", "e"}
+# A message's sign-off, before a comma and its writer's name ("Kind regards, Glesni").
+SIGN_OFFS = {"regards", "thanks", "cheers", "wishes", "best", "love", "sincerely", "faithfully"}
+# What joins two names in a list ("gav and tom", "Pilar y Lucía", "majella n bríd").
+CONJUNCTIONS = {"and", "y", "und", "et", "e", "n"}
 # The pronouns and helper verbs that follow a verb ("tell me", "to be"): never a name.
 OBJECTS = {"me", "him", "her", "us", "them", "you", "it", "be", "do"}
 # "pitch it to marguerite?", "send the variation to gary + pay": what is handed to someone.

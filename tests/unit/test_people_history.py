@@ -35,6 +35,8 @@ def test_who_said_it_after_what_they_said_is_remembered() -> None:
     assert cued_people("the loader rejects them says horatio, fix it", ["Horatio"]) == ["Horatio"]
     assert cued_people("cover's fine says Admiral.", ["Admiral"]) == []
     assert cued_people("sent it, says horatio will check", ["Horatio"]) == []
+    # ... and who signed a message ("Kind regards, Perdita").
+    assert cued_people("'see you then. Thanks, Perdita' -> reply", ["Perdita"]) == ["Perdita"]
 
 
 def test_kinship_and_full_names_are_remembered_whole_and_by_first_name() -> None:

@@ -538,6 +538,18 @@ def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
         # A short word no list holds before "from" and a capitalised firm is someone from it.
         ("Ged from Derwent Builders coming to measure up", ["Ged"]),
         ("Ryanair from Bristol at 6", []),
+        # Who signed a message, after its sign-off and a comma.
+        ("Fwd: 'all booked. Kind regards, Tegwen' -> put it in the diary", ["Tegwen"]),
+        # A run of capitals none of whose words a list of names holds is a thing.
+        ("Haribo Tangfastics for the parcel + a hoodie", []),
+        # A word with no vowel is an acronym; "Which?" and Spanish's "todos", "hoy" no one.
+        ("hnc marks back, ask perdita", ["Perdita"]),
+        ("Which? says the Bosch one", []),
+        ("videollamada con todos - luego", []),
+        # German's genitive "s" on a lowercase name before a capitalised noun.
+        ("Geschenk für meikes Eltern kaufen", ["Meike"]),
+        # "n" for "and" in a list of names.
+        ("me, orla n perdita covering the desk", ["Orla", "Perdita"]),
     ],
 )
 def test_people_of_the_ninth_round(text: str, people: list[str]) -> None:
