@@ -171,6 +171,8 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     first_mark = first_names().get(parts[0].lower())
     if length > 1 and first_mark in {None, "r"} and any(map(a_things_word, parts)):
         return 0
+    if length > 1 and parts[0] in _ARTICLES_FIRST:
+        return 0  # "Le Creuset", "Les Quizerables", "El Corte Inglés": an article starts it
     # "Haribo Tangfastics", "Ubi Caritas", "Melin Tregwynt": a run of capitals no list of
     # first names or surnames holds any of is a brand, a title or a place
     # (not who a quoted message is from: "text from Norrie Hepple: '…'")
@@ -259,6 +261,10 @@ _WHAT_A_FIRM_SENDS = {
     "licence", "license", "scheme", "contract", "statement", "tariff", "membership",
 }  # fmt: skip
 _THINGS_AND_WHAT_FIRMS_SEND = THINGS | _WHAT_A_FIRM_SENDS
+
+
+# French's and Spanish's articles, at the start of a run of capitals: a thing's name.
+_ARTICLES_FIRST = {"Le", "La", "Les", "El", "Los", "Las"}
 
 
 def _a_messages_sender(text: str, words: list[re.Match[str]], i: int) -> bool:

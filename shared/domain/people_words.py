@@ -234,7 +234,8 @@ TO_A_PLACE = {
     "ticket", "tickets", "return", "returning", "holiday", "holidays", "back", "relocate",
     "relocating", "emigrate", "emigrating", "commute", "bus", "ride", "road", "way", "route",
     "journey", "visit", "visiting", "cycle", "cycling", "sail", "sailing", "ferry", "coach",
-    "get", "getting", "head", "heading", "taxi", "cab", "uber", "lift",
+    "get", "getting", "head", "heading", "taxi", "cab", "uber", "lift", "come", "coming",
+    "ship", "shipping",
 }  # fmt: skip
 # Capitalised words after these are things in German or Spanish ("die Hamburger
 # Rechnungen", "el Prado"); English articles are in PLACE_WORDS.

@@ -550,6 +550,12 @@ def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
         ("Geschenk für meikes Eltern kaufen", ["Meike"]),
         # "n" for "and" in a list of names.
         ("me, orla n perdita covering the desk", ["Orla", "Perdita"]),
+        # A run of capitals that an article starts is a thing's name.
+        ("she's hinting at a Le Creuset pot, ask dad", ["Dad"]),
+        ("quiz team name: 'Les Miserablés' lol", []),
+        # Where someone comes or a parcel ships, a place.
+        ("dad wants to come to sevilla too", ["Dad"]),
+        ("the list won't ship to Argentina", []),
     ],
 )
 def test_people_of_the_ninth_round(text: str, people: list[str]) -> None:
