@@ -171,6 +171,12 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     first_mark = first_names().get(parts[0].lower())
     if length > 1 and first_mark in {None, "r"} and any(map(a_things_word, parts)):
         return 0
+    if (
+        length > 1
+        and parts[-1].lower() in _PLACES_ENDS
+        and first_names().get(parts[0].lower()) in {None, "r"}
+    ):
+        return 0  # "Calton Hill", "Clifton Moor", "Cotham Hill"; not "Damon Hill"
     if length > 1 and parts[0] in _ARTICLES_FIRST:
         return 0  # "Le Creuset", "Les Quizerables", "El Corte Inglés": an article starts it
     # "Haribo Tangfastics", "Ubi Caritas", "Melin Tregwynt": a run of capitals no list of
@@ -263,6 +269,8 @@ _WHAT_A_FIRM_SENDS = {
 _THINGS_AND_WHAT_FIRMS_SEND = THINGS | _WHAT_A_FIRM_SENDS
 
 
+# The last word of a hill's, a moor's or a green's name ("Calton Hill", "Clifton Moor").
+_PLACES_ENDS = {"hill", "hills", "moor", "green", "common", "heath", "fell", "tor", "seat"}
 # French's and Spanish's articles, at the start of a run of capitals: a thing's name.
 _ARTICLES_FIRST = {"Le", "La", "Les", "El", "Los", "Las"}
 

@@ -500,7 +500,7 @@ def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
     word = words[i].group(0)
     return (
         not everyday_word(word)
-        and not re.match(r"\s*\d", text[words[i].end() :])
+        and not re.match(r"\s*[£$€]?\d", text[words[i].end() :])  # "max £36k"
         and not re.search(r"\d\s*$", text[: words[i].start()])
         and not (  # "6 volunteers min"; not "4-1 but kai"
             i > 0

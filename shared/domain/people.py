@@ -112,6 +112,8 @@ def _person_at(
     raw = words[i].group(0)
     word = POSSESSIVE.sub("", raw)
     low = word.lower()
+    if low == "valentine" and raw != word:
+        return 0, ""  # "Valentine's table", "valentine's next yr": the day, no one's
     if raw in _LOWER_TITLES and i + 1 < len(words) and gap_after(text, words, i) == " ":
         following = POSSESSIVE.sub("", words[i + 1].group(0))
         # "mr okafor", "dr bhatt": a surname whatever its case, unless a word ("dr appt").

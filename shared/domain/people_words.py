@@ -72,6 +72,9 @@ NATIONALITIES = {
     "Welsh", "Arabic", "Hindi", "Urdu", "Mandarin", "Cantonese", "Bengali", "Punjabi",
     "Tamil", "Swahili", "Yoruba", "Hebrew", "Latin", "European", "African", "Asian",
     "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
+    # and the peoples and ages of history ("viking teeth", "Victorian terrace")
+    "Viking", "Vikings", "Roman", "Romans", "Celtic", "Norse", "Victorian", "Edwardian",
+    "Medieval", "Gothic", "Baroque", "Neolithic",
 }  # fmt: skip
 # German's verbs said with "es" and its "'s" ("wie geht's", "gibt's", "klappt's"): the "'s"
 # is "es", not a possessive.

@@ -556,6 +556,14 @@ def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
         # Where someone comes or a parcel ships, a place.
         ("dad wants to come to sevilla too", ["Dad"]),
         ("the list won't ship to Argentina", []),
+        # A hill's, a moor's or a green's name after a word no common first name.
+        ("proposed on Calton Hill last night w struan", ["Struan"]),
+        ("text Damon Hill about the race", ["Damon Hill"]),
+        # History's peoples and ages are no one; "max" before money, and "Valentine's", a day.
+        ("podcast idea: viking women traders, ask tess", ["Tess"]),
+        ("we agreed max £40k, tell godfrey", ["Godfrey"]),
+        ("Valentine's table - book somewhere nice", []),
+        ("valentine's next yr: a night away", []),
     ],
 )
 def test_people_of_the_ninth_round(text: str, people: list[str]) -> None:
