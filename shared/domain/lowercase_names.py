@@ -134,6 +134,18 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         return True
     if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
         return True
+    # "felicity (planning consultant) says", "ottoline (life drawing) is retiring": a name
+    # the lists hold, and who they are in brackets
+    if after_gap == " (" and known_name(word) and not in_word_list(word):
+        return True
+    # "pay barney £40 before sat", "pay oisín £140": the one a sum is paid or sent
+    if (
+        spaced_before
+        and previous in _GIVING_VERBS
+        and re.match(r"\s*[£$€]\d", text[words[i].end() :])
+        and not a_word(word)
+    ):
+        return True
     # "q from rosalyn: do we keep the notes?": who a message is from, before its colon
     if (
         spaced_before

@@ -120,7 +120,12 @@ def _person_at(
         if (
             following == following.lower()
             and plain_name(following, words, i + 1, after_a_title=True)
-            and (raw in _SURNAME_TITLES or not everyday_word(following))
+            and (
+                raw in _SURNAME_TITLES
+                or not everyday_word(following)
+                # "dr fee's surgery", "dr wicks says": a word said of a doctor
+                or _said_after(text, words, i + 1)
+            )
             and not _glued_to_a_number(text, words, i + 1)
         ):
             return 2, capitalised(following)

@@ -564,6 +564,13 @@ def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
         ("we agreed max £40k, tell godfrey", ["Godfrey"]),
         ("Valentine's table - book somewhere nice", []),
         ("valentine's next yr: a night away", []),
+        # After "dr", a word said of a person ("'s", a person's verb); "dr appt" stays none.
+        ("dr marsh's surgery rang, book bloods", ["Marsh"]),
+        ("dr wicks says rest it", ["Wicks"]),
+        ("dr appt thurs", []),
+        # The one a sum is paid; a listed name before who they are, in brackets.
+        ("pay horatio £40 before sat", ["Horatio"]),
+        ("budget needed by perdita (research office) by weds", ["Perdita"]),
     ],
 )
 def test_people_of_the_ninth_round(text: str, people: list[str]) -> None:
