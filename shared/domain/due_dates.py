@@ -154,6 +154,8 @@ def due_date_in(text: str, today: date) -> date | None:
     deadlines = [day for deadline, day in found if deadline]
     if deadlines:
         return deadlines[0]
+    if not found and _HERE_AT.search(lowered):
+        return today  # "lewis here at 8 for the boiler", "jed here 8am": someone comes today
     return found[0][1] if found else None
 
 
@@ -326,6 +328,8 @@ def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
         and not (before and (before[-1] in _NO_DAY_AFTER or known_name(before[-1])))
     ):
         return True
+    if match[0].endswith(".") and not (before and before[-1] in _NO_DAY_AFTER):
+        return True  # "race sat. kit: cag, map", "the floor tiles sat. worktops next"
     return bool(_TIME_OF_DAY.match(rest)) or not re.match(r"\s*[^\W\d_]", rest)
 
 
@@ -511,6 +515,10 @@ _A_DISTANCE = re.compile(
 
 # "intervals tonight 6x800 all done": said when it is over; not "want it all done by".
 _ALL_DONE = re.compile(r"\ball done\b(?!\s+(?:by|before|for|in time)\b)")
+
+
+# Someone due here at a time, with no day said: today ("dean here at 8", "jed here 8am").
+_HERE_AT = re.compile(r"\bhere (?:at |from |by )?\d{1,2}(?:[.:]\d\d)?(?:am|pm)?\b(?![.:]?\d)")
 
 
 def _a_past(match: re.Match[str]) -> bool:

@@ -193,6 +193,11 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("oma hat heute angerufen, so happy", None),
         ("intervals tonight all done, 6x400", None),
         ("want it all done by tonight", THURSDAY),
+        # "sat." at a sentence's end is the day; someone here at a time with no day, today.
+        ("legs feel fresh. race sat. kit: map, compass", date(2026, 3, 14)),
+        ("we sat. then talked", None),
+        ("lewis here at 8 for the boiler", THURSDAY),
+        ("jed here 8am, leave the gate open", THURSDAY),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:
