@@ -62,6 +62,9 @@ _CONTACT_VERBS = {
 _CONTACT_VERBS_A = {
     "llamar", "llama", "llamo", "escribir", "escribirle", "ver", "visitar", "preguntar",
     "preguntarle", "avisar", "felicitar", "invitar", "decirle", "dile",
+    # and the verbs of sending, paying and giving ("mandar a inma las fotos")
+    "mandar", "mandarle", "enviar", "enviarle", "pagar", "pagarle", "regalar", "regalarle",
+    "dar", "darle", "devolver", "devolverle", "traer", "traerle", "llevar", "llevarle",
 }  # fmt: skip
 # Before the one something is given to and the thing ("pay abi my share", "send kev the link").
 _GIVING_VERBS = {"send", "pay", "give", "lend", "show", "owe", "hand", "bring", "buy"}

@@ -571,6 +571,8 @@ def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
         # The one a sum is paid; a listed name before who they are, in brackets.
         ("pay horatio £40 before sat", ["Horatio"]),
         ("budget needed by perdita (research office) by weds", ["Perdita"]),
+        # Spanish's verbs of sending and giving, with their personal "a".
+        ("regalarle a perdita un libro", ["Perdita"]),
     ],
 )
 def test_people_of_the_ninth_round(text: str, people: list[str]) -> None:
