@@ -372,6 +372,8 @@ def _said_of_a_person(
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     if previous in _PERSON_BEFORE | _TITLE_WORDS or (previous == "to" and before_previous in GIVEN):
         return True
+    if re.match(r" next door\b", text[words[i].end() :]):
+        return True  # "Pattinson next door", "the key for Jan next door": a neighbour
     if previous in SIGN_OFFS and gap_after(text, words, i - 1).strip() == ",":
         return True  # "Kind regards, Glesni'", "Thanks, Tricia": who signed a message
     if previous == "from" and before_previous in _FROM_A_PERSON:

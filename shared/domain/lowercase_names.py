@@ -141,6 +141,9 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
     # the lists hold, and who they are in brackets
     if after_gap == " (" and known_name(word) and not in_word_list(word):
         return True
+    # "encarni next door says": a neighbour
+    if re.match(r" next door\b", text[words[i].end() :]) and not a_word(word):
+        return True
     # "pay barney £40 before sat", "pay oisín £140": the one a sum is paid or sent
     if (
         spaced_before

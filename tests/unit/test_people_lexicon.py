@@ -573,6 +573,9 @@ def test_people_of_the_eighth_round(text: str, people: list[str]) -> None:
         ("budget needed by perdita (research office) by weds", ["Perdita"]),
         # Spanish's verbs of sending and giving, with their personal "a".
         ("regalarle a perdita un libro", ["Perdita"]),
+        # A neighbour, named before "next door".
+        ("flat: horatio next door says the boiler's gone", ["Horatio"]),
+        ("the key under the pot for Tegwen next door", ["Tegwen"]),
     ],
 )
 def test_people_of_the_ninth_round(text: str, people: list[str]) -> None:
