@@ -24,7 +24,7 @@ from shared.domain.people_words import CLAUSE_BREAK, POSSESSIVE
 VARIANTS = ("all", "cued", "cued+not")
 TUNING = [
     "month_dev",
-    *(f"month{n}" for n in range(2, 35)),
+    *(f"month{n}" for n in range(2, 43)),
     "details",
     "details2",
     "details3",
@@ -109,7 +109,7 @@ def main(argv: list[str], out: Callable[[str], None] = print) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.tools.people_history", description=__doc__
     )
-    parser.add_argument("--set", action="append", help="a tuning set's name (default: all 37)")
+    parser.add_argument("--set", action="append", help="a tuning set's name (default: all 45)")
     parser.add_argument("--variant", action="append", choices=VARIANTS)
     args = parser.parse_args(argv)
     variants: list[str | None] = [None, *(args.variant or VARIANTS)]

@@ -30,6 +30,7 @@ from shared.domain.people_words import (
     NOT_NAMES,
     PLACE_WORDS,
     POSSESSIVE,
+    SIGN_OFFS,
     SUBJECT_VERBS,
     THINGS,
     TO_A_PLACE,
@@ -54,7 +55,7 @@ _FROM_A_PERSON = {
     "idea", "ideas", "message", "messages", "email", "emails", "text", "texts", "call",
     "calls", "note", "letter", "card", "gift", "present", "tip", "tips", "advice", "feedback",
     "news", "invite", "invitation", "recommendation", "word", "heard", "learned", "learnt",
-    "borrow", "borrowed", "request", "reply", "voicemail",
+    "borrow", "borrowed", "request", "reply", "voicemail", "fwd", "fw", "forwarded",
 }  # fmt: skip
 # Before a place named after a saint ("St Andrew's Hall", "San Sebastián").
 SAINTS = {"st", "saint", "san", "santa", "sankt", "sant", "são"}
@@ -130,6 +131,7 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
         and not known_name(word)
         and word.lower() not in surnames()
         and not _A_GAELIC_SURNAME.match(word)  # "ask McAllister", "w O'Sullivan"
+        and not _a_messages_sender(text, words, i)
     ):
         return 0
     if (  # "send it to Aviva w the claim form", "ring aviva to cancel the policy"
@@ -168,6 +170,23 @@ def name_at(text: str, words: list[re.Match[str]], i: int, last_end: int = -1) -
     # run of capitals that starts with no common first name ("Sarah Green", "Grace Hopper").
     first_mark = first_names().get(parts[0].lower())
     if length > 1 and first_mark in {None, "r"} and any(map(a_things_word, parts)):
+        return 0
+    if (
+        length > 1
+        and parts[-1].lower() in _PLACES_ENDS
+        and first_names().get(parts[0].lower()) in {None, "r"}
+    ):
+        return 0  # "Calton Hill", "Clifton Moor", "Cotham Hill"; not "Damon Hill"
+    if length > 1 and parts[0] in _ARTICLES_FIRST:
+        return 0  # "Le Creuset", "Les Quizerables", "El Corte Inglés": an article starts it
+    # "Haribo Tangfastics", "Ubi Caritas", "Melin Tregwynt": a run of capitals no list of
+    # first names or surnames holds any of is a brand, a title or a place
+    # (not who a quoted message is from: "text from Norrie Hepple: '…'")
+    if (
+        length > 1
+        and not any(known_name(p) or p.lower() in surnames() for p in parts)
+        and not _a_messages_sender(text, words, i)
+    ):
         return 0
     # "Royal Mail", "Tyne Clearances", "John Deere Financial": after the first, a word no list
     # holds as a surname or a proper noun is a firm's, a team's or a street's whatever the
@@ -248,6 +267,23 @@ _WHAT_A_FIRM_SENDS = {
     "licence", "license", "scheme", "contract", "statement", "tariff", "membership",
 }  # fmt: skip
 _THINGS_AND_WHAT_FIRMS_SEND = THINGS | _WHAT_A_FIRM_SENDS
+
+
+# The last word of a hill's, a moor's or a green's name ("Calton Hill", "Clifton Moor").
+_PLACES_ENDS = {"hill", "hills", "moor", "green", "common", "heath", "fell", "tor", "seat"}
+# French's and Spanish's articles, at the start of a run of capitals: a thing's name.
+_ARTICLES_FIRST = {"Le", "La", "Les", "El", "Los", "Las"}
+
+
+def _a_messages_sender(text: str, words: list[re.Match[str]], i: int) -> bool:
+    """Is `words[i]` who a quoted message is from, its name before a colon ("text from Norrie
+    Hepple: 'sorry pet'", "Fwd from Eifion: 'Morning'"; not "letter from Leasys came")?"""
+    return (
+        i > 1
+        and words[i - 1].group(0).lower() == "from"
+        and words[i - 2].group(0).lower() in _FROM_A_PERSON
+        and bool(re.match(r"(?: [A-Z][\w'\u2019-]*)?\s*:", text[words[i].end() :]))
+    )
 
 
 def _a_things_word_only(word: str) -> bool:
@@ -336,6 +372,10 @@ def _said_of_a_person(
     before_previous = words[i - 2].group(0).lower() if i > 1 else ""
     if previous in _PERSON_BEFORE | _TITLE_WORDS or (previous == "to" and before_previous in GIVEN):
         return True
+    if re.match(r" next door\b", text[words[i].end() :]):
+        return True  # "Pattinson next door", "the key for Jan next door": a neighbour
+    if previous in SIGN_OFFS and gap_after(text, words, i - 1).strip() == ",":
+        return True  # "Kind regards, Glesni'", "Thanks, Tricia": who signed a message
     if previous == "from" and before_previous in _FROM_A_PERSON:
         return True
     gap_before = gap_after(text, words, i - 1).strip() if i else ""
@@ -363,6 +403,16 @@ def _said_of_a_person(
         if following in CONJUNCTIONS and (known_name(partner) or partner.lower() in FAMILY):
             return True
         if gap_after(text, words, i).strip() in {"+", "&"} and known_name(following):
+            return True
+        # "Ged from Derwent Garden Rooms coming", "Damo from Kemble says": someone from a firm
+        if (
+            following == "from"
+            and j + 1 < len(words)
+            and words[j + 1].group(0)[:1].isupper()
+            and gap_after(text, words, i) == gap_after(text, words, j) == " "
+            and not a_things_word(POSSESSIVE.sub("", words[i].group(0)))
+            and len(words[i].group(0)) <= 5  # not "Ryanair from Bristol": names are short
+        ):
             return True
     return False
 

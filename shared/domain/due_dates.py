@@ -154,6 +154,8 @@ def due_date_in(text: str, today: date) -> date | None:
     deadlines = [day for deadline, day in found if deadline]
     if deadlines:
         return deadlines[0]
+    if not found and _HERE_AT.search(lowered):
+        return today  # "lewis here at 8 for the boiler", "jed here 8am": someone comes today
     return found[0][1] if found else None
 
 
@@ -185,9 +187,10 @@ _TIME_OF_DAY = re.compile(
 # Before a day: it has passed, it recurs, or it is one of several ("which sat works").
 _NOT_AHEAD = {
     "last", "every", "since", "which", "each", "most", "other", "past", "previous", "good",
-    "not",  # "tues nights now, not thurs"
+    "not", "except",  # "tues nights now, not thurs", "any weekday except Wednesday"
     "some", "any",  # "some sunday": no day in particular
     "a", "an", "one",  # "one saturday in the hols", "a saturday slot"
+    "seit", "depuis",  # "seit donnerstag kaputt": since, in German and French
 }  # fmt: skip
 # A clause that says what someone does on a day, every week ("the salon only does weds",
 # "she does nights at the Heath on weds").
@@ -246,6 +249,10 @@ _AFTER_A_DAY = {
 }  # fmt: skip
 
 
+# A verb and a word before "on" a day of the month, in one clause ("was due on the").
+_A_PAST_ON = re.compile(r"\b([a-z]+)\s+(?:([a-z]+)\s+)?on\s+$")
+
+
 def ordinal_names_a_day(text: str, start: int) -> bool:
     """Whether the ordinal at `start` ("the 9th", "2nd") is a day of the month as due dates
     read one: not an age ("his 70th"), a place ("came 3rd") nor a thing's part ("the 2nd floor
@@ -278,7 +285,15 @@ def _ordinal_is_a_day(lowered: str, match: re.Match[str]) -> bool:
         return False
     if before and before[-1] in _BEFORE_A_RANK:
         return False
+    if (said := _A_PAST_ON.search(lowered, 0, match.start())) and any(
+        (past := _PAST_TENSE.fullmatch(w)) and _a_past(past) for w in said.groups() if w
+    ):
+        return False  # "was due on the 1st", "went thru on the 1st": a day gone
+    if before and before[-1] in {"a", "an"} and not lowered[match.start() :].startswith("the"):
+        return False  # "need a 6th", "get a 2nd opinion": one more, not a day
     rest = lowered[match.end() :]
+    if re.match(r"\s*of\s+\d", rest):
+        return False  # "23rd of 61": a place among so many
     if _WEEKDAY_AFTER.match(rest):
         return False  # "the 2nd weds of the month": a day that recurs
     if _is_deadline(lowered, match.start()):
@@ -313,6 +328,8 @@ def _short_weekday_is_a_day(lowered: str, match: re.Match[str]) -> bool:
         and not (before and (before[-1] in _NO_DAY_AFTER or known_name(before[-1])))
     ):
         return True
+    if match[0].endswith(".") and not (before and before[-1] in _NO_DAY_AFTER):
+        return True  # "race sat. kit: cag, map", "the floor tiles sat. worktops next"
     return bool(_TIME_OF_DAY.match(rest)) or not re.match(r"\s*[^\W\d_]", rest)
 
 
@@ -420,6 +437,7 @@ def _reports_the_past(lowered: str, match: re.Match[str]) -> bool:
         _GERMAN_PAST.search(lowered, start, end)
         or _SPANISH_PAST.search(lowered, start, end)
         or _A_DISTANCE.search(lowered, start, end)
+        or _ALL_DONE.search(lowered, start, end)
         or (
             end_match is not None
             and _told_next(lowered, end_match)
@@ -471,9 +489,11 @@ def _opens_with_a_verb(clause: str) -> bool:
 
 
 # German says what was done with "war" or a perfect ("Opa ist heute gekommen", "hat heute
-# Geburtstag gefeiert").
+# Geburtstag gefeiert", "hat heute angerufen").
 _GERMAN_PAST = re.compile(
-    r"\bwar(?:en)?\b|\b(?:hat|habe|hab|haben|ist|sind|bin)\b.*\bge[^\W\d_]{3,}(?:t|en)\b"
+    r"\bwar(?:en)?\b|\b(?:hat|habe|hab|haben|ist|sind|bin)\b.*"
+    # a separable verb's too ("hat heute angerufen", "ist heute ausgezogen")
+    r"\b(?:an|auf|aus|ab|ein|mit|vor|zu|zurück|weg|los|nach|her|hin)?ge[^\W\d_]{3,}(?:t|en)\b"
 )
 
 
@@ -491,6 +511,14 @@ _A_DISTANCE = re.compile(
     # "1500m swim", "400 m": metres swum or run, three digits or more (not "5m", millions)
     r"|(?<![£€$\d.,])\d{3,}\s?m\b"
 )
+
+
+# "intervals tonight 6x800 all done": said when it is over; not "want it all done by".
+_ALL_DONE = re.compile(r"\ball done\b(?!\s+(?:by|before|for|in time)\b)")
+
+
+# Someone due here at a time, with no day said: today ("dean here at 8", "jed here 8am").
+_HERE_AT = re.compile(r"\bhere (?:at |from |by )?\d{1,2}(?:[.:]\d\d)?(?:am|pm)?\b(?![.:]?\d)")
 
 
 def _a_past(match: re.Match[str]) -> bool:

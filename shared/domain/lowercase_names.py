@@ -34,6 +34,7 @@ from shared.domain.people_words import (
     CONJUNCTIONS,
     FAMILY,
     GIVEN,
+    IRREGULAR_PASTS,
     KIN,
     LOWER_NOT_NAMES,
     OBJECTS,
@@ -61,6 +62,9 @@ _CONTACT_VERBS = {
 _CONTACT_VERBS_A = {
     "llamar", "llama", "llamo", "escribir", "escribirle", "ver", "visitar", "preguntar",
     "preguntarle", "avisar", "felicitar", "invitar", "decirle", "dile",
+    # and the verbs of sending, paying and giving ("mandar a inma las fotos")
+    "mandar", "mandarle", "enviar", "enviarle", "pagar", "pagarle", "regalar", "regalarle",
+    "dar", "darle", "devolver", "devolverle", "traer", "traerle", "llevar", "llevarle",
 }  # fmt: skip
 # Before the one something is given to and the thing ("pay abi my share", "send kev the link").
 _GIVING_VERBS = {"send", "pay", "give", "lend", "show", "owe", "hand", "bring", "buy"}
@@ -133,6 +137,38 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         return True
     if spaced_before and previous == "a" and before_previous in _CONTACT_VERBS_A:
         return True
+    # "felicity (planning consultant) says", "ottoline (life drawing) is retiring": a name
+    # the lists hold, and who they are in brackets
+    if after_gap == " (" and known_name(word) and not in_word_list(word):
+        return True
+    # "encarni next door says": a neighbour
+    if re.match(r" next door\b", text[words[i].end() :]) and not a_word(word):
+        return True
+    # "pay barney £40 before sat", "pay oisín £140": the one a sum is paid or sent
+    if (
+        spaced_before
+        and previous in _GIVING_VERBS
+        and re.match(r"\s*[£$€]\d", text[words[i].end() :])
+        and not a_word(word)
+    ):
+        return True
+    # "q from rosalyn: do we keep the notes?": who a message is from, before its colon
+    if (
+        spaced_before
+        and previous == "from"
+        and after_gap.strip().startswith(":")
+        and not in_word_list(word)
+    ):
+        return True
+    # "142 tickets sold says royce -", "canopy shipped today says damo.": who said it, after
+    # what they said, where the clause ends
+    if (
+        spaced_before
+        and previous in {"says", "said"}
+        and (not following or re.search(r"[^\w\s]", after_gap))
+        and not in_word_list(word)
+    ):
+        return True
     if (
         spaced_before
         and previous in {"w", "with", "con"}
@@ -164,11 +200,23 @@ def lowercase_name_at(text: str, words: list[re.Match[str]], i: int, last_end: i
         and (
             (previous == "to" and before_previous in GIVEN and re.search(r"[^\w\s]", after_gap))
             or (previous == "for" and after_gap.strip() == ",")
+            # "list for emlyn -", "the subs tin for royce +": a listed first name no word
+            or (
+                previous == "for"
+                and (not following or re.search(r"[^\w\s]", after_gap))
+                and known_name(word)
+                and not in_word_list(word)
+            )
             # "forwarded it to quigley", "figures to kowalczyk tonight": a surname or a
             # name many bear where the phrase ends.
             or (
                 previous == "to"
-                and (word in surnames() or plainly_a_name(word, common_too=False))
+                and (
+                    word in surnames()
+                    or plainly_a_name(word, common_too=False)
+                    # "send the agenda to alun": a listed first name that is no word
+                    or (known_name(word) and not in_word_list(word))
+                )
                 and (before_previous in GIVEN or not in_word_list(word))
                 and _ends_a_phrase(text, words, i)
             )
@@ -272,6 +320,9 @@ def _a_words_name_saying(text: str, words: list[re.Match[str]], i: int) -> bool:
     )
 
 
+_A_VOWEL = re.compile(r"[aeiouyw\u00e0-\u00ff]")
+
+
 def plain_name(word: str, words: list[re.Match[str]], i: int, after_a_title: bool = False) -> bool:
     """Could this lowercase word be a name at all: a word of letters that is none of the
     common words, times or verbs ("granny maeve", not "granny says"), nor shaped like a
@@ -289,6 +340,7 @@ def plain_name(word: str, words: list[re.Match[str]], i: int, after_a_title: boo
         and low not in AFTER_A_SUBJECT
         and low not in _CONTACT_VERBS
         and low not in LOWER_NOT_NAMES
+        and bool(_A_VOWEL.search(low))  # "hnc marks back", "pwc": an acronym, no name
         and not (
             len(low) > 4
             and low.endswith(("ing", "ed", "tion", "ment", "ness", "ly"))
@@ -417,7 +469,11 @@ def _subject_of_a_verb(
     if only_a_persons:
         return False
     unlisted_or_rare = first_names().get(word) in {None, "r"}  # "alun changed plans"
-    if a_past_form(following) and unlisted_or_rare and j + 1 < len(words):
+    if (
+        (a_past_form(following) or following in IRREGULAR_PASTS)
+        and unlisted_or_rare
+        and j + 1 < len(words)
+    ):
         return not CLAUSE_BREAK.search(gap_after(text, words, j))  # "ruaridh dragged me up"
     if (  # "abbasi observing u15s", "priyesh sending the logs"
         unlisted_or_rare
@@ -462,7 +518,7 @@ def _short_name_alone(text: str, words: list[re.Match[str]], i: int) -> bool:
     word = words[i].group(0)
     return (
         not everyday_word(word)
-        and not re.match(r"\s*\d", text[words[i].end() :])
+        and not re.match(r"\s*[£$€]?\d", text[words[i].end() :])  # "max £36k"
         and not re.search(r"\d\s*$", text[: words[i].start()])
         and not (  # "6 volunteers min"; not "4-1 but kai"
             i > 0

@@ -32,6 +32,7 @@ from shared.domain.people_words import (
     CLAUSE_BREAK,
     COMMON,
     FAMILY,
+    IRREGULAR_PASTS,
     KIN,
     LOWER_NOT_NAMES,
     OBJECTS,
@@ -52,6 +53,8 @@ _SURNAME_TITLES = _LOWER_TITLES - {"dr", "prof"}
 # the prefixes of names ("McAllister", "MacLeod", "DeShawn", "LaToya", "DiMaggio", "VanDyke").
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 _NAME_PREFIX = re.compile(r"(?:Mc|Mac|De|Di|Da|Du|La|Le|Van|Von)[A-Z]")
+# "stephen mccracken" -> "Stephen McCracken", as the surname is written.
+_GAELIC_PREFIX = re.compile(r"\b(Mc)([a-z])(?=[a-z]{2})")
 _FAMILY_PLURALS = {"mums", "moms", "dads", "mams"}  # "mums hip op": Mum's
 # Before a family word, someone else's relative, not the user's ("his mum", "Yusuf's dad").
 _SOMEONE_ELSES = {"his", "her", "their", "your", "its", "su", "sus", "seine", "ihre", "sa", "son"}
@@ -92,9 +95,12 @@ def people_in(text: str, known: frozenset[str] = frozenset()) -> list[str]:
             spans[j] = (1, read[word.lower()])
     names: list[str] = []
     for i in sorted(spans):
-        name = spans[i][1]
+        name = _GAELIC_PREFIX.sub(lambda m: m.group(1) + m.group(2).upper(), spans[i][1])
         if name not in names:
             names.append(name)
+    # "Fwd from Tricia Sowerby: '... Thanks, Tricia'": a first name alone is the full name's.
+    firsts = {n.split()[0] for n in names if " " in n and n.split()[0].lower() not in KIN}
+    names = [n for n in names if " " in n or n not in firsts]
     return with_known(text, names, known)
 
 
@@ -106,14 +112,32 @@ def _person_at(
     raw = words[i].group(0)
     word = POSSESSIVE.sub("", raw)
     low = word.lower()
+    if low == "valentine" and raw != word:
+        return 0, ""  # "Valentine's table", "valentine's next yr": the day, no one's
     if raw in _LOWER_TITLES and i + 1 < len(words) and gap_after(text, words, i) == " ":
         following = POSSESSIVE.sub("", words[i + 1].group(0))
         # "mr okafor", "dr bhatt": a surname whatever its case, unless a word ("dr appt").
         if (
             following == following.lower()
             and plain_name(following, words, i + 1, after_a_title=True)
-            and (raw in _SURNAME_TITLES or not everyday_word(following))
+            and (
+                raw in _SURNAME_TITLES
+                or not everyday_word(following)
+                # "dr fee's surgery", "dr wicks says": a word said of a doctor
+                or _said_after(text, words, i + 1)
+            )
             and not _glued_to_a_number(text, words, i + 1)
+        ):
+            return 2, capitalised(following)
+    if raw == "miss" and i + 1 < len(words) and gap_after(text, words, i) == " ":
+        following = POSSESSIVE.sub("", words[i + 1].group(0))
+        # "w miss rowlands", "says miss hendry": a teacher's surname, not "miss tirion's gala"
+        if (
+            following == following.lower()
+            and following in surnames()
+            and not in_word_list(following)
+            and first_names().get(following) in {None, "r"}
+            and following == words[i + 1].group(0)
         ):
             return 2, capitalised(following)
     if low in KIN and raw == word and i + 1 < len(words) and gap_after(text, words, i) == " ":
@@ -158,6 +182,14 @@ def _person_at(
         and (word[:1].isupper() or known_name(word))
         and not word[1:2].isupper()
     ):
+        if (  # "someone called Coral Nixon", "is called Margaux Lenoir": the full name
+            word == raw
+            and word[:1].isupper()
+            and i + 1 < len(words)
+            and gap_after(text, words, i) == " "
+            and is_name(surname := POSSESSIVE.sub("", words[i + 1].group(0)))
+        ):
+            return 2, f"{word} {surname}"
         return max(name_at(text, words, i, last_end), 1), capitalised(word)
     if low.endswith("s") and _a_german_genitive(text, words, i):  # "Veronikas Hochzeit"
         return 1, capitalised(word[:-1])
@@ -307,20 +339,9 @@ def _after_a_modifier(text: str, words: list[re.Match[str]], i: int) -> bool:
     return before.lower() not in _BEFORE_MUMS | _SOMEONE_ELSES and before.isalpha()
 
 
-# Pasts that no "-ed" shows ("uncle threw", "auntie came"): after a kinship word, no name.
-_IRREGULAR_PASTS = {
-    "came", "went", "was", "were", "rang", "had", "got", "did", "saw", "took", "gave", "sent",
-    "thought", "brought", "bought", "caught", "felt", "heard", "lost", "met", "dug", "ate",
-    "drank", "ran", "swam", "wrote", "broke", "flew", "drove", "rode", "sang", "spoke",
-    "threw", "woke", "wore", "chose", "forgot", "froze", "knew", "meant", "paid", "sold",
-    "slept", "spent", "stood", "taught", "began", "blew", "built", "drew", "fought", "grew",
-    "held", "made", "shook", "kept", "found", "became", "fell", "left", "told", "said",
-}  # fmt: skip
-
-
 def _a_verbs_past(word: str) -> bool:
     """Is the lowercase `word` an everyday verb's past and no name ("threw", "cooked")?"""
-    return word == word.lower() and a_word(word) and (word in _IRREGULAR_PASTS or a_past_form(word))
+    return word == word.lower() and a_word(word) and (word in IRREGULAR_PASTS or a_past_form(word))
 
 
 def _a_relatives_name(text: str, words: list[re.Match[str]], i: int) -> str | None:
@@ -384,7 +405,8 @@ def _a_german_genitive(text: str, words: list[re.Match[str]], i: int) -> bool:
     following = words[i + 1].group(0)
     return (
         following.isalpha()
-        and following[:1].isupper() == word[:1].isupper()
+        # "Veronikas Hochzeit", "katjas hochzeit", "ilkas Eltern" (a German noun's capital)
+        and (following[:1].isupper() or not word[:1].isupper())
         and not in_word_list(following.lower())
         and capitalised(following.lower()) not in english_words()
         and not known_name(following)

@@ -11,7 +11,15 @@ from collections.abc import Iterable
 
 from shared.domain.lowercase_names import CONTACT_VERBS, DETERMINERS
 from shared.domain.people_lexicon import everyday_word, in_word_list, known_name
-from shared.domain.people_words import ARTICLES, CLAUSE_BREAK, COMMON, FAMILY, KIN, POSSESSIVE
+from shared.domain.people_words import (
+    ARTICLES,
+    CLAUSE_BREAK,
+    COMMON,
+    FAMILY,
+    KIN,
+    POSSESSIVE,
+    SIGN_OFFS,
+)
 
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _TITLES = {"mr", "mrs", "ms", "mx", "dr", "prof", "cllr", "herr", "frau", "sra", "sr"}
@@ -44,6 +52,13 @@ def _cued_at(text: str, words: list[re.Match[str]], i: int) -> bool:
     if before in CONTACT_VERBS | _TITLES | KIN | FAMILY and _gap(text, words, i - 1).strip() == "":
         # "ring Admiral", "call Sage": an everyday word reached is a firm as often as a person
         return before not in CONTACT_VERBS or not everyday_word(word)
+    if before in SIGN_OFFS and _gap(text, words, i - 1).strip() == ",":
+        return word[:1].isupper()  # "Kind regards, Glesni": who signed the message
+    if before in {"says", "said"} and _gap(text, words, i - 1) == " ":
+        # "12k records broken says rosalyn,": who said it, after what they said
+        return (i + 1 == len(words) or bool(CLAUSE_BREAK.search(_gap(text, words, i)))) and (
+            not everyday_word(word)
+        )
     if i + 1 < len(words) and not CLAUSE_BREAK.search(_gap(text, words, i)):
         return words[i + 1].group(0).lower() in _PERSONS_ONLY
     return False

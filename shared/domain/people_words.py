@@ -27,6 +27,9 @@ GERMAN_SMALL_WORDS = {
     "sieben", "acht", "neun", "zehn", "zwölf", "heute", "morgen", "gestern", "jetzt",
     "dann", "wieder", "immer", "schon", "noch", "auch", "nur", "sehr", "ganz", "gern",
     "gerne", "bitte", "danke", "hier", "dort", "mal", "viel", "viele", "vielen",
+    # and its helper verbs ("oma wird am 14. März 90")
+    "wird", "werden", "wurde", "wurden", "hatte", "hatten", "kann", "konnte", "muss",
+    "musste", "soll", "sollte", "wollte", "möchte", "habe", "haben", "sind",
 }  # fmt: skip
 # Capitalised words that start a capture or name a time, not a person: the verbs a capture
 # starts with, pronouns and fillers, holidays, days and months (full and short, and in the
@@ -40,7 +43,8 @@ NOT_NAMES = {
     "Take", "Give", "Lend", "Borrow", "Help", "See", "Find", "Make", "Sort", "Plan",
     "Organise", "Organize", "Arrange", "Confirm", "Update", "Reply", "Chase", "Contact",
     "Post", "Print", "Read", "Watch", "Try", "Start", "Fill", "Congratulate",
-    "Today", "Tomorrow", "Tonight", "Next", "This", "Note", "Idea", "What", "Maybe", "Should",
+    "Today", "Tomorrow", "Tonight", "Next", "This", "Note", "Idea", "What", "Which", "Maybe",
+    "Should",
     "Wish", "It", "We", "He", "She", "They", "My", "Our", "Don't", "Please", "Also", "And",
     "But", "If", "When", "Before", "After", "About", "For", "With", "From", "To", "An",
     "Christmas", "Easter", "Halloween", "Diwali", "Eid", "Hanukkah", "Ramadan", "New", "Year",
@@ -68,6 +72,9 @@ NATIONALITIES = {
     "Welsh", "Arabic", "Hindi", "Urdu", "Mandarin", "Cantonese", "Bengali", "Punjabi",
     "Tamil", "Swahili", "Yoruba", "Hebrew", "Latin", "European", "African", "Asian",
     "Caribbean", "Scandinavian", "Latino", "Mediterranean", "Balkan", "Nordic",
+    # and the peoples and ages of history ("viking teeth", "Victorian terrace")
+    "Viking", "Vikings", "Roman", "Romans", "Celtic", "Norse", "Victorian", "Edwardian",
+    "Medieval", "Gothic", "Baroque", "Neolithic",
 }  # fmt: skip
 # German's verbs said with "es" and its "'s" ("wie geht's", "gibt's", "klappt's"): the "'s"
 # is "es", not a possessive.
@@ -84,7 +91,7 @@ LOWER_NOT_NAMES = (
 FAMILY = {
     "mum", "mom", "mam", "dad", "nan", "nana", "nanna", "gran", "granny", "grandma",
     "grandad", "granddad", "grandpa", "grandmother", "grandfather", "oma", "opa", "abuela",
-    "abuelo", "nonna", "nonno", "yaya", "yayo",
+    "abuelo", "nonna", "nonno", "yaya", "yayo", "amona", "aitona",  # "amona": Basque's
     "mamá", "papá", "mama", "papa", "mami", "papi", "mutti", "vati",  # Spanish, German
 }  # fmt: skip
 # Kinship words said before a name stay part of it, as people file them ("Grandma Rose",
@@ -92,8 +99,8 @@ FAMILY = {
 KIN = {
     "aunt", "auntie", "aunty", "uncle", "cousin", "granny", "grandma", "grandad", "granddad",
     "grandpa", "nan", "nana", "nanna", "gran", "nonna", "nonno", "oma", "opa", "abuela",
-    "abuelo", "abuelita", "abuelito", "yaya", "yayo", "tía", "tia", "tío", "tio", "tante",
-    "onkel", "tata",
+    "abuelo", "abuelita", "abuelito", "yaya", "yayo", "amona", "aitona", "tía", "tia", "tío",
+    "tio", "tante", "onkel", "tata",
     "great-aunt", "great-uncle", "grandmother", "grandfather", "nain", "taid", "mamgu",
     "tadcu", "granda", "grampa", "grandpops",
 }  # fmt: skip
@@ -143,6 +150,7 @@ COMMON = {
     "eine", "und", "mit", "für", "bis", "im", "ist", "es", "er", "sie", "wir", "ich",
     "le", "les", "et", "est", "il", "elle", "sis", "bro", "hello", "hi", "hey", "whatever",
     "él", "ella", "ellos", "pero", "nada", "algo", "muy", "bien", "bonito", "bonita",
+    "toda", "todos", "todas", "nadie", "alguien", "hoy", "ayer",
     "aber", "auch", "noch", "schon", "nicht", "nur", "sehr", "gut", "mais", "très", "appt", "appts",
     "engineer", "guard", "architect", "surveyor", "lawyer", "solicitor", "accountant",
     "cleaner", "nanny", "childminder", "delivery", "parcel", "package", "phone", "women", "men",
@@ -194,8 +202,19 @@ WEAK_VERBS = {
     "tiene", "viene", "needs", "needed", "covering", "just", "also", "still", "from", "and",
     "turns", "turned", "looks", "seems", "works", "lives",
 }  # fmt: skip
-# What joins two names in a list ("gav and tom", "Pilar y Lucía").
-CONJUNCTIONS = {"and", "y", "und", "et", "e"}
+# Pasts that no "-ed" shows ("uncle threw", "auntie came", "jonno fell at the wall").
+IRREGULAR_PASTS = {
+    "came", "went", "was", "were", "rang", "had", "got", "did", "saw", "took", "gave", "sent",
+    "thought", "brought", "bought", "caught", "felt", "heard", "lost", "met", "dug", "ate",
+    "drank", "ran", "swam", "wrote", "broke", "flew", "drove", "rode", "sang", "spoke",
+    "threw", "woke", "wore", "chose", "forgot", "froze", "knew", "meant", "paid", "sold",
+    "slept", "spent", "stood", "taught", "began", "blew", "built", "drew", "fought", "grew",
+    "held", "made", "shook", "kept", "found", "became", "fell", "left", "told", "said",
+}  # fmt: skip
+# A message's sign-off, before a comma and its writer's name ("Kind regards, Glesni").
+SIGN_OFFS = {"regards", "thanks", "cheers", "wishes", "best", "love", "sincerely", "faithfully"}
+# What joins two names in a list ("gav and tom", "Pilar y Lucía", "majella n bríd").
+CONJUNCTIONS = {"and", "y", "und", "et", "e", "n"}
 # The pronouns and helper verbs that follow a verb ("tell me", "to be"): never a name.
 OBJECTS = {"me", "him", "her", "us", "them", "you", "it", "be", "do"}
 # "pitch it to marguerite?", "send the variation to gary + pay": what is handed to someone.
@@ -218,7 +237,8 @@ TO_A_PLACE = {
     "ticket", "tickets", "return", "returning", "holiday", "holidays", "back", "relocate",
     "relocating", "emigrate", "emigrating", "commute", "bus", "ride", "road", "way", "route",
     "journey", "visit", "visiting", "cycle", "cycling", "sail", "sailing", "ferry", "coach",
-    "get", "getting", "head", "heading", "taxi", "cab", "uber", "lift",
+    "get", "getting", "head", "heading", "taxi", "cab", "uber", "lift", "come", "coming",
+    "ship", "shipping",
 }  # fmt: skip
 # Capitalised words after these are things in German or Spanish ("die Hamburger
 # Rechnungen", "el Prado"); English articles are in PLACE_WORDS.

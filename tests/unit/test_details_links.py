@@ -180,6 +180,24 @@ def test_people_as_a_person_lists_them(text: str, people: list[str]) -> None:
         ("we're doing the carbs sat at his garage", date(2026, 3, 14)),
         ("we sat with him for an hour", None),
         ("read in the sun with a book", None),
+        # An ordinal after "a" is one more, and one "of" a number a place among them.
+        ("quiz weds, we need a 5th", date(2026, 3, 18)),
+        ("1:48, 23rd of 61, legs gone", None),
+        # A day of the month after a past and "on" has gone ("was due on the 1st").
+        ("renew the parking permit, was due on the 1st", None),
+        ("the transfer went thru on the 1st, no receipt yet", None),
+        ("pay the permit on the 1st", date(2026, 4, 1)),
+        # "seit" (since) a day, a day excepted, German's separable perfect, "all done".
+        ("die heizung ist seit donnerstag kaputt", None),
+        ("any day except Friday is fine w me", None),
+        ("oma hat heute angerufen, so happy", None),
+        ("intervals tonight all done, 6x400", None),
+        ("want it all done by tonight", THURSDAY),
+        # "sat." at a sentence's end is the day; someone here at a time with no day, today.
+        ("legs feel fresh. race sat. kit: map, compass", date(2026, 3, 14)),
+        ("we sat. then talked", None),
+        ("lewis here at 8 for the boiler", THURSDAY),
+        ("jed here 8am, leave the gate open", THURSDAY),
     ],
 )
 def test_due_dates_only_point_forward(text: str, due: date | None) -> None:

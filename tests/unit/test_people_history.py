@@ -29,6 +29,16 @@ def test_a_name_found_with_no_persons_cue_is_not_remembered() -> None:
     assert cued_people("Rose says hi", ["Rose"]) == ["Rose"]
 
 
+def test_who_said_it_after_what_they_said_is_remembered() -> None:
+    # "the loader rejects them says horatio,": a name after "says" where the clause ends; not
+    # an everyday word ("says Admiral.") nor a name before more of the clause.
+    assert cued_people("the loader rejects them says horatio, fix it", ["Horatio"]) == ["Horatio"]
+    assert cued_people("cover's fine says Admiral.", ["Admiral"]) == []
+    assert cued_people("sent it, says horatio will check", ["Horatio"]) == []
+    # ... and who signed a message ("Kind regards, Perdita").
+    assert cued_people("'see you then. Thanks, Perdita' -> reply", ["Perdita"]) == ["Perdita"]
+
+
 def test_kinship_and_full_names_are_remembered_whole_and_by_first_name() -> None:
     assert cued_people("ring nana elsie", ["Nana Elsie"]) == ["Elsie"]
     # The name after someone else's family word is remembered ("quique's dad salva").
