@@ -425,10 +425,11 @@ def kinship(found: list[Source]) -> Callable[[Source, Source], float]:
             count[t] = count.get(t, 0) + 1
     n = max(len(found), 2)
     rarity = {t: math.log(n / c) for t, c in count.items()}
+    own = {i: sum(rarity[t] for t in terms) for i, terms in held.items()}
 
     def kin(a: Source, b: Source) -> float:
         ta, tb = held.get(a.id, set()), held.get(b.id, set())
-        both = math.sqrt(sum(rarity[t] for t in ta) * sum(rarity[t] for t in tb))
+        both = math.sqrt(own.get(a.id, 0.0) * own.get(b.id, 0.0))
         return sum(rarity[t] for t in ta & tb) / both if both else 0.0
 
     return kin

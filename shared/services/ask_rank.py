@@ -145,17 +145,19 @@ def features(
     oldest_first = asked.order == "oldest"
     now = asked.order == "newest" or asked.shape == "latest"
     cited = [s.id for s in chosen]
+    # Only a capture that speaks of the question can supersede or be superseded by another.
+    speaking = [(j, o) for j, o in enumerate(found) if words[j] > 0.0]
     out = []
     for i, s in enumerate(found):
         has = [holds(asked, s, k) for k in kinds]
         later = [
             e.kin(s, o) * words[j]
-            for j, o in enumerate(found)
+            for j, o in speaking
             if (o.created_at > s.created_at) != oldest_first and o.created_at != s.created_at
         ]
         earlier = [
             e.kin(s, o) * words[j]
-            for j, o in enumerate(found)
+            for j, o in speaking
             if (o.created_at < s.created_at) != oldest_first and o.created_at != s.created_at
         ]
         held = e.held.get(s.id, set())
