@@ -12,18 +12,7 @@ from bench.tools.fit_ask_chooser import fit_logistic
 from shared.services.ask import new_question
 from shared.services.ask_run import Source
 from shared.services.ask_words import read_question
-
-
-def source(n: int, text: str, day: int, people: list[str] | None = None) -> Source:
-    row = {
-        "id": f"c{n}",
-        "createdAt": f"2026-11-{day:02d}T09:00:00Z",
-        "text": text,
-        "people": people or [],
-    }
-    made = Source.of(row)
-    assert made is not None
-    return made
+from tests.unit.ask_sources import source
 
 
 def rows_for(question: str, found: list[Source], meaning=None, referents=frozenset()):

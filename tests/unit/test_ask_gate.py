@@ -15,21 +15,9 @@ from bench.tools.fit_ask_gate import GRID, apply, fit, nested, value
 from shared.services.ask import new_question
 from shared.services.ask_run import NOTHING, Source
 from shared.services.ask_words import read_question
+from tests.unit.ask_sources import source
 
 FLOOR = 0.3
-
-
-def source(n: int, text: str, day: int, people: list[str] | None = None) -> Source:
-    made = Source.of(
-        {
-            "id": f"c{n}",
-            "createdAt": f"2026-11-{day:02d}T09:00:00Z",
-            "text": text,
-            "people": people or [],
-        }
-    )
-    assert made is not None
-    return made
 
 
 def row(question: str, found: list[Source], chosen: list[Source], meaning=None, soft=None):

@@ -10,19 +10,7 @@ from shared.services.ask_offline import _have, kinship
 from shared.services.ask_rank import FEATURES, Evidence, features, rerank, wanted, weights
 from shared.services.ask_run import Source
 from shared.services.ask_words import read_question
-
-
-def source(n: int, text: str, day: int, people: list[str] | None = None) -> Source:
-    made = Source.of(
-        {
-            "id": f"c{n}",
-            "createdAt": f"2026-11-{day:02d}T09:00:00Z",
-            "text": text,
-            "people": people or [],
-        }
-    )
-    assert made is not None
-    return made
+from tests.unit.ask_sources import source
 
 
 def evidence(found: list[Source], words: dict[str, float]) -> Evidence:
@@ -55,15 +43,19 @@ def test_what_a_question_asks_for(question: str, kinds: list[str]) -> None:
     assert wanted(read_question(new_question(question)), question) == kinds
 
 
+# The kitchen's tiler changed; a third capture is about something else.
+TILING = [
+    source(1, "Marco is tiling the kitchen, £900", 2, ["Marco"]),
+    source(2, "Marco dropped out, Kuba is tiling the kitchen now, £1,100", 9, ["Kuba"]),
+    source(3, "bought milk and bread", 10),
+]
+WHO = "who's tiling the kitchen?"
+SEEN = evidence(TILING, {"c1": 1.0, "c2": 1.0, "c3": 0.0})
+
+
 def test_what_the_chooser_said_and_what_a_newer_capture_says() -> None:
-    first = source(1, "Marco is tiling the kitchen, £900", 2, ["Marco"])
-    then = source(2, "Marco dropped out, Kuba is tiling the kitchen now, £1,100", 9, ["Kuba"])
-    other = source(3, "bought milk and bread", 10)
-    found = [first, then, other]
-    question = "who's tiling the kitchen?"
-    asked = read_question(new_question(question))
-    words = {"c1": 1.0, "c2": 1.0, "c3": 0.0}
-    rows = features(asked, question, found, [first], evidence(found, words))
+    first = TILING[0]
+    rows = features(read_question(new_question(WHO)), WHO, TILING, [first], SEEN)
     assert all(set(r) == set(FEATURES) for r in rows)
     assert rows[0]["chooser_cites"] == rows[0]["chooser_first"] == 1.0
     assert rows[1]["chooser_cites"] == 0.0
@@ -73,18 +65,13 @@ def test_what_the_chooser_said_and_what_a_newer_capture_says() -> None:
 
 
 def test_it_picks_as_many_as_the_chooser_did_by_its_weights() -> None:
-    first = source(1, "Marco is tiling the kitchen", 2, ["Marco"])
-    then = source(2, "Kuba is tiling the kitchen now", 9, ["Kuba"])
-    other = source(3, "bought grout", 10)
-    found = [first, then, other]
-    question = "who's tiling the kitchen?"
-    asked = read_question(new_question(question))
-    seen = evidence(found, {"c1": 1.0, "c2": 1.0, "c3": 0.0})
+    first, then, _ = TILING
+    asked = read_question(new_question(WHO))
     newer_wins = {"words": 1.0, "supersedes": 5.0}
-    assert rerank(asked, question, found, [first], seen, newer_wins) == [then]
-    assert rerank(asked, question, found, [first, then], seen, newer_wins) == [then, first]
+    assert rerank(asked, WHO, TILING, [first], SEEN, newer_wins) == [then]
+    assert rerank(asked, WHO, TILING, [first, then], SEEN, newer_wins) == [then, first]
     # Nothing chosen stays nothing: the ranker never answers where the chooser would not.
-    assert rerank(asked, question, found, [], seen, newer_wins) == []
+    assert rerank(asked, WHO, TILING, [], SEEN, newer_wins) == []
 
 
 def test_the_shipped_weights_read_every_feature_and_follow_the_chooser() -> None:
