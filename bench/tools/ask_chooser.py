@@ -30,28 +30,30 @@ from shared.services.ask_offline import (
     kinship,
     specificity,
 )
-from shared.services.ask_rank import holds, near, wanted
+from shared.services.ask_rank import Evidence
+from shared.services.ask_rank import features as rank_features
 from shared.services.ask_run import Run, Source
 from shared.services.ask_words import Asked
 
 WEIGHTS_FILE = Path(__file__).resolve().parents[1] / "data" / "ask_chooser_weights.json"
 
-# The features, in the order the weights are stored.
+# The features, in the order the weights are stored: those `shared/services/ask_rank.py`
+# describes (FEATURES there), and three of this chooser's own.
 FEATURES = (
-    "words",  # how much of what the question is about the capture holds (0..1)
-    "words_gap",  # that, less the best candidate's (<= 0)
-    "words_near",  # the share of the question's own words it holds by their first letters
+    "words",
+    "words_gap",  # its words' coverage, less the best candidate's (<= 0)
+    "words_near",
     "unheard",  # the share of what the question is about that no candidate holds
-    "meaning",  # its cosine to the question above the model's floor, over (1 - floor)
-    "meaning_z",  # its cosine's z-score among the candidates'
-    "meaning_top",  # 1 / its rank by cosine among the candidates (1, 1/2, 1/3 ...)
+    "meaning",
+    "meaning_z",
+    "meaning_top",
     "named_missing",  # the question names someone the captures know, and this one does not
-    "wants_has",  # the question asks for an amount, a day, a time, a number or a person: held
-    "wants_missing",  # ... and not held
-    "superseded",  # a newer capture about the same thing that speaks of the question
-    "superseded_now",  # that, where the question asks how things stand now
-    "supersedes",  # an older capture about the same thing that speaks of the question
-    "quoted",  # a follow-up pointing back, and the last answer quoted it
+    "wants_has",
+    "wants_missing",
+    "superseded",
+    "superseded_now",
+    "supersedes",
+    "quoted",
 )
 
 
@@ -91,7 +93,8 @@ def features(
     floor: float,
     referents: set[str],
 ) -> list[dict[str, float]]:
-    """Each found capture's features (FEATURES), in `found`'s order."""
+    """Each found capture's features (FEATURES), in `found`'s order: the app's ranker's
+    (`ask_rank.features`) that do not read the hand-set chooser, and three of its own."""
     if not found:
         return []
     weights = specificity(asked, found)
@@ -100,53 +103,30 @@ def features(
     # which of theirs answers ("Leila's birthday" is not "Leila's new job").
     if any(t not in named for t in weights):
         weights = {t: w for t, w in weights.items() if t not in named}
-    words = [coverage(weights, s) for s in found]
-    best_words = max(words)
-    held = [_have(s) for s in found]
+    held = {s.id: _have(s) for s in found}
+    words = {s.id: coverage(weights, s) for s in found}
+    evidence = Evidence(
+        words=words,
+        held=held,
+        kin=kinship(found),
+        meaning=meaning,
+        floor=floor,
+        named=named,
+        referents=referents,
+        weight=lambda s: 0.0,  # the hand-set chooser's view is not among these features
+    )
+    best_words = max(words.values())
     total = sum(weights.values()) or 1.0
-    unheard = sum(w for t, w in weights.items() if not any(t in h for h in held)) / total
-    own = [t for t, w in asked.terms.items() if w == 1.0 and t not in named]
-    cosines = [meaning.get(s.id, floor) for s in found]
-    mean = sum(cosines) / len(cosines)
-    spread = math.sqrt(sum((c - mean) ** 2 for c in cosines) / len(cosines))
-    order = sorted(range(len(found)), key=lambda i: -cosines[i])
-    rank = {i: r for r, i in enumerate(order)}
-    kinds = wanted(asked, question)
-    kin = kinship(found)
-    oldest_first = asked.order == "oldest"
-    now = asked.order == "newest" or asked.shape == "latest"
-    out = []
-    for i, s in enumerate(found):
-        has = [holds(asked, s, k) for k in kinds]
-        later = [
-            kin(s, o) * words[j]
-            for j, o in enumerate(found)
-            if (o.created_at > s.created_at) != oldest_first and o.created_at != s.created_at
-        ]
-        earlier = [
-            kin(s, o) * words[j]
-            for j, o in enumerate(found)
-            if (o.created_at < s.created_at) != oldest_first and o.created_at != s.created_at
-        ]
-        out.append(
-            {
-                "words": words[i],
-                "words_gap": words[i] - best_words,
-                "words_near": near(own, held[i]),
-                "unheard": unheard if weights else 0.0,
-                "meaning": (cosines[i] - floor) / (1.0 - floor) if meaning else 0.0,
-                "meaning_z": (cosines[i] - mean) / spread if meaning and spread > 1e-9 else 0.0,
-                "meaning_top": 1.0 / (1 + rank[i]) if meaning else 0.0,
-                "named_missing": float(bool(named) and not named & _have(s)),
-                "wants_has": float(any(has)),
-                "wants_missing": float(bool(kinds) and not any(has)),
-                "superseded": max(later, default=0.0),
-                "superseded_now": max(later, default=0.0) if now else 0.0,
-                "supersedes": max(earlier, default=0.0),
-                "quoted": float(s.id in referents),
-            }
-        )
-    return out
+    unheard = sum(w for t, w in weights.items() if not any(t in h for h in held.values())) / total
+    return [
+        {
+            **{name: row[name] for name in FEATURES if name in row},
+            "words_gap": words[s.id] - best_words,
+            "unheard": unheard if weights else 0.0,
+            "named_missing": float(bool(named) and not named & held[s.id]),
+        }
+        for s, row in zip(found, rank_features(asked, question, found, [], evidence), strict=True)
+    ]
 
 
 def pick(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from bench.tools.ask_chooser import KeepsQuestion, holds, wanted
+from bench.tools.ask_chooser import KeepsQuestion
 from shared.services import ask_offline
 from shared.services.ask_offline import (
     ANSWER_CUT,
@@ -27,6 +27,7 @@ from shared.services.ask_offline import (
     anchored_terms,
     coverage,
 )
+from shared.services.ask_rank import holds, wanted
 from shared.services.ask_run import Run, Source
 from shared.services.ask_soft import Soft, vocabulary
 from shared.services.ask_words import Asked, bare_word, term_of
